@@ -1,0 +1,77 @@
+# gpucalc front door. `make serve` builds and serves the page; `make test` runs every check.
+# Feature fragments in mk/*.mk add their steps to TEST_STEPS / BENCH_STEPS.
+SHELL := /bin/bash
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
+
+# Debian packages for the native build and checks.
+NATIVE_PKGS := build-essential cmake g++ nlohmann-json3-dev doctest-dev clang libclang-rt-14-dev
+
+TEST_STEPS := test-native test-asan test-fuzz-smoke
+BENCH_STEPS := bench-native
+
+.PHONY: all native deps-native serve test bench fuzz format clean $(TEST_STEPS) $(BENCH_STEPS)
+
+all: native
+
+deps-native:
+	@scripts/install-deps.sh $(NATIVE_PKGS)
+
+$(BUILD)/native/CMakeCache.txt: | deps-native
+	cmake -S . -B $(BUILD)/native $(CMAKE_FLAGS)
+
+native: deps-native $(BUILD)/native/CMakeCache.txt
+	cmake --build $(BUILD)/native -j $(JOBS)
+
+test-native: native
+	cd $(BUILD)/native && ctest --output-on-failure -j $(JOBS)
+
+test-asan: deps-native
+	cmake -S . -B $(BUILD)/asan -DCMAKE_BUILD_TYPE=Debug -DGPUCALC_SANITIZE=ON \
+	  -DCMAKE_CXX_COMPILER=clang++
+	cmake --build $(BUILD)/asan -j $(JOBS)
+	cd $(BUILD)/asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS)
+
+FUZZ_SECONDS ?= 20
+$(BUILD)/fuzz/CMakeCache.txt: | deps-native
+	cmake -S . -B $(BUILD)/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUCALC_FUZZ=ON \
+	  -DGPUCALC_BUILD_TESTS=ON -DCMAKE_CXX_COMPILER=clang++
+
+fuzz-build: deps-native $(BUILD)/fuzz/CMakeCache.txt
+	cmake --build $(BUILD)/fuzz -j $(JOBS) --target fuzz_scenario fuzz_catalog fuzz_hf_config
+
+# Brief runs in `make test`; `make fuzz FUZZ_SECONDS=600` for longer ones.
+test-fuzz-smoke: fuzz-build
+	@for t in scenario catalog hf_config; do \
+	  mkdir -p $(BUILD)/fuzz/corpus-$$t; \
+	  echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
+	  $(BUILD)/fuzz/tests/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
+	    -print_final_stats=0 $(BUILD)/fuzz/corpus-$$t tests/fuzz/seeds/$$t >$(BUILD)/fuzz/fuzz_$$t.log 2>&1 \
+	    || { tail -40 $(BUILD)/fuzz/fuzz_$$t.log; exit 1; }; \
+	  grep -E '^(#[0-9]+|Done)' $(BUILD)/fuzz/fuzz_$$t.log | tail -1; \
+	done
+
+fuzz:
+	$(MAKE) test-fuzz-smoke FUZZ_SECONDS=$${FUZZ_SECONDS:-300}
+
+bench-native: native
+	$(BUILD)/native/tests/bench_eval_rate
+
+-include $(wildcard mk/*.mk)
+
+serve: native
+	@echo "The page is not built yet; the default MI355X-vs-H200 comparison:"
+	$(BUILD)/native/cli/gpucalc 'v=1'
+
+test: $(TEST_STEPS)
+	@echo "make test: all steps passed ($(TEST_STEPS))"
+
+bench: $(BENCH_STEPS)
+
+format:
+	clang-format -i $$(git ls-files '*.cpp' '*.hpp' '*.cu' '*.h')
+
+clean:
+	rm -rf $(BUILD)

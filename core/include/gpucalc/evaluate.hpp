@@ -1,0 +1,77 @@
+#pragma once
+/** Evaluates a scenario against a catalog: one result per compared offering, and JSON out. */
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpucalc/catalog.hpp"
+#include "gpucalc/memory.hpp"
+#include "gpucalc/scenario.hpp"
+
+namespace gpucalc {
+
+/** How a figure was produced: formula and inputs, for --explain and the page. */
+struct TraceEntry {
+  std::string field;
+  std::string formula;
+  std::vector<std::pair<std::string, double>> inputs;
+  std::string note;
+};
+
+struct OfferingResult {
+  std::string offering_id, offering_name, gpu_id, gpu_name;
+  int gpu_count = 0;
+  bool capacity_assumed = false;  // device basis fell back to marketed GiB
+  MemoryFit fit;
+  std::optional<double> price_usd_per_month;
+  std::optional<double> price_usd_per_gpu_hour;
+  std::optional<double> price_usd_per_gb_month;
+  std::optional<double> price_delta_usd_per_month;  // this minus the first compared offering
+  // --- performance (core/src/performance.cpp) ---
+  std::optional<double> max_throughput_tokens_per_s;  // whole offering, output tokens
+  std::optional<double> decode_tokens_per_s_per_user;
+  std::optional<double> ttft_s;
+  std::optional<double> tpot_s;
+  std::optional<double> usd_per_million_tokens;
+  std::optional<double> train_tokens_per_s;
+  std::optional<double> train_hours;
+  std::optional<double> gpu_hours;
+  std::optional<double> run_cost_usd;
+  std::optional<double> train_memory_bytes_per_gpu;
+  std::string rates_label;   // "calibrated on <device>, <date>" | "public measurements" | "datasheet peak"
+  std::vector<std::string> warnings;  // codes, e.g. "context_exceeds_model"
+  std::vector<TraceEntry> trace;
+};
+
+struct Evaluation {
+  Scenario scenario;
+  std::string canonical;
+  std::vector<OfferingResult> results;
+};
+
+/** Runs the fit, price and performance models. `with_trace` fills each result's trace. */
+Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario, bool with_trace);
+
+/** Decodes `scenario_text` then evaluates it. */
+Result<Evaluation> evaluate_text(const Catalog& catalog, std::string_view scenario_text,
+                                 bool with_trace);
+
+/** The public JSON output (documented in README.md). */
+std::string evaluation_to_json(const Evaluation& evaluation, bool with_trace);
+
+/** {"error": {"code", "field", "message"}} */
+std::string error_to_json(const Error& error);
+
+/**
+ * The "what fits" table as JSON text: for every catalog model and every weight format
+ * (bf16, fp8, fp6, fp4, int4), per compared offering's GPU: weights_bytes,
+ * gpus_needed_weights_only and gpus_needed under the scenario's kv, context, users, capacity
+ * and reserve. {"capacity_basis", "gpus": [ids], "rows": [{"model", "weights", "cells": [...]}]}.
+ */
+Result<std::string> fit_table_json(const Catalog& catalog, const Scenario& scenario);
+
+/** Catalog listing as JSON text ({"gpus": [...]} etc.): what = "gpus" | "models" | "offerings". */
+Result<std::string> catalog_to_json(const Catalog& catalog, std::string_view what);
+
+}  // namespace gpucalc

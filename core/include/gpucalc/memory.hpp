@@ -1,0 +1,90 @@
+#pragma once
+/**
+ * Memory fit for inference: weight bytes, KV-cache bytes, GPUs needed, free memory, contexts.
+ * Weights are counted in decimal bytes; capacities per the chosen basis (see capacity_bytes).
+ */
+#include "gpucalc/catalog.hpp"
+#include "gpucalc/scenario.hpp"
+
+namespace gpucalc {
+
+/**
+ * Usable HBM per GPU in bytes. kMarketed: the sold figure in decimal GB (seed 002 divides
+ * decimal weights by it). kDevice: what the device reports, or the marketed figure read as GiB
+ * where no device figure is recorded (an assumption the output flags).
+ */
+double capacity_bytes(const Gpu& gpu, CapacityBasis basis);
+/** True when kDevice falls back to marketed GiB for this GPU. */
+bool capacity_is_assumed(const Gpu& gpu, CapacityBasis basis);
+
+/** FP4 encoding used on `gpu`: its native one, else MXFP4 stored weight-only. */
+Fp4Encoding fp4_encoding_for(const Gpu& gpu);
+
+/** Resident weight bytes: params_total x bytes per param (MoE: every expert is resident). */
+double weight_bytes(const Model& model, WeightFormat format, const Gpu& gpu);
+
+/**
+ * KV bytes per token for the whole model, per full-attention token:
+ * GQA 2 x L x kv_heads x head_dim x bytes; MLA L x (kv_lora_rank + qk_rope_head_dim) x bytes.
+ * Sliding-window layers count here too (this is the per-token rate below the window).
+ */
+double kv_bytes_per_token(const Model& model, KvFormat kv);
+
+/** A model instance spread over `gpus` GPUs: tensor parallel inside the scale-up domain,
+ *  pipeline stages beyond it. */
+struct Deployment {
+  int gpus = 1;
+  int tensor_parallel = 1;
+  int pipeline_parallel = 1;
+};
+
+/** Splits n GPUs into TP x PP: TP = n up to `scale_up_gpus`, and TP must divide the heads. */
+Deployment make_deployment(const Model& model, int gpus, int scale_up_gpus);
+
+/** True when `gpus` is a legal instance size for the model (TP divides the attention heads and
+ *  the KV heads or is a multiple of them; beyond the scale-up domain, whole domains). */
+bool deployment_is_valid(const Model& model, int gpus, int scale_up_gpus);
+
+/**
+ * KV bytes one sequence of `context_tokens` occupies on the most loaded GPU of the deployment.
+ * GQA heads split over TP (replicated when TP > kv_heads); MLA latent replicated on every TP rank;
+ * layers split over PP stages (ceil); sliding-window layers hold min(context, window) tokens.
+ */
+double kv_bytes_per_sequence_per_gpu(const Model& model, KvFormat kv, const Deployment& d,
+                                     double context_tokens);
+
+struct MemoryFit {
+  double capacity_bytes_per_gpu = 0.0;
+  double reserve_bytes_per_gpu = 0.0;
+  double weights_bytes = 0.0;           // whole model
+  double kv_bytes_per_token = 0.0;      // whole model, per full-attention token
+  double kv_bytes_per_context = 0.0;    // one full-length sequence, whole model (TP 1)
+  int gpus_needed_weights_only = 0;     // ceil(weights / capacity)
+  int gpus_needed = 0;                  // smallest legal instance holding weights+reserve+KV
+  bool fits = false;                    // the offering can host at least one instance
+  const char* reason = "ok";            // "ok", "needs_more_gpus", "no_legal_split"
+  Deployment deployment;                // the instance size used below
+  int replicas = 0;                     // instances in the offering: floor(G / instance)
+  double kv_free_bytes_per_gpu = 0.0;   // capacity - reserve - weights per GPU (may be < 0)
+  double kv_free_bytes = 0.0;           // whole offering: replicas x instance GPUs x per GPU
+  long long full_contexts_per_instance = 0;
+  long long full_contexts = 0;          // whole offering
+  long long max_context_tokens = 0;     // longest context for `users` sequences per instance
+};
+
+/** Largest instance size searched (GPUs). */
+constexpr int kMaxInstanceGpus = 1024;
+
+/**
+ * Fit of `model` on `offering` for the scenario's users x context. The instance size is the
+ * scenario's `tp` when set, else the smallest legal size that holds weights + reserve + KV.
+ */
+MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offering,
+                     const Scenario& scenario);
+
+/** Longest context (tokens) for which `users` sequences fit in `free_bytes` on the most
+ *  loaded GPU of deployment `d`; sliding windows handled exactly. */
+long long max_context_for(const Model& model, KvFormat kv, const Deployment& d,
+                          double free_bytes_per_gpu, long long users);
+
+}  // namespace gpucalc

@@ -1,0 +1,12 @@
+#pragma once
+/** Throughput, training and cost per completed workload (issue 3). */
+#include "gpucalc/evaluate.hpp"
+
+namespace gpucalc {
+
+/** Fills the performance fields of `result` (already holding fit and price). */
+void estimate_performance(const Catalog& catalog, const Scenario& scenario, const Model& model,
+                          const Gpu& gpu, const Offering& offering, bool with_trace,
+                          OfferingResult& result);
+
+}  // namespace gpucalc

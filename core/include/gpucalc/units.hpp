@@ -1,0 +1,16 @@
+#pragma once
+/** Unit constants. Weights and bandwidths are decimal; device memory is binary. */
+
+namespace gpucalc {
+
+constexpr double kBytesPerGB = 1e9;
+constexpr double kBytesPerTB = 1e12;
+constexpr double kBytesPerMiB = 1048576.0;
+constexpr double kBytesPerGiB = 1073741824.0;
+constexpr double kFlopsPerTflop = 1e12;
+constexpr double kParamsPerBillion = 1e9;
+/** Hours in a billing month, as seed 002 uses (month / GPUs / 730). */
+constexpr double kHoursPerMonth = 730.0;
+constexpr double kSecondsPerHour = 3600.0;
+
+}  // namespace gpucalc

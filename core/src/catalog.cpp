@@ -1,0 +1,414 @@
+#include "gpucalc/catalog.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpucalc/units.hpp"
+#include "json_fields.hpp"
+
+namespace gpucalc {
+
+using detail::Fields;
+using detail::Json;
+
+namespace {
+
+std::string entry_path(std::string_view source, const char* array, std::size_t i,
+                       const Json& item) {
+  std::string path = std::string(source) + ": " + array + "[" + std::to_string(i) + "]";
+  if (item.is_object() && item.contains("id") && item["id"].is_string()) {
+    path += "(" + item["id"].get<std::string>() + ")";
+  }
+  return path;
+}
+
+void read_common(Fields& f, std::string& id, std::string& name, std::vector<std::string>& sources,
+                 std::string& note) {
+  f.str("id", id, true);
+  if (f.ok() && !detail::is_valid_id(id)) f.fail("id", "must be 1-64 characters of a-z 0-9 . _ -");
+  f.str("name", name, true);
+  f.strings("sources", sources);
+  f.strings("source", sources);
+  if (f.ok() && sources.empty()) f.fail("sources", "is required: every figure carries its source");
+  f.str("note", note, false);
+}
+
+std::optional<SourcedFigure> read_figure(Fields& parent, const char* key, double scale,
+                                         double max) {
+  auto sub = parent.object(key);
+  if (!sub) return std::nullopt;
+  SourcedFigure fig;
+  sub->num("value", fig.value, true, 0.0, max);
+  sub->boolean("estimate", fig.estimate);
+  std::vector<std::string> src;
+  sub->strings("source", src);
+  if (sub->ok() && src.empty()) sub->fail("source", "is required for an achieved figure");
+  if (!src.empty()) fig.source = src.front();
+  parent.adopt(*sub);
+  if (!parent.ok()) return std::nullopt;
+  fig.value *= scale;
+  return fig;
+}
+
+Result<Gpu> parse_gpu(const Json& item, const std::string& path) {
+  if (!item.is_object()) return make_error(ErrorCode::kInvalidCatalog, path, "must be an object");
+  Fields f(item, path);
+  Gpu g;
+  read_common(f, g.id, g.name, g.sources, g.note);
+  f.str("vendor", g.vendor, true);
+  if (f.ok() && g.vendor != "amd" && g.vendor != "nvidia") {
+    f.fail("vendor", "must be \"amd\" or \"nvidia\"");
+  }
+  f.str("architecture", g.architecture, true);
+  f.str("memory_type", g.memory_type, false);
+  f.str("form_factor", g.form_factor, false);
+  f.str("sm", g.arch_target, false);
+  f.str("gfx", g.arch_target, false);
+  double hbm_gb = 0;
+  f.num("hbm_gb", hbm_gb, true, 1.0, 100000.0);
+  g.hbm_marketed_bytes = hbm_gb * kBytesPerGB;
+  std::optional<double> mib;
+  f.opt_num("hbm_device_mib", mib, 1.0, 1e8);
+  if (mib) g.hbm_device_bytes = *mib * kBytesPerMiB;
+  double tbps = 0;
+  f.num("memory_bandwidth_tbps", tbps, true, 0.001, 1000.0);
+  g.memory_bandwidth_bytes_per_s = tbps * kBytesPerTB;
+  if (auto peaks = f.object("peak_tflops")) {
+    for (std::size_t i = 0; i < kPrecisionCount; ++i) {
+      std::optional<double> t;
+      peaks->opt_num(precision_name(static_cast<Precision>(i)), t, 0.0, 1e7);
+      if (t && *t > 0) g.peak_flops_per_s[i] = *t * kFlopsPerTflop;
+    }
+    f.adopt(*peaks);
+  } else if (f.ok()) {
+    f.fail("peak_tflops", "is required (dense TFLOPS per precision, null where not native)");
+  }
+  if (f.ok() && !g.peak_flops_per_s[index_of(Precision::kBf16)]) {
+    f.fail("peak_tflops.bf16", "is required: every catalog GPU has a BF16 matrix path");
+  }
+  f.str("fp8_format", g.fp8_format, false);
+  std::string fp4;
+  f.str("fp4_format", fp4, false);
+  if (fp4 == "mxfp4") g.fp4_native = Fp4Encoding::kMxfp4;
+  else if (fp4 == "nvfp4") g.fp4_native = Fp4Encoding::kNvfp4;
+  else if (!fp4.empty()) f.fail("fp4_format", "must be \"mxfp4\", \"nvfp4\" or null");
+  if (f.ok() && g.fp4_native.has_value() != g.peak_flops_per_s[index_of(Precision::kFp4)].has_value()) {
+    f.fail("fp4_format", "must be set exactly when peak_tflops.fp4 is");
+  }
+  f.num("tdp_w", g.tdp_w, true, 1.0, 100000.0);
+  f.str("cooling", g.cooling, false);
+  if (auto ic = f.object("interconnect")) {
+    ic->str("kind", g.interconnect.kind, true);
+    std::string topo;
+    ic->str("topology", topo, true);
+    if (topo == "switch") g.interconnect.topology = Topology::kSwitch;
+    else if (topo == "full_mesh") g.interconnect.topology = Topology::kFullMesh;
+    else if (ic->ok()) ic->fail("topology", "must be \"switch\" or \"full_mesh\"");
+    ic->integer("links", g.interconnect.links, true, 1, 1024);
+    double link_gbps = 0, gpu_gbps = 0;
+    ic->num("link_gbps", link_gbps, true, 0.001, 1e6);
+    ic->num("per_gpu_gbps", gpu_gbps, true, 0.001, 1e6);
+    g.interconnect.link_bandwidth_bytes_per_s = link_gbps * kBytesPerGB;
+    g.interconnect.per_gpu_bandwidth_bytes_per_s = gpu_gbps * kBytesPerGB;
+    f.adopt(*ic);
+  } else if (f.ok()) {
+    f.fail("interconnect", "is required");
+  }
+  if (auto ach = f.object("achieved")) {
+    if (auto mm = ach->object("matmul_tflops")) {
+      for (std::size_t i = 0; i < kPrecisionCount; ++i) {
+        g.achieved_matmul_flops_per_s[i] =
+            read_figure(*mm, precision_name(static_cast<Precision>(i)), kFlopsPerTflop, 1e7);
+      }
+      ach->adopt(*mm);
+    }
+    g.achieved_hbm_bytes_per_s = read_figure(*ach, "hbm_tbps", kBytesPerTB, 1000.0);
+    g.achieved_allreduce_bus_bytes_per_s =
+        read_figure(*ach, "allreduce_bus_gbps", kBytesPerGB, 1e6);
+    f.adopt(*ach);
+  }
+  if (!f.ok()) return f.error();
+  return g;
+}
+
+Result<Offering> parse_offering(const Json& item, const std::string& path) {
+  if (!item.is_object()) return make_error(ErrorCode::kInvalidCatalog, path, "must be an object");
+  Fields f(item, path);
+  Offering o;
+  read_common(f, o.id, o.name, o.sources, o.note);
+  f.str("provider", o.provider, false);
+  f.str("gpu", o.gpu_id, true);
+  f.integer("gpu_count", o.gpu_count, true, 1, 1024);
+  f.str("kind", o.kind, false);
+  f.opt_num("price_usd_per_month", o.price_usd_per_month, 0.0, 1e9);
+  f.str("cpu", o.cpu, false);
+  f.str("ram", o.ram, false);
+  f.str("storage", o.storage, false);
+  f.str("network", o.network, false);
+  f.str("availability", o.availability, false);
+  if (!f.ok()) return f.error();
+  return o;
+}
+
+void read_model_fields(Fields& f, Model& m) {
+  f.integer("layers", m.layers, true, 1, 10000);
+  f.integer("dense_layers", m.dense_layers, false, 0, 10000);
+  f.integer("hidden_size", m.hidden_size, true, 1, 1 << 20);
+  f.integer("intermediate_size", m.intermediate_size, true, 1, 1 << 22);
+  f.integer("moe_intermediate_size", m.moe_intermediate_size, false, 0, 1 << 22);
+  f.integer("heads", m.heads, true, 1, 1 << 16);
+  m.kv_heads = m.heads;
+  f.integer("kv_heads", m.kv_heads, false, 1, 1 << 16);
+  f.integer("head_dim", m.head_dim, false, 1, 1 << 16);
+  if (m.head_dim == 0 && m.heads > 0) m.head_dim = m.hidden_size / m.heads;
+  f.integer("vocab_size", m.vocab_size, true, 1, 1 << 24);
+  f.integer("experts_routed", m.experts_routed, false, 0, 1 << 16);
+  f.integer("experts_active", m.experts_active, false, 0, 1 << 16);
+  f.integer("experts_shared", m.experts_shared, false, 0, 1 << 16);
+  f.integer("moe_layer_interval", m.moe_layer_interval, false, 1, 1000);
+  std::string attention = "gqa";
+  f.str("attention", attention, false);
+  if (attention == "mla") m.attention = AttentionKind::kMla;
+  else if (attention != "gqa" && attention != "mha") f.fail("attention", "must be \"gqa\", \"mha\" or \"mla\"");
+  f.integer("kv_lora_rank", m.kv_lora_rank, false, 0, 1 << 20);
+  f.integer("qk_rope_head_dim", m.qk_rope_head_dim, false, 0, 1 << 16);
+  f.integer("q_lora_rank", m.q_lora_rank, false, 0, 1 << 20);
+  f.integer("qk_nope_head_dim", m.qk_nope_head_dim, false, 0, 1 << 16);
+  f.integer("v_head_dim", m.v_head_dim, false, 0, 1 << 16);
+  f.integer("sliding_window_tokens", m.sliding_window_tokens, false, 0, 1 << 30);
+  f.integer("sliding_window_layers", m.sliding_window_layers, false, 0, 10000);
+  f.integer("max_context_tokens", m.max_context_tokens, false, 0, 1 << 30);
+  f.str("native_weights", m.native_weights, false);
+  if (!f.ok()) return;
+  if (m.attention == AttentionKind::kGqa && m.heads % m.kv_heads != 0) {
+    f.fail("kv_heads", "must divide heads (" + std::to_string(m.heads) + ")");
+  } else if (m.attention == AttentionKind::kMla && m.kv_lora_rank == 0) {
+    f.fail("kv_lora_rank", "is required for MLA attention");
+  } else if (m.dense_layers > m.layers) {
+    f.fail("dense_layers", "must not exceed layers");
+  } else if (m.sliding_window_layers > m.layers) {
+    f.fail("sliding_window_layers", "must not exceed layers");
+  } else if (m.sliding_window_layers > 0 && m.sliding_window_tokens == 0) {
+    f.fail("sliding_window_tokens", "is required when sliding_window_layers is set");
+  } else if (m.experts_routed > 0 && (m.experts_active < 1 || m.experts_active > m.experts_routed)) {
+    f.fail("experts_active", "must be between 1 and experts_routed");
+  } else if (m.experts_routed > 0 && m.moe_intermediate_size == 0) {
+    m.moe_intermediate_size = m.intermediate_size;
+  }
+}
+
+Result<Model> parse_model(const Json& item, const std::string& path) {
+  if (!item.is_object()) return make_error(ErrorCode::kInvalidCatalog, path, "must be an object");
+  Fields f(item, path);
+  Model m;
+  read_common(f, m.id, m.name, m.sources, m.note);
+  read_model_fields(f, m);
+  std::optional<double> total_b, active_b;
+  f.opt_num("params_total_b", total_b, 0.001, 1e6);
+  f.opt_num("params_active_b", active_b, 0.001, 1e6);
+  if (!f.ok()) return f.error();
+  const ParamCount counted = count_params(m, false);
+  m.params_total = total_b ? *total_b * kParamsPerBillion : counted.total;
+  m.params_active = active_b ? *active_b * kParamsPerBillion
+                             : (total_b && !m.is_moe() ? m.params_total : counted.active);
+  if (m.params_active > m.params_total * (1.0 + 1e-9)) {
+    f.fail("params_active_b", "must not exceed params_total_b");
+    return f.error();
+  }
+  return m;
+}
+
+template <class T, class Parse>
+std::optional<Error> parse_array(const Json& doc, const char* key, std::string_view source,
+                                 std::vector<T>& out, Parse parse) {
+  if (!doc.contains(key)) return std::nullopt;
+  const Json& arr = doc.at(key);
+  if (!arr.is_array()) {
+    return make_error(ErrorCode::kInvalidCatalog, std::string(source) + ": " + key,
+                      "must be an array");
+  }
+  if (arr.size() > 10000) {
+    return make_error(ErrorCode::kTooLarge, std::string(source) + ": " + key,
+                      "holds more than 10,000 entries");
+  }
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    auto r = parse(arr[i], entry_path(source, key, i, arr[i]));
+    if (!r) return r.error();
+    out.push_back(std::move(r).value());
+  }
+  return std::nullopt;
+}
+
+template <class T>
+void merge_by_id(std::vector<T>& base, std::vector<T>& extra) {
+  for (auto& item : extra) {
+    auto it = std::find_if(base.begin(), base.end(), [&](const T& b) { return b.id == item.id; });
+    if (it != base.end()) *it = std::move(item);
+    else base.push_back(std::move(item));
+  }
+}
+
+template <class T>
+const T* find_by_id(const std::vector<T>& items, std::string_view id) {
+  for (const auto& item : items) {
+    if (item.id == id) return &item;
+  }
+  return nullptr;
+}
+
+Result<Catalog> load_default_catalog() {
+  Catalog catalog;
+  for (const auto& file : embedded_data_files()) {
+    const std::string_view name = file.name;
+    const bool is_catalog = name == "gpus.json" || name == "models.json" ||
+                            name == "offerings.json" ||
+                            (name.rfind("calibration/", 0) == 0 && name.size() > 17);
+    if (!is_catalog) continue;
+    auto next = extend_catalog(catalog, file.text, name);
+    if (!next) return next.error();
+    catalog = std::move(next).value();
+  }
+  return catalog;
+}
+
+}  // namespace
+
+const Gpu* Catalog::find_gpu(std::string_view id) const { return find_by_id(gpus, id); }
+const Offering* Catalog::find_offering(std::string_view id) const {
+  return find_by_id(offerings, id);
+}
+const Model* Catalog::find_model(std::string_view id) const { return find_by_id(models, id); }
+
+const CalibrationRecord* Catalog::find_calibration(std::string_view gpu_id) const {
+  const CalibrationRecord* best = nullptr;
+  for (const auto& rec : calibrations) {
+    if (rec.dry_run || rec.gpu_id != gpu_id) continue;
+    if (best == nullptr || rec.date >= best->date) best = &rec;
+  }
+  return best;
+}
+
+Result<Catalog> parse_catalog_json(std::string_view json_text, std::string_view source_name) {
+  const std::string source = source_name.empty() ? "catalog" : std::string(source_name);
+  if (json_text.size() > kMaxJsonTextBytes) {
+    return make_error(ErrorCode::kTooLarge, source, "is larger than 16 MiB");
+  }
+  const Json doc = Json::parse(json_text.begin(), json_text.end(), nullptr, false);
+  if (doc.is_discarded()) {
+    return make_error(ErrorCode::kInvalidJson, source, "is not valid JSON");
+  }
+  if (!doc.is_object()) {
+    return make_error(ErrorCode::kInvalidCatalog, source, "must be a JSON object");
+  }
+  Catalog out;
+  if (doc.contains("schema") && doc["schema"].is_string() &&
+      doc["schema"].get<std::string>() == kCalibrationSchema) {
+    auto rec = parse_calibration_record(json_text, source);
+    if (!rec) return rec.error();
+    out.calibrations.push_back(std::move(rec).value());
+    return out;
+  }
+  if (!doc.contains("gpus") && !doc.contains("offerings") && !doc.contains("models")) {
+    return make_error(ErrorCode::kInvalidCatalog, source,
+                      "holds none of \"gpus\", \"offerings\", \"models\" and is no calibration record");
+  }
+  if (auto e = parse_array(doc, "gpus", source, out.gpus, parse_gpu)) return *e;
+  if (auto e = parse_array(doc, "offerings", source, out.offerings, parse_offering)) return *e;
+  if (auto e = parse_array(doc, "models", source, out.models, parse_model)) return *e;
+  return out;
+}
+
+Result<Catalog> extend_catalog(const Catalog& base, std::string_view json_text,
+                               std::string_view source_name) {
+  auto part = parse_catalog_json(json_text, source_name);
+  if (!part) return part.error();
+  Catalog out = base;
+  Catalog& extra = part.value();
+  merge_by_id(out.gpus, extra.gpus);
+  merge_by_id(out.offerings, extra.offerings);
+  merge_by_id(out.models, extra.models);
+  for (auto& rec : extra.calibrations) out.calibrations.push_back(std::move(rec));
+  auto valid = validate_catalog(out);
+  if (!valid) {
+    Error e = valid.error();
+    e.field = std::string(source_name) + ": " + e.field;
+    return e;
+  }
+  return out;
+}
+
+Result<bool> validate_catalog(const Catalog& catalog) {
+  auto dup = [](const auto& items, const char* what) -> std::optional<Error> {
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      for (std::size_t j = i + 1; j < items.size(); ++j) {
+        if (items[i].id == items[j].id) {
+          return make_error(ErrorCode::kInvalidCatalog, std::string(what) + "(" + items[i].id + ")",
+                            "id is used twice");
+        }
+      }
+    }
+    return std::nullopt;
+  };
+  if (auto e = dup(catalog.gpus, "gpus")) return *e;
+  if (auto e = dup(catalog.offerings, "offerings")) return *e;
+  if (auto e = dup(catalog.models, "models")) return *e;
+  for (const auto& o : catalog.offerings) {
+    if (catalog.find_gpu(o.gpu_id) == nullptr) {
+      return make_error(ErrorCode::kInvalidCatalog, "offerings(" + o.id + ").gpu",
+                        "names GPU \"" + o.gpu_id + "\", which is not in the catalog");
+    }
+  }
+  for (const auto& c : catalog.calibrations) {
+    if (catalog.find_gpu(c.gpu_id) == nullptr) {
+      return make_error(ErrorCode::kInvalidCatalog, c.source_name + ": gpu_id",
+                        "names GPU \"" + c.gpu_id + "\", which is not in the catalog");
+    }
+  }
+  return true;
+}
+
+const Catalog& default_catalog() {
+  static const Catalog catalog = [] {
+    auto r = load_default_catalog();
+    return r ? std::move(r).value() : Catalog{};
+  }();
+  return catalog;
+}
+
+Result<Catalog> build_default_catalog() { return load_default_catalog(); }
+
+ParamCount count_params(const Model& m, bool tied_embeddings) {
+  const double h = m.hidden_size;
+  const double embed = static_cast<double>(m.vocab_size) * h * (tied_embeddings ? 1.0 : 2.0);
+  double attn = 0.0;
+  if (m.attention == AttentionKind::kMla) {
+    const double qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
+    const double v = m.v_head_dim > 0 ? m.v_head_dim : m.head_dim;
+    const double q = m.q_lora_rank > 0
+                         ? h * m.q_lora_rank + m.q_lora_rank + m.q_lora_rank * m.heads * qk
+                         : h * m.heads * qk;
+    const double kv = h * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank +
+                      m.kv_lora_rank * m.heads * (m.qk_nope_head_dim + v);
+    attn = q + kv + m.heads * v * h;
+  } else {
+    attn = h * m.heads * m.head_dim + 2.0 * h * m.kv_heads * m.head_dim +
+           static_cast<double>(m.heads) * m.head_dim * h;
+  }
+  const double norms = 2.0 * h;
+  const double dense_ffn = 3.0 * h * m.intermediate_size;  // gated MLP: gate, up, down
+  int moe_layers = 0;
+  if (m.is_moe()) {
+    for (int layer = m.dense_layers; layer < m.layers; ++layer) {
+      if ((layer - m.dense_layers + 1) % m.moe_layer_interval == 0) ++moe_layers;
+    }
+  }
+  const int dense_layers = m.layers - moe_layers;
+  const double expert = 3.0 * h * m.moe_intermediate_size;
+  const double router = h * m.experts_routed;
+  const double moe_total = expert * (m.experts_routed + m.experts_shared) + router;
+  const double moe_active = expert * (m.experts_active + m.experts_shared) + router;
+  const double common = embed + h + m.layers * (attn + norms) + dense_layers * dense_ffn;
+  return ParamCount{common + moe_layers * moe_total, common + moe_layers * moe_active};
+}
+
+}  // namespace gpucalc

@@ -1,0 +1,16 @@
+#include "gpucalc/pricing.hpp"
+
+#include "gpucalc/units.hpp"
+
+namespace gpucalc {
+
+double price_usd_per_gpu_hour(double price_usd_per_month, int gpu_count) {
+  return price_usd_per_month / gpu_count / kHoursPerMonth;
+}
+
+double price_usd_per_gb_month(double price_usd_per_month, int gpu_count,
+                              double capacity_bytes_per_gpu) {
+  return price_usd_per_month / (gpu_count * capacity_bytes_per_gpu / kBytesPerGB);
+}
+
+}  // namespace gpucalc

@@ -124,7 +124,7 @@ Result<Catalog> extend_catalog(const Catalog& base, std::string_view json_text,
 /** Checks cross references and uniqueness of ids. */
 Result<bool> validate_catalog(const Catalog& catalog);
 
-/** The catalog compiled from data/*.json and data/calibration/*.json (empty if that data is
+/** The catalog compiled from data/ JSON files and data/calibration/ records (empty if that data is
  *  invalid, which build_default_catalog() reports and the tests check). */
 const Catalog& default_catalog();
 Result<Catalog> build_default_catalog();

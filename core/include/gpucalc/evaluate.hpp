@@ -20,8 +20,9 @@ struct TraceEntry {
 };
 
 struct OfferingResult {
-  std::string offering_id, offering_name, gpu_id, gpu_name;
+  std::string offering_id, offering_name, gpu_id, gpu_name, gpu_vendor;
   int gpu_count = 0;
+  bool fp4_native = false;        // the GPU's matrix units run FP4
   bool capacity_assumed = false;  // device basis fell back to marketed GiB
   MemoryFit fit;
   std::optional<double> price_usd_per_month;
@@ -44,11 +45,26 @@ struct OfferingResult {
   std::vector<TraceEntry> trace;
 };
 
+/** One reason of the plain-words verdict; the page translates `code` and fills in `params`. */
+struct VerdictItem {
+  std::string offering_id;
+  std::string code;  // e.g. "more_hbm_per_gpu" (README lists them)
+  std::string kind;  // "pro" | "con" | "note"
+  std::vector<std::pair<std::string, double>> params;
+};
+
 struct Evaluation {
   Scenario scenario;
   std::string canonical;
+  Model model;
   std::vector<OfferingResult> results;
+  std::vector<VerdictItem> verdict;
+  std::string recommended_offering_id;  // empty when nothing fits
+  std::string recommendation_basis;     // "usd_per_million_tokens" | "run_cost_usd" | ...
 };
+
+/** Fills evaluation.verdict and the recommendation from the results and the scenario's stack. */
+void build_verdict(Evaluation& evaluation);
 
 /** Runs the fit, price and performance models. `with_trace` fills each result's trace. */
 Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario, bool with_trace);

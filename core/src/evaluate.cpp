@@ -1,0 +1,144 @@
+#include "gpucalc/evaluate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "gpucalc/performance.hpp"
+#include "gpucalc/pricing.hpp"
+#include "gpucalc/units.hpp"
+
+namespace gpucalc {
+
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+void trace(OfferingResult& r, std::string field, std::string formula,
+           std::vector<std::pair<std::string, double>> inputs, std::string note = {}) {
+  r.trace.push_back(TraceEntry{std::move(field), std::move(formula), std::move(inputs),
+                               std::move(note)});
+}
+
+void add_fit_trace(OfferingResult& r, const Model& m, const Scenario& s) {
+  const MemoryFit& f = r.fit;
+  trace(r, "weights_bytes", "params_total x bytes_per_param(weights format, block scales included)",
+        {{"params_total", m.params_total}, {"bytes_per_param", f.weights_bytes / m.params_total}});
+  if (m.attention == AttentionKind::kMla) {
+    trace(r, "kv_bytes_per_token", "layers x (kv_lora_rank + qk_rope_head_dim) x kv_bytes (MLA)",
+          {{"layers", m.layers}, {"kv_lora_rank", m.kv_lora_rank},
+           {"qk_rope_head_dim", m.qk_rope_head_dim}, {"kv_bytes", kv_bytes_per_value(s.kv)}});
+  } else {
+    trace(r, "kv_bytes_per_token", "2 (K and V) x layers x kv_heads x head_dim x kv_bytes",
+          {{"layers", m.layers}, {"kv_heads", m.kv_heads}, {"head_dim", m.head_dim},
+           {"kv_bytes", kv_bytes_per_value(s.kv)}},
+          m.sliding_window_layers > 0 ? "sliding-window layers hold at most the window" : "");
+  }
+  trace(r, "gpus_needed_weights_only", "ceil(weights_bytes / capacity_bytes_per_gpu)",
+        {{"weights_bytes", f.weights_bytes}, {"capacity_bytes_per_gpu", f.capacity_bytes_per_gpu}});
+  trace(r, "gpus_needed",
+        "smallest legal instance n with weights_bytes / n + reserve + users x kv_per_sequence_per_gpu(n) <= capacity",
+        {{"weights_bytes", f.weights_bytes}, {"reserve_bytes_per_gpu", f.reserve_bytes_per_gpu},
+         {"users", static_cast<double>(s.users)}, {"context_tokens", static_cast<double>(s.context_tokens)},
+         {"capacity_bytes_per_gpu", f.capacity_bytes_per_gpu}});
+  trace(r, "kv_free_bytes_per_gpu", "capacity_bytes_per_gpu - reserve_bytes_per_gpu - weights_bytes / instance_gpus",
+        {{"capacity_bytes_per_gpu", f.capacity_bytes_per_gpu},
+         {"reserve_bytes_per_gpu", f.reserve_bytes_per_gpu}, {"weights_bytes", f.weights_bytes},
+         {"instance_gpus", f.deployment.gpus}});
+  trace(r, "kv_free_bytes", "replicas x instance_gpus x kv_free_bytes_per_gpu",
+        {{"replicas", f.replicas}, {"instance_gpus", f.deployment.gpus},
+         {"kv_free_bytes_per_gpu", f.kv_free_bytes_per_gpu}});
+  trace(r, "full_contexts", "replicas x floor(kv_free_bytes_per_gpu / kv_bytes_per_sequence_per_gpu)",
+        {{"replicas", f.replicas}, {"kv_free_bytes_per_gpu", f.kv_free_bytes_per_gpu},
+         {"kv_bytes_per_context", f.kv_bytes_per_context}});
+  if (r.price_usd_per_month) {
+    trace(r, "price_gpu_hour_usd", "price_month_usd / gpu_count / 730 h",
+          {{"price_month_usd", *r.price_usd_per_month}, {"gpu_count", r.gpu_count}});
+    trace(r, "price_gb_month_usd", "price_month_usd / (gpu_count x capacity_gb)",
+          {{"price_month_usd", *r.price_usd_per_month}, {"gpu_count", r.gpu_count},
+           {"capacity_gb", f.capacity_bytes_per_gpu / kBytesPerGB}});
+  }
+}
+
+}  // namespace
+
+Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario, bool with_trace) {
+  const Model* model = catalog.find_model(scenario.model);
+  if (model == nullptr) {
+    return make_error(ErrorCode::kUnknownId, "model",
+                      "\"" + scenario.model + "\" is not in the catalog (gpucalc --list models)");
+  }
+  if (scenario.compare.empty()) {
+    return make_error(ErrorCode::kOutOfRange, "compare", "must list 1 to 4 offerings");
+  }
+  if (scenario.tp > 0 && !deployment_is_valid(*model, scenario.tp, 8)) {
+    return make_error(ErrorCode::kBadValue, "tp",
+                      "must split " + model->name + "'s " + std::to_string(model->heads) +
+                          " attention heads evenly (e.g. 1, 2, 4, 8), got " + std::to_string(scenario.tp));
+  }
+  Evaluation ev;
+  ev.scenario = scenario;
+  ev.canonical = encode_scenario(scenario);
+  ev.model = *model;
+  ev.results.reserve(scenario.compare.size());
+  for (std::size_t i = 0; i < scenario.compare.size(); ++i) {
+    const Offering* off = catalog.find_offering(scenario.compare[i]);
+    if (off == nullptr) {
+      return make_error(ErrorCode::kUnknownId, "compare",
+                        "\"" + scenario.compare[i] + "\" is not an offering in the catalog (gpucalc --list offerings)");
+    }
+    const Gpu* gpu = catalog.find_gpu(off->gpu_id);
+    if (gpu == nullptr) {
+      return make_error(ErrorCode::kInvalidCatalog, "offerings(" + off->id + ").gpu", "names an unknown GPU");
+    }
+    OfferingResult r;
+    r.offering_id = off->id;
+    r.offering_name = off->name;
+    r.gpu_id = gpu->id;
+    r.gpu_name = gpu->name;
+    r.gpu_count = off->gpu_count;
+    r.gpu_vendor = gpu->vendor;
+    r.fp4_native = gpu->fp4_native.has_value();
+    r.capacity_assumed = capacity_is_assumed(*gpu, scenario.capacity);
+    r.fit = fit_memory(*model, *gpu, *off, scenario);
+    r.price_usd_per_month = off->price_usd_per_month;
+    if (i < scenario.price_usd_per_month.size() && scenario.price_usd_per_month[i] >= 0) {
+      r.price_usd_per_month = scenario.price_usd_per_month[i];
+    }
+    if (r.price_usd_per_month) {
+      r.price_usd_per_gpu_hour = price_usd_per_gpu_hour(*r.price_usd_per_month, r.gpu_count);
+      r.price_usd_per_gb_month =
+          price_usd_per_gb_month(*r.price_usd_per_month, r.gpu_count, r.fit.capacity_bytes_per_gpu);
+      if (!ev.results.empty() && ev.results.front().price_usd_per_month) {
+        r.price_delta_usd_per_month = *r.price_usd_per_month - *ev.results.front().price_usd_per_month;
+      }
+    }
+    if (model->max_context_tokens > 0 && scenario.context_tokens > model->max_context_tokens) {
+      r.warnings.emplace_back("context_exceeds_model");
+    }
+    if (r.capacity_assumed) r.warnings.emplace_back("capacity_assumed_gib");
+    if (with_trace) add_fit_trace(r, *model, scenario);
+    estimate_performance(catalog, scenario, *model, *gpu, *off, with_trace, r);
+    ev.results.push_back(std::move(r));
+  }
+  if (!ev.results.empty() && ev.results.front().price_usd_per_month) {
+    ev.results.front().price_delta_usd_per_month = 0.0;
+  }
+  build_verdict(ev);
+  return ev;
+}
+
+Result<Evaluation> evaluate_text(const Catalog& catalog, std::string_view scenario_text,
+                                 bool with_trace) {
+  auto s = decode_scenario(scenario_text);
+  if (!s) return s.error();
+  return evaluate(catalog, s.value(), with_trace);
+}
+
+std::string error_to_json(const Error& error) {
+  Json j;
+  j["error"] = {{"code", error_code_name(error.code)}, {"field", error.field}, {"message", error.message}};
+  return j.dump();
+}
+
+}  // namespace gpucalc

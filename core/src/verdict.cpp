@@ -1,0 +1,167 @@
+// The plain-words verdict: reasons to choose each compared offering, driven by the inputs
+// (seed 002's "choose MI355X when / choose H200 when", seed 000's software checklist).
+#include <algorithm>
+#include <cmath>
+
+#include "gpucalc/evaluate.hpp"
+#include "gpucalc/units.hpp"
+
+namespace gpucalc {
+
+namespace {
+
+using Getter = std::optional<double> (*)(const OfferingResult&);
+
+/** Index of the single best result by `get` (higher or lower is better), if it beats every
+ *  other result holding a value by more than `margin` (relative). */
+std::optional<std::size_t> strict_best(const std::vector<OfferingResult>& rs, Getter get,
+                                       bool higher_is_better, double margin,
+                                       double& ratio_to_next) {
+  std::optional<std::size_t> best;
+  int with_value = 0;
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    const auto v = get(rs[i]);
+    if (!v || !std::isfinite(*v)) continue;
+    ++with_value;
+    if (!best || (higher_is_better ? *v > *get(rs[*best]) : *v < *get(rs[*best]))) best = i;
+  }
+  if (!best || with_value < 2) return std::nullopt;
+  const double b = *get(rs[*best]);
+  double next = 0;
+  bool have_next = false;
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    const auto v = get(rs[i]);
+    if (i == *best || !v || !std::isfinite(*v)) continue;
+    if (!have_next || (higher_is_better ? *v > next : *v < next)) next = *v;
+    have_next = true;
+  }
+  if (next <= 0 || b <= 0) return std::nullopt;
+  ratio_to_next = higher_is_better ? b / next : next / b;
+  if (ratio_to_next <= 1.0 || ratio_to_next < 1.0 + margin) return std::nullopt;
+  return best;
+}
+
+}  // namespace
+
+void build_verdict(Evaluation& ev) {
+  auto& rs = ev.results;
+  auto& out = ev.verdict;
+  const Scenario& s = ev.scenario;
+  out.clear();
+  auto add = [&out](const OfferingResult& r, const char* code, const char* kind,
+                    std::vector<std::pair<std::string, double>> params) {
+    out.push_back(VerdictItem{r.offering_id, code, kind, std::move(params)});
+  };
+  const bool inference = s.workload == Workload::kInference;
+  double ratio = 0;
+
+  if (rs.size() >= 2) {
+    if (auto i = strict_best(rs, [](const OfferingResult& r) -> std::optional<double> {
+          return r.fit.capacity_bytes_per_gpu; }, true, 0.05, ratio)) {
+      add(rs[*i], "more_hbm_per_gpu", "pro",
+          {{"capacity_gb", rs[*i].fit.capacity_bytes_per_gpu / kBytesPerGB}, {"ratio", ratio}});
+    }
+    int fitting = 0;
+    for (const auto& r : rs) fitting += r.fit.fits ? 1 : 0;
+    if (fitting == 1) {
+      for (const auto& r : rs) {
+        if (r.fit.fits) add(r, "only_one_fits", "pro", {{"gpus_needed", r.fit.gpus_needed}});
+      }
+    }
+    if (auto i = strict_best(rs, [](const OfferingResult& r) -> std::optional<double> {
+          if (r.fit.gpus_needed <= 0) return std::nullopt;
+          return static_cast<double>(r.fit.gpus_needed); }, false, 0.0, ratio)) {
+      int other = 0;
+      for (const auto& r : rs) other = std::max(other, r.fit.gpus_needed);
+      add(rs[*i], "fewer_gpus_needed", "pro",
+          {{"gpus_needed", rs[*i].fit.gpus_needed}, {"other_gpus_needed", other}});
+    }
+    if (s.weights == WeightFormat::kFp4 || s.weights == WeightFormat::kFp6) {
+      bool any_weight_only = false;
+      for (const auto& r : rs) any_weight_only = any_weight_only || !r.fp4_native;
+      for (const auto& r : rs) {
+        if (r.fp4_native && any_weight_only) add(r, "native_fp4", "pro", {});
+      }
+    }
+    if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.price_usd_per_month; },
+                             false, 0.0, ratio)) {
+      double most = 0;
+      for (const auto& r : rs) most = std::max(most, r.price_usd_per_month.value_or(0.0));
+      add(rs[*i], "cheaper_per_month", "pro",
+          {{"price_month_usd", *rs[*i].price_usd_per_month},
+           {"saving_usd", most - *rs[*i].price_usd_per_month}});
+    }
+    if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.price_usd_per_gb_month; },
+                             false, 0.05, ratio)) {
+      add(rs[*i], "more_hbm_per_dollar", "pro",
+          {{"price_gb_month_usd", *rs[*i].price_usd_per_gb_month}, {"ratio", ratio}});
+    }
+    if (inference) {
+      if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.decode_tokens_per_s_per_user; },
+                               true, 0.05, ratio)) {
+        add(rs[*i], "faster_decode", "pro", {{"ratio", ratio}});
+      }
+      if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.max_throughput_tokens_per_s; },
+                               true, 0.05, ratio)) {
+        add(rs[*i], "higher_throughput", "pro", {{"ratio", ratio}});
+      }
+      if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.usd_per_million_tokens; },
+                               false, 0.05, ratio)) {
+        add(rs[*i], "cheaper_per_million_tokens", "pro",
+            {{"usd_per_million_tokens", *rs[*i].usd_per_million_tokens}, {"ratio", ratio}});
+      }
+    } else if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.run_cost_usd; },
+                                    false, 0.02, ratio)) {
+      add(rs[*i], "cheaper_run", "pro", {{"run_cost_usd", *rs[*i].run_cost_usd}, {"ratio", ratio}});
+    }
+  }
+  for (const auto& r : rs) {
+    if (r.gpu_count == 1 && r.fit.fits) add(r, "single_gpu_enough", "pro", {{"price_month_usd", r.price_usd_per_month.value_or(0.0)}});
+    const bool nvidia = r.gpu_vendor == "nvidia";
+    if (s.cuda_only) add(r, "cuda_only_stack", nvidia ? "pro" : "con", {});
+    if (s.custom_kernels && !nvidia) add(r, "custom_kernels_port", "con", {});
+    if (s.tensorrt_llm) add(r, "tensorrt_llm_nvidia_only", nvidia ? "pro" : "con", {});
+    if (!nvidia) add(r, "rocm_check_versions", "note", {});
+  }
+
+  // Recommendation: cheapest per unit of work among offerings that fit and that the stack can
+  // run on; CUDA-only stacks and TensorRT-LLM rule AMD out.
+  const bool amd_ruled_out = s.cuda_only || s.tensorrt_llm;
+  auto eligible = [&](const OfferingResult& r) {
+    return r.fit.fits && !(amd_ruled_out && r.gpu_vendor != "nvidia");
+  };
+  struct Basis {
+    const char* name;
+    Getter get;
+  };
+  const Basis bases[] = {
+      {inference ? "usd_per_million_tokens" : "run_cost_usd",
+       inference ? static_cast<Getter>([](const OfferingResult& r) { return r.usd_per_million_tokens; })
+                 : static_cast<Getter>([](const OfferingResult& r) { return r.run_cost_usd; })},
+      {"price_month_usd", [](const OfferingResult& r) { return r.price_usd_per_month; }},
+  };
+  ev.recommended_offering_id.clear();
+  ev.recommendation_basis.clear();
+  for (const auto& basis : bases) {
+    const OfferingResult* best = nullptr;
+    for (const auto& r : rs) {
+      const auto v = basis.get(r);
+      if (!eligible(r) || !v) continue;
+      if (best == nullptr || *v < *basis.get(*best)) best = &r;
+    }
+    if (best != nullptr) {
+      ev.recommended_offering_id = best->offering_id;
+      ev.recommendation_basis = basis.name;
+      return;
+    }
+  }
+  for (const auto& r : rs) {
+    if (eligible(r)) {
+      ev.recommended_offering_id = r.offering_id;
+      ev.recommendation_basis = "fits";
+      return;
+    }
+  }
+}
+
+}  // namespace gpucalc

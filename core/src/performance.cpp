@@ -1,0 +1,204 @@
+#include "gpucalc/performance.hpp"
+
+#include <utility>
+
+#include "gpucalc/throughput.hpp"
+#include "gpucalc/units.hpp"
+
+namespace gpucalc {
+
+namespace {
+
+using Inputs = std::vector<std::pair<std::string, double>>;
+
+void trace(OfferingResult& r, const char* field, const char* formula, Inputs inputs,
+           std::string note = {}) {
+  r.trace.push_back(TraceEntry{field, formula, std::move(inputs), std::move(note)});
+}
+
+void trace_rates(OfferingResult& r, const Rates& rates, const ModelConstants& k) {
+  trace(r, "rates",
+        "matmul_flops_per_s = achieved x matmul_fraction; hbm_bytes_per_s = achieved x hbm_fraction",
+        {{"math_precision_index", static_cast<double>(index_of(rates.math))},
+         {"achieved_matmul_flops_per_s", rates.matmul_flops_per_s},
+         {"achieved_matmul_fraction_of_peak", rates.matmul_fraction_of_peak},
+         {"matmul_fraction", k.matmul_fraction},
+         {"achieved_hbm_bytes_per_s", rates.hbm_bytes_per_s},
+         {"achieved_hbm_fraction_of_peak", rates.hbm_fraction_of_peak},
+         {"hbm_fraction", k.hbm_fraction},
+         {"allreduce_bus_bytes_per_s", rates.allreduce_bus_bytes_per_s}},
+        std::string("math in ") + precision_name(rates.math) + "; rates: " + rates.label);
+}
+
+void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& model,
+                        const Gpu& gpu, const Offering& offering, bool with_trace,
+                        OfferingResult& r) {
+  const ModelConstants& k = default_model_constants();
+  const InferenceContext c = make_inference_context(catalog, s, model, gpu, k);
+  r.rates_label = c.rates.label;
+  if (with_trace) trace_rates(r, c.rates, k);
+
+  const auto best = max_throughput(c, offering.gpu_count, s.tp, LatencyLimits{});
+  if (best) {
+    r.max_throughput_tokens_per_s = best->tokens_per_s;
+    if (with_trace) {
+      trace(r, "max_throughput_tokens_per_s",
+            "replicas x batch x output / (prefill_s(batch) + output x tpot_s(batch)); best over "
+            "instance sizes, batch = min(max_batch_sequences, free KV bytes per GPU / KV bytes "
+            "per sequence of input + output tokens)",
+            {{"gpus_per_instance", static_cast<double>(best->deployment.gpus)},
+             {"tensor_parallel", static_cast<double>(best->deployment.tensor_parallel)},
+             {"replicas", static_cast<double>(best->replicas)},
+             {"batch_sequences_per_instance", static_cast<double>(best->batch)},
+             {"input_tokens", c.input_tokens},
+             {"output_tokens", c.output_tokens},
+             {"prefill_s", best->prefill_s},
+             {"tpot_s_at_batch", best->tpot_s},
+             {"max_batch_sequences", k.max_batch_sequences}});
+    }
+  } else {
+    r.warnings.emplace_back("no_split_fits_for_throughput");
+  }
+
+  if (r.fit.fits) {
+    const Deployment d = r.fit.deployment;
+    const auto users = static_cast<double>(s.users);
+    const double context = c.input_tokens + c.output_tokens / 2.0;
+    const StepCost dec = decode_step(c, d, users, context);
+    const StepCost pre = prefill_step(c, d, 1.0, c.input_tokens);
+    r.tpot_s = dec.total_s;
+    r.ttft_s = pre.total_s + dec.total_s;
+    r.decode_tokens_per_s_per_user = 1.0 / dec.total_s;
+    if (users > k.max_batch_sequences) {
+      r.warnings.emplace_back("users_exceed_engine_batch");
+    }
+    if (with_trace) {
+      trace(r, "tpot_s",
+            "tpot_s = max(flops_per_gpu / matmul_rate, bytes_per_gpu / hbm_rate) + allreduce_s + "
+            "step_overhead_s; flops = users x (2 x active params + attention over the context) / "
+            "gpus; bytes = weights touched / gpus + users x KV bytes per sequence per GPU",
+            {{"users", users},
+             {"context_tokens_mean", context},
+             {"gpus_per_instance", static_cast<double>(d.gpus)},
+             {"flops_per_gpu", dec.flops_per_gpu},
+             {"bytes_per_gpu", dec.bytes_per_gpu},
+             {"matmul_rate_flops_per_s", c.matmul_flops_per_s},
+             {"hbm_rate_bytes_per_s", c.hbm_bytes_per_s},
+             {"compute_s", dec.compute_s},
+             {"memory_s", dec.memory_s},
+             {"allreduce_s", dec.comm_s},
+             {"step_overhead_s", dec.overhead_s}},
+            "context is input + output / 2, the mean over the generation");
+      trace(r, "ttft_s",
+            "ttft_s = prefill_s(one prompt) + tpot_s; prefill flops = input x (2 x active params) "
+            "+ causal attention, bytes = weights once",
+            {{"input_tokens", c.input_tokens},
+             {"prefill_flops_per_gpu", pre.flops_per_gpu},
+             {"prefill_compute_s", pre.compute_s},
+             {"prefill_memory_s", pre.memory_s},
+             {"prefill_allreduce_s", pre.comm_s},
+             {"tpot_s", dec.total_s}});
+      trace(r, "decode_tokens_per_s_per_user", "decode_tokens_per_s_per_user = 1 / tpot_s",
+            {{"tpot_s", dec.total_s}});
+    }
+  } else {
+    r.warnings.emplace_back("latency_needs_fit");
+  }
+
+  if (r.price_usd_per_month && r.max_throughput_tokens_per_s) {
+    r.usd_per_million_tokens =
+        usd_per_million_tokens(*r.price_usd_per_month, *r.max_throughput_tokens_per_s, s.utilization);
+    if (with_trace) {
+      trace(r, "usd_per_million_tokens",
+            "usd_per_million_tokens = price_usd_per_month / (max_throughput_tokens_per_s x 3600 x "
+            "730 x utilization) x 1e6",
+            {{"price_usd_per_month", *r.price_usd_per_month},
+             {"max_throughput_tokens_per_s", *r.max_throughput_tokens_per_s},
+             {"utilization", s.utilization}});
+    }
+  }
+}
+
+void estimate_training_result(const Catalog& catalog, const Scenario& s, const Model& model,
+                              const Gpu& gpu, const Offering& offering, bool with_trace,
+                              OfferingResult& r) {
+  const ModelConstants& k = default_model_constants();
+  const TrainingEstimate t = estimate_training(catalog, s, model, gpu, offering.gpu_count,
+                                               r.fit.capacity_bytes_per_gpu, k);
+  r.rates_label = t.rates.label;
+  r.train_memory_bytes_per_gpu = t.memory_bytes_per_gpu;
+  r.train_tokens_per_s = t.tokens_per_s;
+  r.train_hours = t.hours;
+  r.gpu_hours = t.gpu_hours;
+  if (!t.fits) r.warnings.emplace_back("training_does_not_fit");
+  if (with_trace) {
+    trace_rates(r, t.rates, k);
+    trace(r, "train_memory_bytes_per_gpu",
+          "state (mixed-precision Adam 16 B/param: weights 2 + gradients 2 + optimizer 12, sharded "
+          "by ZeRO stage over data parallel, split by TP; LoRA: frozen base + adapters) + "
+          "activations (Korthikanti et al.: s x b x h x (34 + 5 a s / h) per layer, 34 with "
+          "selective, 2 with full recomputation, / TP) + reserve",
+          {{"tensor_parallel", static_cast<double>(t.deployment.tensor_parallel)},
+           {"data_parallel", static_cast<double>(t.data_parallel)},
+           {"zero_stage", static_cast<double>(s.zero_stage)},
+           {"trainable_params", t.trainable_params},
+           {"state_bytes_per_gpu", t.state_bytes_per_gpu},
+           {"activation_bytes_per_gpu", t.activation_bytes_per_gpu},
+           {"reserve_bytes_per_gpu", s.reserve_gb_per_gpu * kBytesPerGB},
+           {"capacity_bytes_per_gpu", r.fit.capacity_bytes_per_gpu}});
+    trace(r, "train_tokens_per_s",
+          "1 / (flops_per_token / (gpus x matmul_rate) + bytes_per_token / (gpus x hbm_rate) + "
+          "comm_s_per_token); flops_per_token = 6 x active params (4 for LoRA, +2 with full "
+          "recomputation) + attention 3x forward (+1 recomputed)",
+          {{"gpus", static_cast<double>(offering.gpu_count)},
+           {"flops_per_token", t.flops_per_token},
+           {"bytes_per_token", t.bytes_per_token},
+           {"comm_s_per_token", t.comm_s_per_token},
+           {"matmul_rate_flops_per_s", t.rates.matmul_flops_per_s * k.matmul_fraction},
+           {"hbm_rate_bytes_per_s", t.rates.hbm_bytes_per_s * k.hbm_fraction}});
+    trace(r, "train_hours", "train_hours = train_tokens / train_tokens_per_s / 3600",
+          {{"train_tokens", s.train_tokens}, {"train_tokens_per_s", t.tokens_per_s}});
+    trace(r, "gpu_hours", "gpu_hours = train_hours x gpus",
+          {{"train_hours", t.hours}, {"gpus", static_cast<double>(offering.gpu_count)}});
+  }
+  if (r.price_usd_per_month) {
+    const double usd_per_hour = *r.price_usd_per_month / kHoursPerMonth;
+    RunCostInputs in;
+    in.recovery_fraction = s.recovery_fraction;
+    in.storage_usd = s.storage_usd;
+    in.network_usd = s.network_usd;
+    in.software_usd = s.software_usd;
+    in.engineering_usd = s.engineering_usd;
+    in.porting_usd = s.porting_usd;
+    in.porting_applies = gpu.vendor == "amd";
+    r.run_cost_usd = run_cost_usd(t.hours, usd_per_hour, in);
+    if (with_trace) {
+      trace(r, "run_cost_usd",
+            "run_cost_usd = train_hours x usd_per_hour x (1 + recovery) + storage + network + "
+            "software + engineering (+ porting on AMD) (seed 000)",
+            {{"train_hours", t.hours},
+             {"usd_per_hour", usd_per_hour},
+             {"recovery_fraction", s.recovery_fraction},
+             {"storage_usd", s.storage_usd},
+             {"network_usd", s.network_usd},
+             {"software_usd", s.software_usd},
+             {"engineering_usd", s.engineering_usd},
+             {"porting_usd", in.porting_applies ? s.porting_usd : 0.0}},
+            "usd_per_hour = price_usd_per_month / 730");
+    }
+  }
+}
+
+}  // namespace
+
+void estimate_performance(const Catalog& catalog, const Scenario& scenario, const Model& model,
+                          const Gpu& gpu, const Offering& offering, bool with_trace,
+                          OfferingResult& result) {
+  if (scenario.workload == Workload::kInference) {
+    estimate_inference(catalog, scenario, model, gpu, offering, with_trace, result);
+  } else {
+    estimate_training_result(catalog, scenario, model, gpu, offering, with_trace, result);
+  }
+}
+
+}  // namespace gpucalc

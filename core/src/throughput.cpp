@@ -1,0 +1,526 @@
+#include "gpucalc/throughput.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "gpucalc/units.hpp"
+
+namespace gpucalc {
+
+namespace {
+
+using Json = nlohmann::json;
+
+/** GPUs in one scale-up domain (HGX and OAM baseboards hold 8); memory.cpp uses the same. */
+constexpr int kScaleUpGpus = 8;
+/** Activations travel between layers in BF16. */
+constexpr double kActivationBytes = 2.0;
+/** Mixed-precision Adam: BF16 weights 2 + BF16 gradients 2 + FP32 master, m, v 12. */
+constexpr double kWeightBytes16 = 2.0;
+constexpr double kGradBytes16 = 2.0;
+constexpr double kOptimizerBytes = 12.0;
+
+bool read_constant(const Json& j, const char* key, double& out) {
+  if (!j.contains(key)) return true;
+  const Json& v = j.at(key);
+  const Json* num = &v;
+  if (v.is_object()) {
+    if (!v.contains("value")) return false;
+    num = &v.at("value");
+  }
+  if (!num->is_number()) return false;
+  const double x = num->get<double>();
+  if (!(x > 0.0 && x < 1e9)) return false;
+  out = x;
+  return true;
+}
+
+bool has_peak(const Gpu& gpu, Precision p) {
+  const auto& v = gpu.peak_flops_per_s[index_of(p)];
+  return v.has_value() && *v > 0.0;
+}
+
+double peak_or_zero(const Gpu& gpu, Precision p) {
+  const auto& v = gpu.peak_flops_per_s[index_of(p)];
+  return v ? *v : 0.0;
+}
+
+}  // namespace
+
+Result<ModelConstants> parse_model_constants(std::string_view json_text) {
+  const Json j = Json::parse(json_text.begin(), json_text.end(), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return make_error(ErrorCode::kInvalidJson, "performance.json", "is not a JSON object");
+  }
+  ModelConstants c;
+  const char* keys[] = {"matmul_fraction",     "hbm_fraction",          "moe_expert_gemm_fraction",
+                        "step_overhead_s",     "allreduce_latency_s",   "max_batch_sequences",
+                        "activation_traffic_factor"};
+  double* outs[] = {&c.matmul_fraction,     &c.hbm_fraction,        &c.moe_expert_gemm_fraction,
+                    &c.step_overhead_s,     &c.allreduce_latency_s, &c.max_batch_sequences,
+                    &c.activation_traffic_factor};
+  for (std::size_t i = 0; i < 7; ++i) {
+    if (!read_constant(j, keys[i], *outs[i])) {
+      return make_error(ErrorCode::kInvalidCatalog, std::string("performance.json.") + keys[i],
+                        "must be a positive number or {\"value\": number, \"source\": ...}");
+    }
+  }
+  if (c.matmul_fraction > 1.0 || c.hbm_fraction > 1.0 || c.moe_expert_gemm_fraction > 1.0) {
+    return make_error(ErrorCode::kOutOfRange, "performance.json",
+                      "fractions must lie between 0 and 1");
+  }
+  return c;
+}
+
+const ModelConstants& default_model_constants() {
+  static const ModelConstants constants = [] {
+    for (const auto& f : embedded_data_files()) {
+      if (std::string_view(f.name) == "performance.json") {
+        auto r = parse_model_constants(f.text);
+        if (r) return r.value();
+      }
+    }
+    return ModelConstants{};
+  }();
+  return constants;
+}
+
+Precision inference_math_precision(const Gpu& gpu, WeightFormat weights) {
+  const Precision fp8_or_bf16 = has_peak(gpu, Precision::kFp8) ? Precision::kFp8 : Precision::kBf16;
+  switch (weights) {
+    case WeightFormat::kBf16:
+      return Precision::kBf16;
+    case WeightFormat::kFp8:
+      return fp8_or_bf16;
+    case WeightFormat::kFp6:
+      return has_peak(gpu, Precision::kFp6) ? Precision::kFp6 : fp8_or_bf16;
+    case WeightFormat::kFp4:
+      return has_peak(gpu, Precision::kFp4) && gpu.fp4_native ? Precision::kFp4 : fp8_or_bf16;
+    case WeightFormat::kInt4:
+      return Precision::kBf16;  // W4A16: AWQ/GPTQ dequantise to BF16
+  }
+  return Precision::kBf16;
+}
+
+Precision training_math_precision(const Gpu& gpu, WeightFormat weights, Workload workload) {
+  if (workload == Workload::kQlora) return Precision::kBf16;
+  const bool narrow = weights == WeightFormat::kFp8 || weights == WeightFormat::kFp6 ||
+                      weights == WeightFormat::kFp4;
+  return narrow && has_peak(gpu, Precision::kFp8) ? Precision::kFp8 : Precision::kBf16;
+}
+
+Rates resolve_rates(const Catalog& catalog, const Gpu& gpu, Precision math,
+                    const Scenario& scenario) {
+  Rates r;
+  r.math = math;
+  const CalibrationRecord* cal = catalog.find_calibration(gpu.id);
+  const double peak = peak_or_zero(gpu, math);
+  std::string cal_label;
+  if (cal != nullptr) cal_label = "calibrated on " + cal->device_name + ", " + cal->date;
+
+  // Matrix rate.
+  const auto& achieved = gpu.achieved_matmul_flops_per_s[index_of(math)];
+  if (scenario.flops_efficiency > 0.0 && peak > 0.0) {
+    r.matmul_flops_per_s = scenario.flops_efficiency * peak;
+    r.overridden = true;
+  } else if (cal != nullptr && cal->matmul_best_flops_per_s[index_of(math)]) {
+    r.matmul_flops_per_s = *cal->matmul_best_flops_per_s[index_of(math)];
+    r.calibrated = true;
+  } else if (achieved) {
+    r.matmul_flops_per_s = achieved->value;
+    r.measured = true;
+    r.estimate = r.estimate || achieved->estimate;
+  } else {
+    // Another precision's measured fraction of peak, nearest first (an estimate).
+    const Precision order[] = {Precision::kFp8, Precision::kBf16, Precision::kFp4,
+                               Precision::kFp6, Precision::kTf32};
+    for (Precision q : order) {
+      const auto& a = gpu.achieved_matmul_flops_per_s[index_of(q)];
+      const double qpeak = peak_or_zero(gpu, q);
+      if (q != math && a && qpeak > 0.0 && peak > 0.0) {
+        r.matmul_flops_per_s = a->value / qpeak * peak;
+        r.measured = true;
+        r.estimate = true;
+        break;
+      }
+    }
+    if (r.matmul_flops_per_s <= 0.0) r.matmul_flops_per_s = peak;
+  }
+  if (r.matmul_flops_per_s <= 0.0) r.matmul_flops_per_s = peak_or_zero(gpu, Precision::kBf16);
+  r.matmul_fraction_of_peak = peak > 0.0 ? r.matmul_flops_per_s / peak : 1.0;
+
+  // HBM rate: the read-dominated Dot kernel first (decode streams weights and KV).
+  const double bw_peak = gpu.memory_bandwidth_bytes_per_s;
+  std::optional<double> cal_bw;
+  if (cal != nullptr) {
+    cal_bw = cal->hbm_dot_bytes_per_s ? cal->hbm_dot_bytes_per_s
+             : cal->hbm_triad_bytes_per_s ? cal->hbm_triad_bytes_per_s
+                                          : cal->hbm_copy_bytes_per_s;
+  }
+  if (scenario.bandwidth_efficiency > 0.0) {
+    r.hbm_bytes_per_s = scenario.bandwidth_efficiency * bw_peak;
+    r.overridden = true;
+  } else if (cal_bw) {
+    r.hbm_bytes_per_s = *cal_bw;
+    r.calibrated = true;
+  } else if (gpu.achieved_hbm_bytes_per_s) {
+    r.hbm_bytes_per_s = gpu.achieved_hbm_bytes_per_s->value;
+    r.measured = true;
+    r.estimate = r.estimate || gpu.achieved_hbm_bytes_per_s->estimate;
+  } else {
+    r.hbm_bytes_per_s = bw_peak;
+  }
+  r.hbm_fraction_of_peak = bw_peak > 0.0 ? r.hbm_bytes_per_s / bw_peak : 1.0;
+
+  // Collective bus bandwidth: measured all-reduce, else half the marketed per-GPU link figure.
+  if (gpu.achieved_allreduce_bus_bytes_per_s) {
+    r.allreduce_bus_bytes_per_s = gpu.achieved_allreduce_bus_bytes_per_s->value;
+    r.measured = true;
+    r.estimate = r.estimate || gpu.achieved_allreduce_bus_bytes_per_s->estimate;
+  } else {
+    r.allreduce_bus_bytes_per_s = 0.5 * gpu.interconnect.per_gpu_bandwidth_bytes_per_s;
+    r.estimate = true;
+  }
+  if (r.allreduce_bus_bytes_per_s <= 0.0) r.allreduce_bus_bytes_per_s = 1e11;
+
+  if (r.calibrated) {
+    r.label = cal_label;
+  } else if (r.measured) {
+    r.label = r.estimate ? "public measurements (some figures estimate)" : "public measurements";
+  } else {
+    r.label = "datasheet peak";
+  }
+  if (r.overridden) r.label += "; scenario override of the achieved fraction";
+  return r;
+}
+
+ParamSplit split_params(const Model& m) {
+  ParamSplit s;
+  if (m.is_moe() && m.moe_intermediate_size > 0 && m.experts_active > 0) {
+    const int interval = std::max(1, m.moe_layer_interval);
+    const int moe_layers = std::max(0, (m.layers - m.dense_layers + interval - 1) / interval);
+    // SwiGLU expert: gate, up and down projections.
+    s.per_expert = static_cast<double>(moe_layers) * 3.0 * m.hidden_size * m.moe_intermediate_size;
+    s.expert_total = std::min(s.per_expert * m.experts_routed, 0.98 * m.params_total);
+    s.per_expert = s.expert_total / m.experts_routed;
+    s.expert_active = std::min(s.per_expert * m.experts_active, 0.98 * m.params_active);
+  }
+  s.dense_active = std::max(0.0, m.params_active - s.expert_active);
+  if (m.attention == AttentionKind::kMla) {
+    // Absorbed MLA: scores over the latent + rotary key, values over the latent.
+    s.attention_flops_per_layer_ctx_token =
+        2.0 * m.heads * (2.0 * m.kv_lora_rank + m.qk_rope_head_dim);
+  } else {
+    s.attention_flops_per_layer_ctx_token = 4.0 * m.heads * m.head_dim;  // QK^T and PV
+  }
+  return s;
+}
+
+InferenceContext make_inference_context(const Catalog& catalog, const Scenario& scenario,
+                                        const Model& model, const Gpu& gpu,
+                                        const ModelConstants& constants) {
+  InferenceContext c;
+  c.model = &model;
+  c.gpu = &gpu;
+  c.kv = scenario.kv;
+  c.weight_bytes = weight_bytes(model, scenario.weights, gpu);
+  c.capacity_bytes_per_gpu = capacity_bytes(gpu, scenario.capacity);
+  c.reserve_bytes_per_gpu = scenario.reserve_gb_per_gpu * kBytesPerGB;
+  c.input_tokens = static_cast<double>(scenario.input_tokens);
+  c.output_tokens = static_cast<double>(scenario.output_tokens);
+  c.split = split_params(model);
+  c.constants = constants;
+  c.rates = resolve_rates(catalog, gpu, inference_math_precision(gpu, scenario.weights), scenario);
+  c.matmul_flops_per_s = c.rates.matmul_flops_per_s * constants.matmul_fraction;
+  c.hbm_bytes_per_s = c.rates.hbm_bytes_per_s * constants.hbm_fraction;
+  return c;
+}
+
+namespace {
+
+/** Attention FLOPs of one query token over `context` tokens, whole model. */
+double attention_flops(const Model& m, const ParamSplit& s, double context) {
+  const int sliding = std::min(m.sliding_window_layers, m.layers);
+  const double window = m.sliding_window_tokens > 0
+                            ? std::min(context, static_cast<double>(m.sliding_window_tokens))
+                            : context;
+  return s.attention_flops_per_layer_ctx_token *
+         (static_cast<double>(m.layers - sliding) * context + sliding * window);
+}
+
+/** Tensor-parallel all-reduce time for one step: two per layer (attention out, FFN out). */
+double allreduce_s(const InferenceContext& c, const Deployment& d, double tokens) {
+  const int tp = d.tensor_parallel;
+  if (tp <= 1) return 0.0;
+  const double layers_per_stage =
+      std::ceil(static_cast<double>(c.model->layers) / std::max(1, d.pipeline_parallel));
+  const double message_bytes = tokens * c.model->hidden_size * kActivationBytes;
+  const double per_call = 2.0 * (tp - 1) / tp * message_bytes / c.rates.allreduce_bus_bytes_per_s +
+                          c.constants.allreduce_latency_s;
+  return 2.0 * layers_per_stage * per_call;
+}
+
+/** Linear-layer FLOPs per token: dense at full rate, experts slowed by the MoE fraction. */
+double linear_flops_equivalent(const InferenceContext& c) {
+  return 2.0 * c.split.dense_active +
+         2.0 * c.split.expert_active / c.constants.moe_expert_gemm_fraction;
+}
+
+void finish(StepCost& s, const InferenceContext& c) {
+  s.compute_s = s.flops_per_gpu / c.matmul_flops_per_s;
+  s.memory_s = s.bytes_per_gpu / c.hbm_bytes_per_s;
+  s.overhead_s = c.constants.step_overhead_s;
+  s.total_s = std::max(s.compute_s, s.memory_s) + s.comm_s + s.overhead_s;
+}
+
+}  // namespace
+
+StepCost decode_step(const InferenceContext& c, const Deployment& d, double batch,
+                     double context_tokens) {
+  const Model& m = *c.model;
+  const double n = d.gpus;
+  StepCost s;
+  s.flops_per_gpu =
+      batch * (linear_flops_equivalent(c) + attention_flops(m, c.split, context_tokens)) / n;
+  // Experts a batch touches: E x (1 - (1 - k/E)^batch); dense weights always.
+  double weight_share = 1.0;
+  if (c.split.expert_total > 0.0 && m.params_total > 0.0) {
+    const double e = m.experts_routed;
+    const double k = m.experts_active;
+    const double touched = e * (1.0 - std::pow(1.0 - k / e, batch));
+    const double expert_share = c.split.expert_total / m.params_total;
+    weight_share = (1.0 - expert_share) + expert_share * touched / e;
+  }
+  s.bytes_per_gpu = c.weight_bytes * weight_share / n +
+                    batch * kv_bytes_per_sequence_per_gpu(m, c.kv, d, context_tokens);
+  s.comm_s = allreduce_s(c, d, batch);
+  finish(s, c);
+  return s;
+}
+
+StepCost prefill_step(const InferenceContext& c, const Deployment& d, double batch,
+                      double input_tokens) {
+  const Model& m = *c.model;
+  const double n = d.gpus;
+  StepCost s;
+  // Causal attention: on average each prompt token sees half the prompt.
+  s.flops_per_gpu = batch * input_tokens *
+                    (linear_flops_equivalent(c) + attention_flops(m, c.split, input_tokens / 2.0)) / n;
+  s.bytes_per_gpu = c.weight_bytes / n +
+                    batch * kv_bytes_per_sequence_per_gpu(m, c.kv, d, input_tokens);
+  s.comm_s = allreduce_s(c, d, batch * input_tokens);
+  finish(s, c);
+  return s;
+}
+
+long long max_batch_for(const InferenceContext& c, const Deployment& d) {
+  const double free_bytes =
+      c.capacity_bytes_per_gpu - c.reserve_bytes_per_gpu - c.weight_bytes / d.gpus;
+  if (free_bytes <= 0.0) return 0;
+  const double seq_bytes =
+      kv_bytes_per_sequence_per_gpu(*c.model, c.kv, d, c.input_tokens + c.output_tokens);
+  const double cap = c.constants.max_batch_sequences;
+  const double b = seq_bytes > 0.0 ? std::floor(free_bytes / seq_bytes) : cap;
+  return static_cast<long long>(std::min(b, cap));
+}
+
+InferencePoint operating_point(const InferenceContext& c, const Deployment& d, int replicas,
+                               long long batch) {
+  InferencePoint p;
+  p.deployment = d;
+  p.replicas = replicas;
+  p.batch = batch;
+  const auto b = static_cast<double>(batch);
+  const StepCost dec = decode_step(c, d, b, c.input_tokens + c.output_tokens / 2.0);
+  const StepCost pre = prefill_step(c, d, b, c.input_tokens);
+  p.tpot_s = dec.total_s;
+  p.prefill_s = pre.total_s;
+  p.ttft_s = prefill_step(c, d, 1.0, c.input_tokens).total_s + dec.total_s;
+  const double cycle_s = pre.total_s + c.output_tokens * dec.total_s;
+  p.tokens_per_s = cycle_s > 0.0 ? replicas * b * c.output_tokens / cycle_s : 0.0;
+  return p;
+}
+
+std::optional<InferencePoint> max_throughput(const InferenceContext& c, int gpu_count,
+                                             int fixed_gpus_per_instance,
+                                             const LatencyLimits& limits) {
+  std::optional<InferencePoint> best;
+  auto consider = [&](int n) {
+    if (n < 1 || n > gpu_count || !deployment_is_valid(*c.model, n, kScaleUpGpus)) return;
+    const Deployment d = make_deployment(*c.model, n, kScaleUpGpus);
+    long long batch = max_batch_for(c, d);
+    if (batch < 1) return;
+    const int replicas = gpu_count / n;
+    auto meets = [&](long long b) {
+      if (limits.tpot_s <= 0.0 && limits.ttft_s <= 0.0) return true;
+      const InferencePoint p = operating_point(c, d, replicas, b);
+      return (limits.tpot_s <= 0.0 || p.tpot_s <= limits.tpot_s) &&
+             (limits.ttft_s <= 0.0 || p.ttft_s <= limits.ttft_s);
+    };
+    if (!meets(batch)) {
+      // Step time grows with the batch: bisect for the largest batch meeting the limits.
+      long long lo = 0, hi = batch;
+      while (hi - lo > 1) {
+        const long long mid = lo + (hi - lo) / 2;
+        (meets(mid) ? lo : hi) = mid;
+      }
+      batch = lo;
+      if (batch < 1) return;
+    }
+    const InferencePoint p = operating_point(c, d, replicas, batch);
+    if (!best || p.tokens_per_s > best->tokens_per_s) best = p;
+  };
+  if (fixed_gpus_per_instance > 0) {
+    consider(fixed_gpus_per_instance);
+  } else {
+    for (int n = 1; n <= std::min(gpu_count, kScaleUpGpus); ++n) consider(n);
+    for (int n = 2 * kScaleUpGpus; n <= std::min(gpu_count, kMaxInstanceGpus); n += kScaleUpGpus) {
+      consider(n);
+    }
+  }
+  return best;
+}
+
+TrainingEstimate estimate_training(const Catalog& catalog, const Scenario& scenario,
+                                   const Model& m, const Gpu& gpu, int gpu_count,
+                                   double capacity_bytes_per_gpu, const ModelConstants& k) {
+  TrainingEstimate t;
+  const Workload w = scenario.workload;
+  const bool lora = w == Workload::kLora || w == Workload::kQlora;
+  const double seq = static_cast<double>(scenario.seq_tokens);
+  const double mb = std::max(1, scenario.micro_batch);
+  const double h = m.hidden_size;
+  const double layers = m.layers;
+  const double reserve = scenario.reserve_gb_per_gpu * kBytesPerGB;
+  t.rates = resolve_rates(catalog, gpu, training_math_precision(gpu, scenario.weights, w), scenario);
+
+  // LoRA adapters on the attention projections (and the dense MLP of dense models).
+  if (lora) {
+    const double q = static_cast<double>(m.heads) * m.head_dim;
+    const double kvd = static_cast<double>(m.kv_heads) * m.head_dim;
+    double per_layer = (h + q) + 2.0 * (h + kvd) + (q + h);
+    if (!m.is_moe()) per_layer += 3.0 * (h + m.intermediate_size);
+    t.trainable_params = scenario.lora_rank * per_layer * layers;
+  } else {
+    t.trainable_params = m.params_total;
+  }
+
+  // Korthikanti et al. 2022, bytes per layer per micro-batch at 16 bit.
+  auto activation_bytes_per_layer = [&](double tp) {
+    double per_token;  // bytes per token per layer
+    switch (scenario.recompute) {
+      case Recompute::kNone:
+        per_token = h * (34.0 + 5.0 * m.heads * seq / h);
+        break;
+      case Recompute::kSelective:
+        per_token = 34.0 * h;
+        break;
+      case Recompute::kFull:
+      default:
+        per_token = 2.0 * h;
+        break;
+    }
+    return seq * mb * per_token / tp;  // sequence parallel splits the rest over TP
+  };
+
+  auto state_bytes = [&](int tp, int dp) {
+    const double shard = 1.0 / dp;
+    double bytes = 0.0;
+    if (lora) {
+      const WeightFormat frozen = w == Workload::kQlora ? WeightFormat::kInt4 : scenario.weights;
+      const double frozen_bytes = weight_bytes(m, frozen, gpu) / tp;
+      bytes += frozen_bytes * (scenario.zero_stage >= 3 ? shard : 1.0);
+      const double p = t.trainable_params / tp;
+      bytes += p * (kWeightBytes16 + kGradBytes16 + kOptimizerBytes);  // adapters: tiny
+    } else {
+      const double p = m.params_total / tp;
+      bytes += p * kWeightBytes16 * (scenario.zero_stage >= 3 ? shard : 1.0);
+      bytes += p * kGradBytes16 * (scenario.zero_stage >= 2 ? shard : 1.0);
+      bytes += p * kOptimizerBytes * (scenario.zero_stage >= 1 ? shard : 1.0);
+    }
+    return bytes;
+  };
+
+  // Smallest tensor-parallel degree (inside the scale-up domain) whose state and activations fit.
+  int tp = scenario.tp > 0 ? std::min(scenario.tp, gpu_count) : 0;
+  if (tp == 0) {
+    for (int n = 1; n <= std::min(gpu_count, kScaleUpGpus); n *= 2) {
+      if (!deployment_is_valid(m, n, kScaleUpGpus) || gpu_count % n != 0) continue;
+      const double need = state_bytes(n, gpu_count / n) + layers * activation_bytes_per_layer(n) + reserve;
+      tp = n;
+      if (need <= capacity_bytes_per_gpu) break;
+    }
+    if (tp == 0) tp = 1;
+  }
+  t.deployment = make_deployment(m, tp, kScaleUpGpus);
+  t.data_parallel = std::max(1, gpu_count / tp);
+  t.state_bytes_per_gpu = state_bytes(tp, t.data_parallel);
+  t.activation_bytes_per_gpu = layers * activation_bytes_per_layer(tp);
+  t.memory_bytes_per_gpu = t.state_bytes_per_gpu + t.activation_bytes_per_gpu + reserve;
+  t.fits = t.memory_bytes_per_gpu <= capacity_bytes_per_gpu;
+
+  // FLOPs per token: 6 x active (4 for LoRA: no weight gradients of the frozen base), +2 with
+  // full recomputation; attention 3 x forward (12 x L x h x s for MHA), +1 forward recomputed.
+  const ParamSplit split = split_params(m);
+  const double attn_fwd = split.attention_flops_per_layer_ctx_token * layers * seq;
+  const double linear = (lora ? 4.0 : 6.0) * m.params_active +
+                        (scenario.recompute == Recompute::kFull ? 2.0 * m.params_active : 0.0);
+  const double attn = attn_fwd * (3.0 + (scenario.recompute == Recompute::kNone ? 0.0 : 1.0));
+  t.flops_per_token = linear + attn;
+
+  // HBM traffic per token, whole cluster: activations written then read, weights read per
+  // micro-batch (forward, backward; + weight gradients when training the base), optimizer.
+  const double stored_activation_per_token = layers * activation_bytes_per_layer(1.0) / (seq * mb);
+  const double weights_per_replica =
+      lora ? weight_bytes(m, w == Workload::kQlora ? WeightFormat::kInt4 : scenario.weights, gpu)
+           : m.params_total * kWeightBytes16;
+  const double weight_passes = lora ? 2.0 : 3.0;
+  t.bytes_per_token = k.activation_traffic_factor * stored_activation_per_token +
+                      weight_passes * weights_per_replica / (seq * mb);
+  if (!lora) {
+    t.bytes_per_token += 2.0 * m.params_total * (kWeightBytes16 + kGradBytes16 + kOptimizerBytes) /
+                         (seq * mb * t.data_parallel);
+  }
+
+  // Communication per token: TP all-reduces (4 per layer per micro-batch: 2 forward, 2 backward)
+  // and the data-parallel gradient reduction once per step.
+  const double bus = resolve_rates(catalog, gpu, t.rates.math, scenario).allreduce_bus_bytes_per_s;
+  double comm_per_microbatch_s = 0.0;
+  if (tp > 1) {
+    const double msg = seq * mb * h * kActivationBytes;
+    comm_per_microbatch_s = 4.0 * layers * (2.0 * (tp - 1) / tp * msg / bus + k.allreduce_latency_s);
+  }
+  double grad_sync_s = 0.0;
+  if (t.data_parallel > 1) {
+    const int dp = t.data_parallel;
+    grad_sync_s = 2.0 * (dp - 1) / dp * t.trainable_params / tp * kGradBytes16 / bus;
+  }
+  // Per-replica tokens per micro-batch: seq x mb; all replicas run in parallel.
+  const double tokens_per_step = seq * mb * t.data_parallel;
+  t.comm_s_per_token = (comm_per_microbatch_s + grad_sync_s) / tokens_per_step;
+
+  const double n = gpu_count;
+  const double rate = t.rates.matmul_flops_per_s * k.matmul_fraction;
+  const double bw = t.rates.hbm_bytes_per_s * k.hbm_fraction;
+  const double s_per_token =
+      t.flops_per_token / (n * rate) + t.bytes_per_token / (n * bw) + t.comm_s_per_token;
+  t.tokens_per_s = s_per_token > 0.0 ? 1.0 / s_per_token : 0.0;
+  t.hours = t.tokens_per_s > 0.0 ? scenario.train_tokens / t.tokens_per_s / kSecondsPerHour : 0.0;
+  t.gpu_hours = t.hours * n;
+  return t;
+}
+
+double run_cost_usd(double hours, double usd_per_hour, const RunCostInputs& in) {
+  const double compute = hours * usd_per_hour;
+  return compute + compute * in.recovery_fraction + in.storage_usd + in.network_usd +
+         in.software_usd + in.engineering_usd + (in.porting_applies ? in.porting_usd : 0.0);
+}
+
+double usd_per_million_tokens(double price_usd_per_month, double tokens_per_s,
+                              double utilization) {
+  const double tokens_per_month = tokens_per_s * kSecondsPerHour * kHoursPerMonth * utilization;
+  return tokens_per_month > 0.0 ? price_usd_per_month / tokens_per_month * 1e6 : 0.0;
+}
+
+}  // namespace gpucalc

@@ -1,0 +1,54 @@
+#pragma once
+// Shared helpers for the doctest suite: fixtures are read from tests/fixtures (one copy, also
+// read by the JS tests).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "gpucalc/catalog.hpp"
+#include "gpucalc/evaluate.hpp"
+
+namespace gpucalc::test {
+
+inline nlohmann::json fixture(const std::string& name) {
+  std::ifstream in(std::string(GPUCALC_SOURCE_DIR) + "/tests/fixtures/" + name);
+  REQUIRE_MESSAGE(in.good(), "fixture missing: " << name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto j = nlohmann::json::parse(ss.str(), nullptr, false);
+  REQUIRE_FALSE(j.is_discarded());
+  return j;
+}
+
+/** Value rounded to `decimals`, as an article prints it. */
+inline double rounded(double x, int decimals) {
+  const double f = std::pow(10.0, decimals);
+  return std::round(x * f) / f;
+}
+
+/** The default catalog plus a generic dense or MoE model of `params_b` billion parameters,
+ *  shaped like Llama 3 70B (80 layers, 8 KV heads), for the seeds' "70B-class" figures. */
+inline Catalog catalog_with_generic(double params_b, bool moe) {
+  const std::string id = "generic-" + std::to_string(static_cast<int>(params_b)) + "b";
+  const std::string doc = R"({"models": [{"id": ")" + id + R"(", "name": "generic", "layers": 80,
+      "hidden_size": 8192, "intermediate_size": 28672, "heads": 64, "kv_heads": 8, "head_dim": 128,
+      "vocab_size": 128256, "params_total_b": )" + std::to_string(params_b) +
+                          R"(, "params_active_b": )" + std::to_string(moe ? 37.0 : params_b) +
+                          (moe ? R"(, "experts_routed": 256, "experts_active": 8, "moe_intermediate_size": 2048)" : "") +
+                          R"(, "sources": ["seed 002 generic model"]}]})";
+  auto c = extend_catalog(default_catalog(), doc, "generic");
+  REQUIRE_MESSAGE(c.ok(), (c.ok() ? "" : c.error().to_string()));
+  return c.value();
+}
+
+inline Evaluation eval_ok(const Catalog& catalog, const std::string& scenario) {
+  auto r = evaluate_text(catalog, scenario, false);
+  REQUIRE_MESSAGE(r.ok(), scenario << " -> " << (r.ok() ? "" : r.error().to_string()));
+  return r.value();
+}
+
+}  // namespace gpucalc::test

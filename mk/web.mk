@@ -1,0 +1,48 @@
+# Web front end (issue 4): the WASM module, the page's tests and its benchmark.
+#   make wasm       build the module (build/wasm) and copy it into web/gen/
+#   make test-wasm  doctest suite under Emscripten in node + node tests of the binding
+#   make test-web   the page in headless Chromium (tests/js/browser.test.mjs)
+#   make bench-web  transfer size, first result painted, update time (headless Chromium)
+WEB_PKGS := emscripten node-acorn chromium
+WASM_BUILD := $(BUILD)/wasm
+WASM_JOBS ?= 2
+# Debian's emcc needs acorn from Debian's node module folder; it uses Debian's prebuilt cache.
+EMSDK_ENV := NODE_PATH=/usr/share/nodejs
+
+.PHONY: deps-web wasm test-wasm test-web bench-web web-node-modules
+
+deps-web:
+	@scripts/install-deps.sh $(WEB_PKGS)
+	@command -v npm >/dev/null || scripts/install-deps.sh npm
+
+$(WASM_BUILD)/CMakeCache.txt: | deps-web
+	$(EMSDK_ENV) emcmake cmake -S . -B $(WASM_BUILD) -DCMAKE_BUILD_TYPE=MinSizeRel -DGPUCALC_BUILD_TESTS=ON
+
+wasm: deps-web $(WASM_BUILD)/CMakeCache.txt
+	$(EMSDK_ENV) cmake --build $(WASM_BUILD) -j $(WASM_JOBS) --target gpucalc_wasm
+	@mkdir -p web/gen
+	cp $(WASM_BUILD)/wasm/gpucalc_wasm.mjs $(WASM_BUILD)/wasm/gpucalc_wasm.wasm web/gen/
+	@gzip -9 -c web/gen/gpucalc_wasm.wasm | wc -c | awk '{printf "web/gen/gpucalc_wasm.wasm: %.1f KB gzip\n", $$1/1024}'
+
+# playwright-core only (no browser download: the tests drive Debian's /usr/bin/chromium).
+tests/js/node_modules/.package-lock.json: tests/js/package.json tests/js/package-lock.json
+	cd tests/js && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error
+
+web-node-modules: deps-web tests/js/node_modules/.package-lock.json
+
+test-wasm: wasm
+	@if grep -q '^gpucalc_tests' <(cd $(WASM_BUILD) && cmake --build . --target help 2>/dev/null | sed 's/^\.\.\. //'); then \
+	  $(EMSDK_ENV) cmake --build $(WASM_BUILD) -j $(WASM_JOBS) --target gpucalc_tests && \
+	  echo "doctest suite under Emscripten (node):" && \
+	  node $(WASM_BUILD)/tests/gpucalc_tests.js; \
+	else echo "test-wasm: no gpucalc_tests target yet"; fi
+	node --disallow-code-generation-from-strings --test tests/js/binding.test.mjs
+
+test-web: wasm web-node-modules
+	node tests/js/browser.test.mjs
+
+bench-web: wasm web-node-modules
+	node tests/js/bench.mjs
+
+TEST_STEPS += test-wasm test-web
+BENCH_STEPS += bench-web

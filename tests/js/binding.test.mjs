@@ -1,0 +1,148 @@
+// Node tests of the WASM binding's shape and error mapping (web/gpucalc.js over web/gen/).
+// Run with --disallow-code-generation-from-strings: the module must work without eval/new Function,
+// as the page does under its CSP. The formulas themselves are tested in C++ (tests/*.cpp).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import * as gpucalc from '../../web/gpucalc.js';
+
+const root = new URL('../../', import.meta.url);
+const seed002 = JSON.parse(fs.readFileSync(new URL('tests/fixtures/seed002.json', root), 'utf8'));
+
+test('load() with the module bytes', async () => {
+  const module = await gpucalc.load({ wasmBinary: fs.readFileSync(new URL('web/gen/gpucalc_wasm.wasm', root)) });
+  assert.ok(module);
+  assert.equal(gpucalc.isLoaded(), true);
+  assert.equal(await gpucalc.load(), module, 'load() is idempotent');
+});
+
+test('raw module exports plain-value functions', async () => {
+  const m = await gpucalc.load();
+  for (const name of ['evaluate', 'fitTable', 'catalogJson', 'loadCatalog', 'resetCatalog', 'importHfConfig',
+    'scenarioKeys', 'scenarioVersion']) {
+    assert.equal(typeof m[name], 'function', name);
+  }
+  assert.equal(typeof m.evaluate('v=1', false), 'string');
+  assert.equal(m.scenarioVersion(), 1);
+});
+
+test('evaluate: the default scenario is MI355X vs H200 with the seed prices', () => {
+  const ev = gpucalc.evaluate('v=1');
+  assert.equal(ev.schema, 'gpucalc-result/1');
+  assert.match(ev.scenario, /^v=1&/);
+  assert.deepEqual(ev.results.map((r) => r.offering), ['fullgpu-8x-mi355x', 'fullgpu-8x-h200']);
+  for (const p of seed002.prices.filter((x) => x.offering !== 'fullgpu-1x-h200')) {
+    const r = ev.results.find((x) => x.offering === p.offering);
+    assert.equal(r.price_month_usd, p.price_month_usd);
+    assert.equal(Math.round(r.price_gpu_hour_usd * 100) / 100, p.price_gpu_hour_usd);
+  }
+  assert.equal(ev.results[0].kv_bytes_per_token, seed002.kv_paragraph.kv_bytes_per_token);
+  assert.ok(Array.isArray(ev.verdict));
+  assert.equal(ev.results[0].trace, undefined, 'no trace unless asked');
+});
+
+test('evaluate: trace on request; canonical string round-trips', () => {
+  const ev = gpucalc.evaluate('v=1&users=4&context=32768', { trace: true });
+  assert.equal(typeof ev.results[0].trace, 'object');
+  const trace = Object.values(ev.results[0].trace)[0];
+  assert.equal(typeof trace.formula, 'string');
+  assert.equal(typeof trace.inputs, 'object');
+  assert.equal(gpucalc.evaluate(ev.scenario).scenario, ev.scenario);
+});
+
+test('evaluate: marketed basis reproduces the seed per-GB prices', () => {
+  const ev = gpucalc.evaluate('v=1&capacity=marketed&reserve=0');
+  for (const p of seed002.per_gb_month) {
+    const r = ev.results.find((x) => x.offering === p.offering);
+    assert.equal(Math.round(r.price_gb_month_usd * 100) / 100, p.price_gb_month_usd);
+  }
+});
+
+test('errors become GpucalcError with code and field', () => {
+  const cases = [
+    ['v=1&model=<img src=x onerror=alert(1)>', 'model'],
+    ['v=1&model=no-such-model', 'model'],
+    ['v=1&weights=fp3', 'weights'],
+    ['v=1&context=-5', 'context'],
+    ['v=1&context=1e30', 'context'],
+    ['v=1&compare=nope', 'compare'],
+    ['v=1&bogus=1', 'bogus'],
+    ['v=2', 'v'],
+  ];
+  for (const [text, field] of cases) {
+    assert.throws(() => gpucalc.evaluate(text), (e) => {
+      assert.ok(e instanceof gpucalc.GpucalcError, text);
+      assert.ok(e instanceof Error);
+      assert.equal(typeof e.code, 'string');
+      assert.notEqual(e.code, '');
+      assert.equal(e.field, field, text);
+      assert.ok(e.message.length > 0);
+      return true;
+    });
+  }
+  assert.throws(() => gpucalc.evaluate('v=2'), { code: 'unsupported_version' });
+  assert.throws(() => gpucalc.evaluate('x'.repeat(1 << 20)), { code: 'too_large' });
+  assert.throws(() => gpucalc.evaluate(42), { code: 'bad_value' });
+  assert.throws(() => gpucalc.catalog('cats'), gpucalc.GpucalcError);
+});
+
+test('catalog listings are arrays of plain objects', () => {
+  const gpus = gpucalc.catalog('gpus');
+  const offerings = gpucalc.catalog('offerings');
+  const models = gpucalc.catalog('models');
+  assert.ok(gpus.some((g) => g.id === 'mi355x'));
+  assert.ok(offerings.some((o) => o.id === 'fullgpu-8x-h200'));
+  assert.ok(models.length >= 12);
+  const mi355x = gpus.find((g) => g.id === 'mi355x');
+  assert.equal(mi355x.hbm_marketed_bytes, 288e9);
+  assert.equal(mi355x.peak_flops_per_s.fp4, 10100e12);
+});
+
+test('fitTable: one row per model and weight format', () => {
+  const fit = gpucalc.fitTable('v=1&capacity=marketed&reserve=0');
+  assert.deepEqual(fit.gpus, ['mi355x', 'h200-sxm']);
+  assert.equal(fit.rows.length, gpucalc.catalog('models').length * 5);
+  const row = fit.rows.find((r) => r.model === 'llama-3.1-405b' && r.weights === 'bf16');
+  assert.deepEqual(row.cells.map((c) => c.gpus_needed_weights_only), [3, 6]);
+});
+
+test('loadCatalog extends the working catalog; resetCatalog restores it', () => {
+  gpucalc.loadCatalog(JSON.stringify({ offerings: [{
+    id: 'vendor-8x-b200', name: '8x NVIDIA B200 (vendor)', provider: 'Vendor', gpu: 'b200', gpu_count: 8,
+    kind: 'server', price_usd_per_month: 30000, sources: ['test price list'],
+  }] }), 'prices.json');
+  const ev = gpucalc.evaluate('v=1&compare=fullgpu-8x-mi355x,vendor-8x-b200');
+  assert.equal(ev.results[1].price_month_usd, 30000);
+  assert.throws(() => gpucalc.loadCatalog('{', 'broken.json'), { code: 'invalid_json' });
+  assert.throws(() => gpucalc.loadCatalog('{"offerings":[{"id":"x"}]}', 'bad.json'), gpucalc.GpucalcError);
+  gpucalc.resetCatalog();
+  assert.throws(() => gpucalc.evaluate('v=1&compare=vendor-8x-b200'), { field: 'compare' });
+});
+
+test('importHfConfig adds a model the scenario can name', () => {
+  const config = {
+    architectures: ['LlamaForCausalLM'], model_type: 'llama', hidden_size: 4096, intermediate_size: 14336,
+    num_attention_heads: 32, num_key_value_heads: 8, num_hidden_layers: 32, vocab_size: 128256,
+    max_position_embeddings: 131072, tie_word_embeddings: false, torch_dtype: 'bfloat16',
+  };
+  const model = gpucalc.importHfConfig(JSON.stringify(config), 'my-8b');
+  assert.equal(model.id, 'my-8b');
+  assert.ok(model.params_total > 7e9 && model.params_total < 9e9, String(model.params_total));
+  assert.ok(gpucalc.catalog('models').some((m) => m.id === 'my-8b'));
+  assert.equal(gpucalc.evaluate('v=1&model=my-8b').model.id, 'my-8b');
+  assert.throws(() => gpucalc.importHfConfig('not json', 'x'), { code: 'invalid_json' });
+  assert.throws(() => gpucalc.importHfConfig('{}', 'x'), gpucalc.GpucalcError);
+  gpucalc.resetCatalog();
+});
+
+test('scenarioKeys lists every key with its default', () => {
+  const keys = gpucalc.scenarioKeys();
+  assert.ok(Array.isArray(keys));
+  const byKey = new Map(keys.map((k) => [k.key, k]));
+  for (const k of ['v', 'model', 'weights', 'kv', 'context', 'users', 'compare', 'capacity', 'reserve', 'price',
+    'workload', 'input', 'output', 'tp', 'util', 'cudaonly', 'kernels', 'trtllm']) {
+    assert.ok(byKey.has(k), k);
+    assert.equal(typeof byKey.get(k).defaultText, 'string');
+  }
+  assert.equal(byKey.get('compare').defaultText, 'fullgpu-8x-mi355x,fullgpu-8x-h200');
+});

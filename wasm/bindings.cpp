@@ -1,0 +1,107 @@
+// Embind bindings of gpucalc::core for the web page. Thin on purpose: every function takes and
+// returns plain values (strings holding JSON, arrays of plain objects); the friendlier API
+// (GpucalcError, parsed objects) lives in web/gpucalc.js.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <string>
+#include <utility>
+
+#include "gpucalc/catalog.hpp"
+#include "gpucalc/evaluate.hpp"
+#include "gpucalc/result.hpp"
+#include "gpucalc/scenario.hpp"
+
+namespace {
+
+using emscripten::val;
+
+// The working catalog: the compiled-in default, extended by loadCatalog / importHfConfig.
+gpucalc::Catalog& working_catalog() {
+  static gpucalc::Catalog catalog = gpucalc::default_catalog();
+  return catalog;
+}
+
+std::string error_json(const gpucalc::Error& error) { return gpucalc::error_to_json(error); }
+
+/** Evaluation JSON (the CLI's public output) or {"error": {...}}. */
+std::string evaluate(const std::string& scenario_text, bool with_trace) {
+  auto result = gpucalc::evaluate_text(working_catalog(), scenario_text, with_trace);
+  if (!result) return error_json(result.error());
+  return gpucalc::evaluation_to_json(result.value(), with_trace);
+}
+
+/** The "what fits" table for the scenario, or {"error": {...}}. */
+std::string fit_table(const std::string& scenario_text) {
+  auto scenario = gpucalc::decode_scenario(scenario_text);
+  if (!scenario) return error_json(scenario.error());
+  auto table = gpucalc::fit_table_json(working_catalog(), scenario.value());
+  if (!table) return error_json(table.error());
+  return std::move(table).value();
+}
+
+/** {"gpus": [...]} | {"models": [...]} | {"offerings": [...]}, or {"error": {...}}. */
+std::string catalog_json(const std::string& what) {
+  auto listing = gpucalc::catalog_to_json(working_catalog(), what);
+  if (!listing) return error_json(listing.error());
+  return std::move(listing).value();
+}
+
+/** Extends the working catalog by a JSON document (a vendor's price list, extra GPUs). */
+std::string load_catalog(const std::string& json_text, const std::string& source_name) {
+  auto extended = gpucalc::extend_catalog(working_catalog(), json_text, source_name);
+  if (!extended) return error_json(extended.error());
+  working_catalog() = std::move(extended).value();
+  return "{\"ok\":true}";
+}
+
+void reset_catalog() { working_catalog() = gpucalc::default_catalog(); }
+
+/** Imports a Hugging Face config.json as model `id` (replacing one with the same id) and
+ *  returns its catalog listing {"models": [model]}, or {"error": {...}}. */
+std::string import_hf_config(const std::string& config_json, const std::string& id) {
+  auto model = gpucalc::import_hf_config(config_json, id);
+  if (!model) return error_json(model.error());
+  auto& models = working_catalog().models;
+  bool replaced = false;
+  for (auto& existing : models) {
+    if (existing.id == model.value().id) {
+      existing = model.value();
+      replaced = true;
+    }
+  }
+  if (!replaced) models.push_back(model.value());
+  gpucalc::Catalog single;
+  single.models.push_back(std::move(model).value());
+  auto listing = gpucalc::catalog_to_json(single, "models");
+  if (!listing) return error_json(listing.error());
+  return std::move(listing).value();
+}
+
+/** [{key, defaultText, description}] in schema order. */
+val scenario_keys() {
+  val keys = val::array();
+  for (const auto& info : gpucalc::scenario_keys()) {
+    val row = val::object();
+    row.set("key", std::string(info.key));
+    row.set("defaultText", std::string(info.default_text));
+    row.set("description", std::string(info.description));
+    keys.call<void>("push", row);
+  }
+  return keys;
+}
+
+int scenario_version() { return gpucalc::kScenarioVersion; }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(gpucalc) {
+  emscripten::function("evaluate", &evaluate);
+  emscripten::function("fitTable", &fit_table);
+  emscripten::function("catalogJson", &catalog_json);
+  emscripten::function("loadCatalog", &load_catalog);
+  emscripten::function("resetCatalog", &reset_catalog);
+  emscripten::function("importHfConfig", &import_hf_config);
+  emscripten::function("scenarioKeys", &scenario_keys);
+  emscripten::function("scenarioVersion", &scenario_version);
+}

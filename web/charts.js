@@ -1,0 +1,131 @@
+// Hand-drawn SVG charts. Each has <title> and <desc>; the page shows the same numbers in a table.
+// Colours come from CSS classes (series s1..s4, segments), so themes and print restyle them.
+const NS = 'http://www.w3.org/2000/svg';
+let uid = 0;
+
+function svgEl(tag, attrs = {}, text) {
+  const el = document.createElementNS(NS, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  if (text !== undefined) el.textContent = text;
+  return el;
+}
+
+function frame(width, height, title, desc) {
+  const id = `chart${++uid}`;
+  const svg = svgEl('svg', { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img',
+    'aria-labelledby': `${id}-t ${id}-d`, class: 'chart' });
+  svg.append(svgEl('title', { id: `${id}-t` }, title), svgEl('desc', { id: `${id}-d` }, desc));
+  return svg;
+}
+
+function niceMax(v) {
+  if (!(v > 0)) return 1;
+  const p = 10 ** Math.floor(Math.log10(v));
+  for (const m of [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) if (m * p >= v) return m * p;
+  return 10 * p;
+}
+
+/**
+ * Horizontal stacked bars on one absolute scale.
+ * rows: [{label, sublabel, total, segments: [{cls, value, label}]}]; fmt formats a value.
+ */
+export function stackedBars({ width, title, desc, rows, fmt, axisLabel }) {
+  const narrow = width < 560;
+  const labelW = narrow ? 0 : 170;
+  const rowH = narrow ? 58 : 44;
+  const barH = 22;
+  const top = 8;
+  const bottom = 30;
+  const right = 12;
+  const height = top + rows.length * rowH + bottom;
+  const svg = frame(width, height, title, desc);
+  const max = niceMax(Math.max(...rows.map((r) => r.total), 1));
+  const plotW = width - labelW - right - 4;
+  const x = (v) => labelW + 4 + (Math.max(0, v) / max) * plotW;
+  const grid = svgEl('g', { class: 'grid' });
+  for (let i = 0; i <= 4; i++) {
+    const v = (max * i) / 4;
+    grid.append(svgEl('line', { x1: x(v), x2: x(v), y1: top, y2: height - bottom + 4 }));
+    const tx = svgEl('text', { x: x(v), y: height - bottom + 18, 'text-anchor': i === 0 ? 'start' : i === 4 ? 'end' : 'middle', class: 'tick' }, fmt(v));
+    grid.append(tx);
+  }
+  if (axisLabel) grid.append(svgEl('text', { x: width - right, y: height - 1, 'text-anchor': 'end', class: 'axis-label' }, axisLabel));
+  svg.append(grid);
+  rows.forEach((row, i) => {
+    const y0 = top + i * rowH;
+    const g = svgEl('g', { class: 'bar-row' });
+    const barY = narrow ? y0 + 20 : y0 + (rowH - barH) / 2;
+    if (narrow) {
+      g.append(svgEl('text', { x: labelW + 4, y: y0 + 14, class: 'bar-label' }, row.sublabel ? `${row.label} · ${row.sublabel}` : row.label));
+    } else {
+      g.append(svgEl('text', { x: labelW - 6, y: barY + 10, 'text-anchor': 'end', class: 'bar-label' }, row.label));
+      if (row.sublabel) g.append(svgEl('text', { x: labelW - 6, y: barY + 22, 'text-anchor': 'end', class: 'bar-sublabel' }, row.sublabel));
+    }
+    let acc = 0;
+    for (const seg of row.segments) {
+      if (!(seg.value > 0)) continue;
+      const rect = svgEl('rect', { x: x(acc), y: barY, width: Math.max(0.5, x(acc + seg.value) - x(acc)), height: barH, class: `seg ${seg.cls}` });
+      rect.append(svgEl('title', {}, `${row.label}: ${seg.label} ${fmt(seg.value)}`));
+      g.append(rect);
+      acc += seg.value;
+    }
+    g.append(svgEl('rect', { x: x(0), y: barY, width: Math.max(0, x(row.total) - x(0)), height: barH, class: 'bar-outline' }));
+    svg.append(g);
+  });
+  return svg;
+}
+
+/**
+ * Line chart over categorical x positions (e.g. powers of two).
+ * series: [{name, cls, values: [number|null]}]; gaps where null.
+ */
+export function lineChart({ width, title, desc, xs, xFmt, yFmt, series, xLabel, yLabel }) {
+  const height = width < 560 ? 220 : 260;
+  const left = width < 560 ? 44 : 60;
+  const right = 14;
+  const top = 14;
+  const bottom = 44;
+  const svg = frame(width, height, title, desc);
+  const all = series.flatMap((s) => s.values).filter((v) => typeof v === 'number' && Number.isFinite(v));
+  const max = niceMax(Math.max(...all, 0));
+  const plotW = width - left - right;
+  const plotH = height - top - bottom;
+  const x = (i) => left + (xs.length === 1 ? plotW / 2 : (i / (xs.length - 1)) * plotW);
+  const y = (v) => top + plotH - (v / max) * plotH;
+  const grid = svgEl('g', { class: 'grid' });
+  for (let i = 0; i <= 4; i++) {
+    const v = (max * i) / 4;
+    grid.append(svgEl('line', { x1: left, x2: width - right, y1: y(v), y2: y(v) }));
+    grid.append(svgEl('text', { x: left - 6, y: y(v) + 4, 'text-anchor': 'end', class: 'tick' }, yFmt(v)));
+  }
+  const step = width < 560 && xs.length > 6 ? 2 : 1;
+  xs.forEach((xv, i) => {
+    if (i % step !== 0 && i !== xs.length - 1) return;
+    grid.append(svgEl('text', { x: x(i), y: height - bottom + 18, 'text-anchor': 'middle', class: 'tick' }, xFmt(xv)));
+  });
+  if (xLabel) grid.append(svgEl('text', { x: left + plotW / 2, y: height - 6, 'text-anchor': 'middle', class: 'axis-label' }, xLabel));
+  if (yLabel) grid.append(svgEl('text', { x: left, y: top - 2, 'text-anchor': 'start', class: 'axis-label' }, ''));
+  svg.append(grid);
+  for (const s of series) {
+    const g = svgEl('g', { class: `series ${s.cls}` });
+    let d = '';
+    let pen = false;
+    s.values.forEach((v, i) => {
+      if (typeof v === 'number' && Number.isFinite(v)) {
+        d += `${pen ? 'L' : 'M'}${x(i).toFixed(1)},${y(v).toFixed(1)}`;
+        pen = true;
+      } else {
+        pen = false;
+      }
+    });
+    if (d) g.append(svgEl('path', { d, class: 'line' }));
+    s.values.forEach((v, i) => {
+      if (typeof v !== 'number' || !Number.isFinite(v)) return;
+      const c = svgEl('circle', { cx: x(i), cy: y(v), r: 3.5, class: 'dot' });
+      c.append(svgEl('title', {}, `${s.name}: ${xFmt(xs[i])} → ${yFmt(v)}`));
+      g.append(c);
+    });
+    svg.append(g);
+  }
+  return svg;
+}

@@ -1,0 +1,52 @@
+// gpucalc embed helper for host pages: sizes every <iframe data-gpucalc> to its content.
+//
+//   <iframe data-gpucalc src="https://calc.example.com/?embed=1#v=1&model=llama-3.1-70b"
+//           title="GPU comparison calculator" width="100%" height="900" loading="lazy"></iframe>
+//   <script src="https://calc.example.com/embed.js" async></script>
+//
+// A message is trusted only when its source is one of these iframes' windows and its origin is
+// the origin of that iframe's src; the hello goes to that origin alone. See EMBED.md.
+(() => {
+  'use strict';
+  if (window.gpucalcEmbed) return;
+  const MIN_HEIGHT = 200;
+  const MAX_HEIGHT = 20000;
+
+  const frames = () => Array.from(document.querySelectorAll('iframe[data-gpucalc]'));
+  const originOf = (frame) => {
+    try { return new URL(frame.src, location.href).origin; } catch (e) { return null; }
+  };
+  const hello = (frame) => {
+    const origin = originOf(frame);
+    if (origin && origin !== 'null' && frame.contentWindow) {
+      frame.contentWindow.postMessage({ type: 'gpucalc:hello' }, origin);
+    }
+  };
+
+  window.addEventListener('message', (e) => {
+    const frame = frames().find((f) => f.contentWindow === e.source);
+    if (!frame || e.origin !== originOf(frame)) return;
+    const data = e.data;
+    if (!data || typeof data !== 'object') return;
+    if (data.type === 'gpucalc:ready') {
+      hello(frame);
+    } else if (data.type === 'gpucalc:height') {
+      const h = Number(data.height);
+      if (!Number.isFinite(h)) return;
+      frame.style.height = `${Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, Math.ceil(h)))}px`;
+      frame.setAttribute('scrolling', 'no');
+      frame.dispatchEvent(new CustomEvent('gpucalc:resize', { detail: { height: h } }));
+    }
+  });
+
+  const init = () => {
+    for (const f of frames()) {
+      if (f.dataset.gpucalcBound) continue;
+      f.dataset.gpucalcBound = '1';
+      f.addEventListener('load', () => hello(f));
+    }
+  };
+  window.gpucalcEmbed = { init };
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', init);
+  else init();
+})();

@@ -1,0 +1,103 @@
+// gpucalc's JS API: a thin, friendly layer over the WASM module (web/gen/gpucalc_wasm.mjs).
+//
+//   import * as gpucalc from './gpucalc.js';
+//   await gpucalc.load();
+//   const evaluation = gpucalc.evaluate('v=1&model=llama-3.1-70b&weights=fp8');
+//
+// Everything returned is a plain object. A failed call throws GpucalcError, whose `code` is the
+// core's stable error name ("unknown_id", "bad_value", ...) and `field` the offending key.
+
+export class GpucalcError extends Error {
+  /** @param {{code: string, field?: string, message: string}} error */
+  constructor(error) {
+    super(error.message || error.code);
+    this.name = 'GpucalcError';
+    this.code = error.code;
+    this.field = error.field || '';
+  }
+}
+
+let module = null;
+let loading = null;
+
+/**
+ * Loads the WASM module once. In a browser it is fetched next to this file (gen/), so the page
+ * works from any sub-path. Options: `wasmBinary` (bytes, e.g. in Node), `moduleUrl`.
+ */
+export function load(options = {}) {
+  if (module) return Promise.resolve(module);
+  if (!loading) {
+    loading = (async () => {
+      const url = options.moduleUrl || new URL('./gen/gpucalc_wasm.mjs', import.meta.url).href;
+      const { default: factory } = await import(url);
+      const init = {};
+      if (options.wasmBinary) init.wasmBinary = options.wasmBinary;
+      module = await factory(init);
+      return module;
+    })();
+    loading.catch(() => { loading = null; });
+  }
+  return loading;
+}
+
+export function isLoaded() { return module !== null; }
+
+function requireModule() {
+  if (!module) throw new GpucalcError({ code: 'not_loaded', message: 'Call await load() first.' });
+  return module;
+}
+
+/** Parses the module's JSON reply; {"error": {...}} becomes a GpucalcError. */
+function unwrap(text) {
+  const value = JSON.parse(text);
+  if (value && typeof value === 'object' && value.error && typeof value.error === 'object' &&
+      typeof value.error.code === 'string') {
+    throw new GpucalcError(value.error);
+  }
+  return value;
+}
+
+function text(value, name) {
+  if (typeof value !== 'string') {
+    throw new GpucalcError({ code: 'bad_value', field: name, message: `${name} must be a string.` });
+  }
+  return value;
+}
+
+/**
+ * Evaluates a scenario string (`v=1&model=...`); returns the public result object
+ * ({schema, scenario, capacity_basis, model, results, verdict}); `trace` adds formulas.
+ */
+export function evaluate(scenario, { trace = false } = {}) {
+  return unwrap(requireModule().evaluate(text(scenario, 'scenario'), Boolean(trace)));
+}
+
+/** The "what fits" table for the scenario's offerings ({capacity_basis, gpus, rows}). */
+export function fitTable(scenario) {
+  return unwrap(requireModule().fitTable(text(scenario, 'scenario')));
+}
+
+/** Catalog listing: what = "gpus" | "models" | "offerings"; returns the array. */
+export function catalog(what) {
+  const listing = unwrap(requireModule().catalogJson(text(what, 'what')));
+  return listing[what];
+}
+
+/** Extends the working catalog by a JSON document (price list, extra GPUs or models). */
+export function loadCatalog(jsonText, sourceName = 'catalog.json') {
+  unwrap(requireModule().loadCatalog(text(jsonText, 'json'), text(sourceName, 'sourceName')));
+}
+
+/** Restores the compiled-in default catalog. */
+export function resetCatalog() { requireModule().resetCatalog(); }
+
+/** Imports a Hugging Face config.json as model `id`; returns the model's catalog entry. */
+export function importHfConfig(configJson, id) {
+  const listing = unwrap(requireModule().importHfConfig(text(configJson, 'config'), text(id, 'id')));
+  return listing.models[0];
+}
+
+/** The scenario keys in schema order: [{key, defaultText, description}]. */
+export function scenarioKeys() { return requireModule().scenarioKeys(); }
+
+export function scenarioVersion() { return requireModule().scenarioVersion(); }

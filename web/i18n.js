@@ -1,0 +1,111 @@
+// Strings and numbers for the page: dictionaries in i18n/<lang>.json, numbers via Intl.
+export const LANGS = ['en', 'zh'];
+const LOCALES = { en: 'en-US', zh: 'zh-CN' };
+
+let lang = 'en';
+let dict = {};
+let fallback = {};
+const cache = new Map();
+
+/** The page language: `lang=` in the query wins, else the browser's preference. */
+export function pickLanguage(search = location.search, languages = navigator.languages || []) {
+  const asked = new URLSearchParams(search).get('lang');
+  if (asked) {
+    const short = asked.toLowerCase().slice(0, 2);
+    if (LANGS.includes(short)) return short;
+  }
+  for (const l of languages) {
+    const short = String(l).toLowerCase().slice(0, 2);
+    if (LANGS.includes(short)) return short;
+  }
+  return 'en';
+}
+
+async function fetchDict(l) {
+  if (!cache.has(l)) {
+    cache.set(l, fetch(new URL(`./i18n/${l}.json`, import.meta.url)).then((r) => {
+      if (!r.ok) throw new Error(`i18n/${l}.json: HTTP ${r.status}`);
+      return r.json();
+    }));
+  }
+  return cache.get(l);
+}
+
+export async function setLanguage(l) {
+  const [d, en] = await Promise.all([fetchDict(l), fetchDict('en')]);
+  lang = l;
+  dict = d;
+  fallback = en;
+  document.documentElement.lang = LOCALES[l];
+  numberFormats.clear();
+}
+
+export function language() { return lang; }
+export function locale() { return LOCALES[lang]; }
+export function has(key) { return key in dict || key in fallback; }
+
+/** The string for `key` with {name} placeholders filled from `params` (already formatted). */
+export function t(key, params = {}) {
+  const template = dict[key] ?? fallback[key] ?? key;
+  return template.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
+}
+
+/** Fills every element carrying data-i18n (text) and data-i18n-<attr> (attribute). */
+export function translateDocument(root = document) {
+  for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
+  for (const attr of ['aria-label', 'title', 'placeholder', 'content']) {
+    const dataName = `i18n${attr.replace(/(^|-)(\w)/g, (m, d, c) => c.toUpperCase())}`;
+    for (const el of root.querySelectorAll(`[data-i18n-${attr}]`)) {
+      el.setAttribute(attr, t(el.dataset[dataName]));
+    }
+  }
+}
+
+// --- numbers ---------------------------------------------------------------------------------
+const numberFormats = new Map();
+function nf(options) {
+  const key = JSON.stringify(options);
+  if (!numberFormats.has(key)) numberFormats.set(key, new Intl.NumberFormat(LOCALES[lang], options));
+  return numberFormats.get(key);
+}
+
+export const DASH = '—';
+const ok = (x) => typeof x === 'number' && Number.isFinite(x);
+
+export function num(x, digits = 0) {
+  return ok(x) ? nf({ maximumFractionDigits: digits, minimumFractionDigits: 0 }).format(x) : DASH;
+}
+/** Three significant digits, no less precise than an integer: 1,234 / 70.4 / 0.163. */
+export function sig(x) {
+  if (!ok(x)) return DASH;
+  const a = Math.abs(x);
+  const digits = a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
+  return num(x, digits);
+}
+export function usd(x, digits = 0) {
+  if (!ok(x)) return DASH;
+  return nf({ style: 'currency', currency: 'USD', currencyDisplay: lang === 'zh' ? 'code' : 'symbol',
+    minimumFractionDigits: digits, maximumFractionDigits: digits }).format(x).replace(/^USD\s?/, 'US$');
+}
+/** Decimal gigabytes, as the seeds write them. */
+export function gb(bytes, digits) {
+  if (!ok(bytes)) return DASH;
+  const v = bytes / 1e9;
+  const d = digits ?? (Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2);
+  if (Math.abs(v) >= 10000) return `${num(v / 1000, 1)} TB`;
+  return `${num(v, d)} GB`;
+}
+export function mb(bytes) { return ok(bytes) ? `${num(bytes / 1e6, 3)} MB` : DASH; }
+export function tokens(x) {
+  if (!ok(x)) return DASH;
+  if (x >= 1024 && x % 1024 === 0) return `${num(x / 1024)}K`;
+  return num(x);
+}
+export function seconds(s) {
+  if (!ok(s)) return DASH;
+  if (s < 1) return `${num(s * 1000, s < 0.01 ? 2 : 1)} ms`;
+  if (s < 3600) return `${num(s, 2)} s`;
+  return `${num(s / 3600, 1)} h`;
+}
+export function ratio(x) { return ok(x) ? `${num(x, 1)}×` : DASH; }
+export function percent(x) { return ok(x) ? nf({ style: 'percent', maximumFractionDigits: 0 }).format(x) : DASH; }

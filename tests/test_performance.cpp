@@ -1,0 +1,407 @@
+// Throughput, training and cost model (issue 3): hand-computed formulas, properties, goldens.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "gpucalc/catalog.hpp"
+#include "gpucalc/evaluate.hpp"
+#include "gpucalc/memory.hpp"
+#include "gpucalc/throughput.hpp"
+#include "gpucalc/units.hpp"
+
+using namespace gpucalc;
+
+namespace {
+
+const Gpu& gpu_of(const char* id) {
+  const Gpu* g = default_catalog().find_gpu(id);
+  REQUIRE(g != nullptr);
+  return *g;
+}
+
+const Model& model_of(const char* id) {
+  const Model* m = default_catalog().find_model(id);
+  REQUIRE(m != nullptr);
+  return *m;
+}
+
+Scenario scenario_for(const char* model, WeightFormat w) {
+  Scenario s;
+  s.model = model;
+  s.weights = w;
+  s.kv = KvFormat::kFp8;
+  s.input_tokens = 1024;
+  s.output_tokens = 1024;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("seed 000 golden: cost of a completed run is hours x hourly rate") {
+  // Seed 000's illustrative table: 60 h x US$2.50 = US$150 vs 40 h x US$3.50 = US$140.
+  const RunCostInputs none;
+  CHECK(run_cost_usd(60.0, 2.50, none) == doctest::Approx(150.0));
+  CHECK(run_cost_usd(40.0, 3.50, none) == doctest::Approx(140.0));
+  CHECK(run_cost_usd(60.0, 2.50, none) - run_cost_usd(40.0, 3.50, none) == doctest::Approx(10.0));
+}
+
+TEST_CASE("run cost adds storage, networking, software, recovery, engineering; porting on AMD only") {
+  RunCostInputs in;
+  in.recovery_fraction = 0.05;
+  in.storage_usd = 10;
+  in.network_usd = 20;
+  in.software_usd = 30;
+  in.engineering_usd = 40;
+  in.porting_usd = 1000;
+  in.porting_applies = false;
+  // 100 h x US$2 = 200; recovery 10; extras 100.
+  CHECK(run_cost_usd(100.0, 2.0, in) == doctest::Approx(200.0 + 10.0 + 100.0));
+  in.porting_applies = true;
+  CHECK(run_cost_usd(100.0, 2.0, in) == doctest::Approx(1310.0));
+}
+
+TEST_CASE("US$ per million tokens, by hand") {
+  // 23,900 / (10,000 tok/s x 3600 x 730 x 0.7) x 1e6
+  const double expected = 23900.0 / (10000.0 * 3600.0 * 730.0 * 0.7) * 1e6;
+  CHECK(usd_per_million_tokens(23900.0, 10000.0, 0.7) == doctest::Approx(expected));
+  CHECK(usd_per_million_tokens(23900.0, 0.0, 0.7) == 0.0);
+}
+
+TEST_CASE("precision matrix: FP4 is weight-only on Hopper and CDNA 3, native on Blackwell and CDNA 4") {
+  for (const char* id : {"h100-sxm", "h200-sxm", "mi300x", "mi325x"}) {
+    const std::string gpu_id = id;
+    CAPTURE(gpu_id);
+    CHECK(inference_math_precision(gpu_of(id), WeightFormat::kFp4) == Precision::kFp8);
+    CHECK(inference_math_precision(gpu_of(id), WeightFormat::kFp6) == Precision::kFp8);
+  }
+  for (const char* id : {"b200", "mi350x", "mi355x"}) {
+    const std::string gpu_id = id;
+    CAPTURE(gpu_id);
+    CHECK(inference_math_precision(gpu_of(id), WeightFormat::kFp4) == Precision::kFp4);
+  }
+  CHECK(inference_math_precision(gpu_of("mi355x"), WeightFormat::kFp6) == Precision::kFp6);
+  CHECK(inference_math_precision(gpu_of("h200-sxm"), WeightFormat::kInt4) == Precision::kBf16);
+  CHECK(inference_math_precision(gpu_of("h200-sxm"), WeightFormat::kBf16) == Precision::kBf16);
+  CHECK(training_math_precision(gpu_of("h100-sxm"), WeightFormat::kFp8, Workload::kLora) ==
+        Precision::kFp8);
+  CHECK(training_math_precision(gpu_of("h100-sxm"), WeightFormat::kFp8, Workload::kQlora) ==
+        Precision::kBf16);
+}
+
+TEST_CASE("rates: public measurements by default, calibration record overrides, override of peak") {
+  const Catalog& base = default_catalog();
+  const Gpu& h200 = gpu_of("h200-sxm");
+  const Scenario s;
+  const Rates pub = resolve_rates(base, h200, Precision::kFp8, s);
+  CHECK(pub.label == "public measurements");
+  CHECK(pub.matmul_flops_per_s == doctest::Approx(1453.4e12));
+  CHECK(pub.hbm_bytes_per_s == doctest::Approx(4.48e12));
+
+  const Rates est = resolve_rates(base, gpu_of("b200"), Precision::kFp8, s);
+  CHECK(est.label == "public measurements (some figures estimate)");
+
+  // No achieved FP8 figure on MI355X: its measured BF16 fraction of peak applies (an estimate).
+  const Rates mi355 = resolve_rates(base, gpu_of("mi355x"), Precision::kFp8, s);
+  CHECK(mi355.estimate);
+  CHECK(mi355.matmul_flops_per_s == doctest::Approx(1565.0 / 2500.0 * 5000e12));
+
+  Catalog cal = base;
+  CalibrationRecord rec;
+  rec.gpu_id = "h200-sxm";
+  rec.device_name = "NVIDIA H200";
+  rec.date = "2026-11-30";
+  rec.hbm_dot_bytes_per_s = 4.5e12;
+  rec.matmul_best_flops_per_s[index_of(Precision::kFp8)] = 1500e12;
+  cal.calibrations.push_back(rec);
+  const Rates c = resolve_rates(cal, h200, Precision::kFp8, s);
+  CHECK(c.label == "calibrated on NVIDIA H200, 2026-11-30");
+  CHECK(c.matmul_flops_per_s == doctest::Approx(1500e12));
+  CHECK(c.hbm_bytes_per_s == doctest::Approx(4.5e12));
+
+  Gpu bare = h200;
+  bare.achieved_matmul_flops_per_s = {};
+  bare.achieved_hbm_bytes_per_s.reset();
+  bare.achieved_allreduce_bus_bytes_per_s.reset();
+  const Rates peak = resolve_rates(base, bare, Precision::kFp8, s);
+  CHECK(peak.label == "datasheet peak");
+  CHECK(peak.matmul_flops_per_s == doctest::Approx(1979e12));
+
+  Scenario o;
+  o.flops_efficiency = 0.5;
+  o.bandwidth_efficiency = 0.8;
+  const Rates ov = resolve_rates(base, h200, Precision::kFp8, o);
+  CHECK(ov.matmul_flops_per_s == doctest::Approx(0.5 * 1979e12));
+  CHECK(ov.hbm_bytes_per_s == doctest::Approx(0.8 * 4.8e12));
+}
+
+TEST_CASE("MoE parameter split, Mixtral 8x7B by hand") {
+  const Model& m = model_of("mixtral-8x7b");
+  const ParamSplit s = split_params(m);
+  const double per_expert = 32.0 * 3.0 * 4096.0 * 14336.0;
+  CHECK(s.per_expert == doctest::Approx(per_expert));
+  CHECK(s.expert_total == doctest::Approx(8.0 * per_expert));
+  CHECK(s.expert_active == doctest::Approx(2.0 * per_expert));
+  CHECK(s.dense_active == doctest::Approx(12.9e9 - 2.0 * per_expert));
+  CHECK(s.attention_flops_per_layer_ctx_token == doctest::Approx(4.0 * 32 * 128));
+}
+
+TEST_CASE("decode step of Llama 2 70B on one H200, by hand") {
+  const Catalog& cat = default_catalog();
+  const Model& m = model_of("llama-2-70b");
+  const Gpu& g = gpu_of("h200-sxm");
+  const Scenario s = scenario_for("llama-2-70b", WeightFormat::kFp8);
+  const ModelConstants k = default_model_constants();
+  const InferenceContext c = make_inference_context(cat, s, m, g, k);
+  const Deployment d{1, 1, 1};
+  const double batch = 16, ctx = 1000;
+  const StepCost st = decode_step(c, d, batch, ctx);
+  const double flops = batch * (2.0 * 68.98e9 + 4.0 * 64 * 128 * 80 * ctx);
+  const double bytes = 68.98e9 * 1.0 + batch * 2.0 * 80 * 8 * 128 * 1.0 * ctx;
+  CHECK(st.flops_per_gpu == doctest::Approx(flops));
+  CHECK(st.bytes_per_gpu == doctest::Approx(bytes));
+  const double rate = 1453.4e12 * k.matmul_fraction;
+  const double bw = 4.48e12 * k.hbm_fraction;
+  CHECK(st.total_s == doctest::Approx(std::max(flops / rate, bytes / bw) + k.step_overhead_s));
+  CHECK(st.comm_s == 0.0);
+
+  // TP 2 on an NVLink switch: 2 all-reduces per layer of batch x h x 2 bytes.
+  const Deployment d2{2, 2, 1};
+  const StepCost st2 = decode_step(c, d2, batch, ctx);
+  const double msg = batch * 8192 * 2.0;
+  const double ar = 2.0 * 80 * (2.0 * 1 / 2 * msg / 482e9 + k.allreduce_latency_s);
+  CHECK(st2.comm_s == doctest::Approx(ar));
+  CHECK(st2.flops_per_gpu == doctest::Approx(flops / 2));
+}
+
+TEST_CASE("largest batch: weights + reserve + KV for input + output, capped by the engine") {
+  const Catalog& cat = default_catalog();
+  const Model& m = model_of("llama-2-70b");
+  const Gpu& g = gpu_of("h200-sxm");
+  Scenario s = scenario_for("llama-2-70b", WeightFormat::kFp8);
+  const InferenceContext c = make_inference_context(cat, s, m, g, default_model_constants());
+  const double free_bytes = 143771.0 * kBytesPerMiB - 5e9 - 68.98e9;
+  const double seq = 2.0 * 80 * 8 * 128 * 2048.0;
+  CHECK(max_batch_for(c, Deployment{1, 1, 1}) ==
+        static_cast<long long>(std::min(std::floor(free_bytes / seq), 256.0)));
+}
+
+TEST_CASE("property: more HBM bandwidth never slows decode") {
+  const Catalog& cat = default_catalog();
+  for (const char* mid : {"llama-2-70b", "mixtral-8x7b", "deepseek-v3", "llama-3.1-8b", "gpt-oss-120b"}) {
+    for (const char* gid : {"h100-sxm", "h200-sxm", "mi300x", "mi355x", "b200"}) {
+      const Model& m = model_of(mid);
+      Gpu fast = gpu_of(gid);
+      const Scenario s = scenario_for(mid, WeightFormat::kFp8);
+      const InferenceContext slow_c = make_inference_context(cat, s, m, gpu_of(gid), default_model_constants());
+      fast.achieved_hbm_bytes_per_s->value *= 1.5;
+      const InferenceContext fast_c = make_inference_context(cat, s, m, fast, default_model_constants());
+      for (double b : {1.0, 8.0, 64.0, 512.0}) {
+        for (int tp : {1, 8}) {
+          const Deployment d{tp, tp, 1};
+          const std::string model_id = mid, gpu_id = gid;
+          CAPTURE(model_id);
+          CAPTURE(gpu_id);
+          CHECK(decode_step(fast_c, d, b, 2048).total_s <= decode_step(slow_c, d, b, 2048).total_s);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("property: more HBM never fits fewer contexts") {
+  const Catalog& cat = default_catalog();
+  for (const char* mid : {"llama-3.1-70b", "mixtral-8x7b", "deepseek-v3", "qwen3-235b-a22b"}) {
+    for (const char* gid : {"h100-sxm", "h200-sxm", "mi300x", "mi355x", "b200"}) {
+      const Gpu& small = gpu_of(gid);
+      Gpu big = small;
+      big.hbm_marketed_bytes *= 1.25;
+      if (big.hbm_device_bytes) *big.hbm_device_bytes *= 1.25;
+      Offering off;
+      off.gpu_count = 8;
+      off.gpu_id = gid;
+      Scenario s = scenario_for(mid, WeightFormat::kFp8);
+      s.context_tokens = 8192;
+      const std::string model_id = mid, gpu_id = gid;
+      CAPTURE(model_id);
+      CAPTURE(gpu_id);
+      // At a fixed instance size. (With tp=0 the fit picks the smallest instance that fits,
+      // which can shrink with more HBM and so hold fewer contexts over the whole offering.)
+      for (int tp : {1, 2, 4, 8}) {
+        s.tp = tp;
+        const MemoryFit a = fit_memory(model_of(mid), small, off, s);
+        const MemoryFit b = fit_memory(model_of(mid), big, off, s);
+        CAPTURE(tp);
+        CHECK(b.full_contexts >= a.full_contexts);
+        CHECK(b.max_context_tokens >= a.max_context_tokens);
+      }
+      s.tp = 0;
+      const InferenceContext ca = make_inference_context(cat, s, model_of(mid), small, default_model_constants());
+      const InferenceContext cb = make_inference_context(cat, s, model_of(mid), big, default_model_constants());
+      for (int tp : {1, 2, 4, 8}) {
+        const Deployment d{tp, tp, 1};
+        CHECK(max_batch_for(cb, d) >= max_batch_for(ca, d));
+      }
+    }
+  }
+}
+
+TEST_CASE("property: FP4 on a weight-only GPU never computes faster than its FP8 path") {
+  const Catalog& cat = default_catalog();
+  for (const char* gid : {"h100-sxm", "h200-sxm", "mi300x", "mi325x"}) {
+    for (const char* mid : {"llama-3.1-70b", "mixtral-8x7b", "llama-3.1-8b"}) {
+      const Model& m = model_of(mid);
+      const InferenceContext c8 = make_inference_context(cat, scenario_for(mid, WeightFormat::kFp8), m,
+                                                         gpu_of(gid), default_model_constants());
+      const InferenceContext c4 = make_inference_context(cat, scenario_for(mid, WeightFormat::kFp4), m,
+                                                         gpu_of(gid), default_model_constants());
+      const std::string model_id = mid, gpu_id = gid;
+      CAPTURE(model_id);
+      CAPTURE(gpu_id);
+      CHECK(c4.matmul_flops_per_s <= c8.matmul_flops_per_s);
+      const Deployment d{8, 8, 1};
+      CHECK(prefill_step(c4, d, 8, 4096).compute_s >= prefill_step(c8, d, 8, 4096).compute_s);
+      CHECK(decode_step(c4, d, 256, 4096).compute_s >= decode_step(c8, d, 256, 4096).compute_s);
+    }
+  }
+  // Where FP4 is native it does compute faster.
+  const Model& m = model_of("llama-3.1-70b");
+  const InferenceContext b8 = make_inference_context(cat, scenario_for("llama-3.1-70b", WeightFormat::kFp8),
+                                                     m, gpu_of("b200"), default_model_constants());
+  const InferenceContext b4 = make_inference_context(cat, scenario_for("llama-3.1-70b", WeightFormat::kFp4),
+                                                     m, gpu_of("b200"), default_model_constants());
+  CHECK(b4.matmul_flops_per_s > b8.matmul_flops_per_s);
+}
+
+TEST_CASE("property: cost scales linearly with price") {
+  const Catalog& cat = default_catalog();
+  Scenario s = scenario_for("llama-3.1-70b", WeightFormat::kFp8);
+  s.context_tokens = 8192;
+  s.compare = {"fullgpu-8x-h200", "server-8x-mi300x"};
+  s.price_usd_per_month = {10000.0, 10000.0};
+  auto a = evaluate(cat, s, false);
+  s.price_usd_per_month = {20000.0, 20000.0};
+  auto b = evaluate(cat, s, false);
+  REQUIRE(a);
+  REQUIRE(b);
+  for (std::size_t i = 0; i < 2; ++i) {
+    REQUIRE(a.value().results[i].usd_per_million_tokens);
+    CHECK(*b.value().results[i].usd_per_million_tokens ==
+          doctest::Approx(2.0 * *a.value().results[i].usd_per_million_tokens));
+  }
+  s.workload = Workload::kLora;
+  s.seq_tokens = 4096;
+  s.price_usd_per_month = {10000.0, 10000.0};
+  auto c = evaluate(cat, s, false);
+  s.price_usd_per_month = {30000.0, 30000.0};
+  auto d = evaluate(cat, s, false);
+  REQUIRE(c);
+  REQUIRE(d);
+  for (std::size_t i = 0; i < 2; ++i) {
+    REQUIRE(c.value().results[i].run_cost_usd);
+    CHECK(*d.value().results[i].run_cost_usd ==
+          doctest::Approx(3.0 * *c.value().results[i].run_cost_usd));
+  }
+}
+
+TEST_CASE("training memory and FLOPs, Llama 3.1 8B pretraining by hand") {
+  const Catalog& cat = default_catalog();
+  const Model& m = model_of("llama-3.1-8b");
+  Scenario s;
+  s.model = "llama-3.1-8b";
+  s.workload = Workload::kPretrain;
+  s.weights = WeightFormat::kBf16;
+  s.seq_tokens = 4096;
+  s.micro_batch = 1;
+  s.zero_stage = 1;
+  s.recompute = Recompute::kSelective;
+  s.train_tokens = 1e9;
+  const Gpu& g = gpu_of("h200-sxm");
+  const TrainingEstimate t =
+      estimate_training(cat, s, m, g, 8, capacity_bytes(g, CapacityBasis::kDevice), default_model_constants());
+  REQUIRE(t.deployment.tensor_parallel == 1);
+  CHECK(t.data_parallel == 8);
+  // ZeRO-1: weights 2 + gradients 2 + optimizer 12 / 8 bytes per parameter.
+  CHECK(t.state_bytes_per_gpu == doctest::Approx(8.03e9 * (2.0 + 2.0 + 12.0 / 8.0)));
+  // Korthikanti, selective: 34 x s x b x h per layer.
+  CHECK(t.activation_bytes_per_gpu == doctest::Approx(32.0 * 34.0 * 4096 * 4096));
+  CHECK(t.fits);
+  // 6 x params + attention 4 x (12 x L x heads x head_dim x s / 4) (3 passes + 1 recomputed).
+  const double attn_fwd = 4.0 * 32 * 128 * 32 * 4096.0;
+  CHECK(t.flops_per_token == doctest::Approx(6.0 * 8.03e9 + 4.0 * attn_fwd));
+  CHECK(t.hours == doctest::Approx(1e9 / t.tokens_per_s / 3600.0));
+  CHECK(t.gpu_hours == doctest::Approx(8.0 * t.hours));
+
+  s.zero_stage = 3;
+  const TrainingEstimate z3 =
+      estimate_training(cat, s, m, g, 8, capacity_bytes(g, CapacityBasis::kDevice), default_model_constants());
+  CHECK(z3.state_bytes_per_gpu == doctest::Approx(8.03e9 * 16.0 / 8.0));
+  s.recompute = Recompute::kFull;
+  const TrainingEstimate full =
+      estimate_training(cat, s, m, g, 8, capacity_bytes(g, CapacityBasis::kDevice), default_model_constants());
+  CHECK(full.activation_bytes_per_gpu == doctest::Approx(32.0 * 2.0 * 4096 * 4096));
+  CHECK(full.flops_per_token == doctest::Approx(8.0 * 8.03e9 + 4.0 * attn_fwd));
+  CHECK(full.tokens_per_s < t.tokens_per_s);
+}
+
+TEST_CASE("LoRA and QLoRA: trainable adapters, frozen base") {
+  const Catalog& cat = default_catalog();
+  const Model& m = model_of("llama-2-70b");
+  Scenario s;
+  s.model = "llama-2-70b";
+  s.workload = Workload::kLora;
+  s.weights = WeightFormat::kBf16;
+  s.lora_rank = 16;
+  s.seq_tokens = 8192;
+  const Gpu& g = gpu_of("h200-sxm");
+  const double cap = capacity_bytes(g, CapacityBasis::kDevice);
+  const TrainingEstimate lora = estimate_training(cat, s, m, g, 8, cap, default_model_constants());
+  const double h = 8192, q = 64 * 128, kv = 8 * 128, ffn = 28672;
+  const double per_layer = (h + q) + 2 * (h + kv) + (q + h) + 3 * (h + ffn);
+  CHECK(lora.trainable_params == doctest::Approx(16 * per_layer * 80));
+  s.workload = Workload::kQlora;
+  const TrainingEstimate qlora = estimate_training(cat, s, m, g, 8, cap, default_model_constants());
+  CHECK(qlora.state_bytes_per_gpu < lora.state_bytes_per_gpu);
+  s.workload = Workload::kFinetune;
+  const TrainingEstimate fft = estimate_training(cat, s, m, g, 8, cap, default_model_constants());
+  CHECK(fft.flops_per_token > lora.flops_per_token);
+}
+
+TEST_CASE("evaluate fills the performance fields, rates label and trace") {
+  const Catalog& cat = default_catalog();
+  Scenario s;  // defaults: Llama 3.1 70B FP8, MI355X vs H200 servers
+  s.context_tokens = 8192;
+  auto ev = evaluate(cat, s, true);
+  REQUIRE(ev);
+  for (const auto& r : ev.value().results) {
+    CAPTURE(r.offering_id);
+    REQUIRE(r.max_throughput_tokens_per_s);
+    CHECK(*r.max_throughput_tokens_per_s > 0.0);
+    REQUIRE(r.tpot_s);
+    REQUIRE(r.ttft_s);
+    REQUIRE(r.decode_tokens_per_s_per_user);
+    CHECK(*r.decode_tokens_per_s_per_user == doctest::Approx(1.0 / *r.tpot_s));
+    REQUIRE(r.usd_per_million_tokens);
+    CHECK(!r.rates_label.empty());
+    bool has_tpot_trace = false;
+    for (const auto& t : r.trace) has_tpot_trace = has_tpot_trace || t.field == "tpot_s";
+    CHECK(has_tpot_trace);
+  }
+  auto quiet = evaluate(cat, s, false);
+  REQUIRE(quiet);
+  for (const auto& r : quiet.value().results) {
+    for (const auto& t : r.trace) {
+      CHECK(t.field != "tpot_s");  // performance traces only when asked for
+    }
+  }
+}
+
+TEST_CASE("performance constants parse with sources and reject bad values") {
+  auto ok = parse_model_constants(R"({"matmul_fraction": {"value": 0.5, "source": "x"}})");
+  REQUIRE(ok);
+  CHECK(ok.value().matmul_fraction == doctest::Approx(0.5));
+  CHECK_FALSE(parse_model_constants("not json"));
+  CHECK_FALSE(parse_model_constants(R"({"hbm_fraction": 1.5})"));
+  CHECK_FALSE(parse_model_constants(R"({"hbm_fraction": "fast"})"));
+  CHECK(default_model_constants().max_batch_sequences == doctest::Approx(256.0));
+}

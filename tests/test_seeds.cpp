@@ -160,7 +160,8 @@ TEST_CASE("seed 002 KV-cache paragraph: 70B-class GQA model at FP8 with 128K con
   const auto kv = fixture("seed002.json")["kv_paragraph"];
   const double tol = kv["free_tolerance_gb"].get<double>();
   const std::string tail = "&weights=fp8&kv=fp8&context=" + std::to_string(kv["context_tokens"].get<long long>()) +
-                           "&users=1&compare=fullgpu-8x-mi355x,fullgpu-1x-h200" + kSeedBasis;
+                           "&users=1&tp=1&compare=fullgpu-8x-mi355x,fullgpu-1x-h200" + kSeedBasis;
+  // The paragraph is about one GPU: tp=1 (one instance per GPU).
   // Llama 3.1 70B itself (70.55B parameters) and the article's round 70B.
   for (const std::string model : {std::string("llama-3.1-70b"), std::string("generic-70b")}) {
     CAPTURE(model);

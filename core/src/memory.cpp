@@ -139,7 +139,18 @@ MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offerin
   }
 
   const int g = offering.gpu_count;
+  // Auto: one copy of the weights spread over the largest legal instance the offering holds,
+  // which leaves the most room for KV (seed 002 counts DeepSeek on a server this way). A set
+  // `tp` models replicas of a smaller instance instead.
   int n = scenario.tp > 0 ? scenario.tp : fit.gpus_needed;
+  if (scenario.tp == 0 && fit.gpus_needed > 0 && fit.gpus_needed <= g) {
+    for (int candidate = g; candidate >= fit.gpus_needed; --candidate) {
+      if (deployment_is_valid(model, candidate, kScaleUpGpus) && holds(candidate)) {
+        n = candidate;
+        break;
+      }
+    }
+  }
   if (n == 0) {
     fit.reason = "no_legal_split";
     n = g;

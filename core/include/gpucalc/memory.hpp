@@ -76,8 +76,10 @@ struct MemoryFit {
 constexpr int kMaxInstanceGpus = 1024;
 
 /**
- * Fit of `model` on `offering` for the scenario's users x context. The instance size is the
- * scenario's `tp` when set, else the smallest legal size that holds weights + reserve + KV.
+ * Fit of `model` on `offering` for the scenario's users x context. gpus_needed is the smallest
+ * legal instance holding weights + reserve + KV. The instance used for the free-memory figures
+ * is the scenario's `tp` when set (replicas = floor(G / tp)), else the largest legal instance
+ * within the offering (one copy of the weights, the most room for KV).
  */
 MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offering,
                      const Scenario& scenario);

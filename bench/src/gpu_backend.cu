@@ -56,37 +56,37 @@ class EventPair {
 };
 
 // 16-byte accesses: each thread moves double2 vectors; U independent loads in flight per thread.
-template <int U>
+template <unsigned U>
 __global__ void copy_kernel(const double2* __restrict__ a, double2* __restrict__ c, std::size_t n2) {
   const std::size_t span = static_cast<std::size_t>(blockDim.x) * U;
   for (std::size_t base = blockIdx.x * span + threadIdx.x; base < n2; base += gridDim.x * span) {
     double2 v[U];
 #pragma unroll
-    for (int u = 0; u < U; ++u) v[u] = a[base + u * blockDim.x];
+    for (unsigned u = 0; u < U; ++u) v[u] = a[base + u * blockDim.x];
 #pragma unroll
-    for (int u = 0; u < U; ++u) c[base + u * blockDim.x] = v[u];
+    for (unsigned u = 0; u < U; ++u) c[base + u * blockDim.x] = v[u];
   }
 }
 
-template <int U>
+template <unsigned U>
 __global__ void triad_kernel(double2* __restrict__ a, const double2* __restrict__ b,
                              const double2* __restrict__ c, double scalar, std::size_t n2) {
   const std::size_t span = static_cast<std::size_t>(blockDim.x) * U;
   for (std::size_t base = blockIdx.x * span + threadIdx.x; base < n2; base += gridDim.x * span) {
     double2 vb[U], vc[U];
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
+    for (unsigned u = 0; u < U; ++u) {
       vb[u] = b[base + u * blockDim.x];
       vc[u] = c[base + u * blockDim.x];
     }
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
+    for (unsigned u = 0; u < U; ++u) {
       a[base + u * blockDim.x] = make_double2(vb[u].x + scalar * vc[u].x, vb[u].y + scalar * vc[u].y);
     }
   }
 }
 
-template <int U>
+template <unsigned U>
 __global__ void dot_kernel(const double2* __restrict__ a, const double2* __restrict__ b,
                            double* __restrict__ partial, std::size_t n2) {
   __shared__ double sums[kBlock];
@@ -95,12 +95,12 @@ __global__ void dot_kernel(const double2* __restrict__ a, const double2* __restr
   for (std::size_t base = blockIdx.x * span + threadIdx.x; base < n2; base += gridDim.x * span) {
     double2 va[U], vb[U];
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
+    for (unsigned u = 0; u < U; ++u) {
       va[u] = a[base + u * blockDim.x];
       vb[u] = b[base + u * blockDim.x];
     }
 #pragma unroll
-    for (int u = 0; u < U; ++u) sum += va[u].x * vb[u].x + va[u].y * vb[u].y;
+    for (unsigned u = 0; u < U; ++u) sum += va[u].x * vb[u].x + va[u].y * vb[u].y;
   }
   sums[threadIdx.x] = sum;
   __syncthreads();
@@ -128,7 +128,7 @@ __global__ void count_mismatches(const double* p, double expected, double tolera
 /** A kernel variant: vectors in flight per thread and whether the grid is persistent. */
 struct Variant {
   const char* name;
-  int unroll;
+  unsigned unroll;
   bool persistent;
 };
 constexpr Variant kVariants[] = {
@@ -191,7 +191,7 @@ class GpuBackend final : public Backend {
     for (const Variant& v : kVariants) {
       const std::size_t one_pass = n2 / (static_cast<std::size_t>(kBlock) * v.unroll);
       const std::size_t blocks =
-          v.persistent ? std::min<std::size_t>(one_pass, static_cast<std::size_t>(info_.multiprocessors) * 8)
+          v.persistent ? std::min<std::size_t>(one_pass, static_cast<std::size_t>(info_.multiprocessors) * 8u)
                        : one_pass;
       auto launch = [&] {
         const unsigned grid = static_cast<unsigned>(blocks);

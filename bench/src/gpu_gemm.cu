@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,8 @@ using LtOperation = hipblasOperation_t;
 #endif
 
 namespace gpucalc::bench {
+
+#if defined(GPUCALC_HAVE_BLASLT)
 namespace {
 
 bool is_nvidia(const DeviceInfo& d) { return d.vendor == "nvidia"; }
@@ -98,6 +101,7 @@ int sm_number(const DeviceInfo& d) {
 }
 
 }  // namespace
+#endif
 
 GemmSupport gpu_gemm_support(const DeviceInfo& device, GemmPrecision p) {
   GemmSupport s;

@@ -1,0 +1,223 @@
+// Catalog: the built-in data validates, every figure has a source, errors name file, entry and
+// field, extension replaces and appends, Hugging Face configs import.
+#include <nlohmann/json.hpp>
+
+#include "gpucalc/units.hpp"
+#include "test_support.hpp"
+
+using namespace gpucalc;
+
+namespace {
+const char* kGpu = R"({"id": "x1", "name": "X1", "vendor": "nvidia", "architecture": "Test",
+  "hbm_gb": 100, "memory_bandwidth_tbps": 4, "peak_tflops": {"bf16": 1000, "fp8": 2000},
+  "tdp_w": 700, "interconnect": {"kind": "NVLink", "topology": "switch", "links": 18, "link_gbps": 50, "per_gpu_gbps": 900},
+  "sources": ["test"]})";
+
+Error parse_error(const std::string& doc) {
+  auto r = parse_catalog_json(doc, "vendor.json");
+  REQUIRE_FALSE_MESSAGE(r.ok(), doc);
+  return r.error();
+}
+
+std::string with_field(std::string doc, const std::string& from, const std::string& to) {
+  const auto pos = doc.find(from);
+  REQUIRE(pos != std::string::npos);
+  return doc.replace(pos, from.size(), to);
+}
+}  // namespace
+
+TEST_CASE("the built-in catalog validates and covers the brief") {
+  auto built = build_default_catalog();
+  REQUIRE_MESSAGE(built.ok(), (built.ok() ? "" : built.error().to_string()));
+  const Catalog& c = built.value();
+  for (const char* id : {"mi300x", "mi325x", "mi350x", "mi355x", "h100-sxm", "h200-sxm", "b200"}) {
+    const Gpu* g = c.find_gpu(id);
+    REQUIRE_MESSAGE(g != nullptr, id);
+    CHECK_FALSE(g->sources.empty());
+    CHECK(g->peak_flops_per_s[index_of(Precision::kBf16)].has_value());
+    CHECK(g->interconnect.per_gpu_bandwidth_bytes_per_s > 0);
+    for (const auto& a : g->achieved_matmul_flops_per_s) {
+      if (a) {
+        CHECK_FALSE(a->source.empty());
+        // achieved never above the dense peak: sparse figures would break this
+      }
+    }
+    for (std::size_t i = 0; i < kPrecisionCount; ++i) {
+      if (g->achieved_matmul_flops_per_s[i] && g->peak_flops_per_s[i]) {
+        CHECK(g->achieved_matmul_flops_per_s[i]->value < *g->peak_flops_per_s[i]);
+      }
+    }
+    if (g->achieved_hbm_bytes_per_s) CHECK(g->achieved_hbm_bytes_per_s->value < g->memory_bandwidth_bytes_per_s);
+    // Hopper and CDNA 3 have no FP4/FP6 matrix path.
+    const bool fp4 = std::string(id) == "mi350x" || std::string(id) == "mi355x" || std::string(id) == "b200";
+    CHECK(g->peak_flops_per_s[index_of(Precision::kFp4)].has_value() == fp4);
+  }
+  for (const char* id : {"llama-2-70b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "deepseek-v3",
+                         "qwen2.5-72b", "qwen3-235b-a22b", "mixtral-8x7b", "mixtral-8x22b", "gpt-oss-120b",
+                         "llama-4-scout", "llama-4-maverick"}) {
+    const Model* m = c.find_model(id);
+    REQUIRE_MESSAGE(m != nullptr, id);
+    CHECK_FALSE(m->sources.empty());
+    CHECK(m->params_active <= m->params_total);
+  }
+  int unpriced = 0;
+  for (const auto& o : c.offerings) {
+    CHECK_FALSE(o.sources.empty());
+    unpriced += o.price_usd_per_month ? 0 : 1;
+  }
+  CHECK(unpriced >= 5);  // an unpriced 8-GPU server for every GPU the seeds do not price
+  CHECK(default_catalog().gpus.size() == c.gpus.size());
+}
+
+TEST_CASE("catalog parameter counts match the models' published totals") {
+  const Catalog& c = default_catalog();
+  // count_params from the architecture vs the published figure (within 2 %)
+  for (const char* id : {"llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "qwen2.5-72b", "mixtral-8x7b",
+                         "mixtral-8x22b", "qwen3-235b-a22b", "llama-4-scout", "llama-4-maverick", "deepseek-v3"}) {
+    const Model* m = c.find_model(id);
+    CAPTURE(id);
+    Model copy = *m;
+    if (copy.attention == AttentionKind::kMla) {  // DeepSeek-V3 MLA dims from its config
+      copy.q_lora_rank = 1536;
+      copy.qk_nope_head_dim = 128;
+      copy.v_head_dim = 128;
+    }
+    const ParamCount p = count_params(copy, false);
+    CHECK(p.total == doctest::Approx(m->params_total).epsilon(0.02));
+    CHECK(p.active == doctest::Approx(m->params_active).epsilon(0.06));
+  }
+}
+
+TEST_CASE("catalog errors name the file, the entry and the field") {
+  const std::string ok = std::string(R"({"gpus": [)") + kGpu + "]}";
+  REQUIRE(parse_catalog_json(ok, "vendor.json").ok());
+  struct Case {
+    std::string doc;
+    std::string field_part;
+  };
+  const Case cases[] = {
+      {"{", "vendor.json"},
+      {"[]", "vendor.json"},
+      {"{}", "vendor.json"},
+      {R"({"gpus": {}})", "vendor.json: gpus"},
+      {R"({"gpus": [1]})", "vendor.json: gpus[0]"},
+      {with_field(ok, R"("hbm_gb": 100)", R"("hbm_gb": -1)"), "vendor.json: gpus[0](x1).hbm_gb"},
+      {with_field(ok, R"("hbm_gb": 100)", R"("hbm_gb": "100")"), "vendor.json: gpus[0](x1).hbm_gb"},
+      {with_field(ok, R"("sources": ["test"])", R"("sources": [])"), "vendor.json: gpus[0](x1).sources"},
+      {with_field(ok, R"("vendor": "nvidia")", R"("vendor": "intel")"), "vendor.json: gpus[0](x1).vendor"},
+      {with_field(ok, R"("topology": "switch")", R"("topology": "ring")"), "vendor.json: gpus[0](x1).interconnect.topology"},
+      {with_field(ok, R"("bf16": 1000)", R"("bf16": "fast")"), "vendor.json: gpus[0](x1).peak_tflops.bf16"},
+      {with_field(ok, R"("id": "x1")", R"("id": "X 1")"), "vendor.json: gpus[0](X 1).id"},
+      {R"({"offerings": [{"id": "o", "name": "o", "gpu": "x", "gpu_count": 0, "sources": ["s"]}]})", "vendor.json: offerings[0](o).gpu_count"},
+      {R"({"models": [{"id": "m", "name": "m", "layers": 2, "hidden_size": 64, "intermediate_size": 128, "heads": 6, "kv_heads": 4, "vocab_size": 10, "sources": ["s"]}]})", "vendor.json: models[0](m).kv_heads"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.doc);
+    const Error e = parse_error(c.doc);
+    CHECK(e.field.rfind(c.field_part, 0) == 0);
+    CHECK_FALSE(e.message.empty());
+  }
+  // Cross references are checked when a document extends the catalog.
+  auto bad_ref = extend_catalog(default_catalog(),
+                                R"({"offerings": [{"id": "o", "name": "o", "gpu": "nope", "gpu_count": 8, "sources": ["s"]}]})",
+                                "prices.json");
+  REQUIRE_FALSE(bad_ref.ok());
+  CHECK(bad_ref.error().field.find("prices.json") == 0);
+  CHECK(bad_ref.error().field.find("offerings(o).gpu") != std::string::npos);
+}
+
+TEST_CASE("a vendor's price list replaces and extends the catalog") {
+  const char* prices = R"J({"offerings": [
+    {"id": "fullgpu-8x-h200", "name": "8x HGX H200 (vendor price)", "gpu": "h200-sxm", "gpu_count": 8, "price_usd_per_month": 20000, "sources": ["vendor list 2026-11"]},
+    {"id": "vendor-8x-mi300x", "name": "8x MI300X", "gpu": "mi300x", "gpu_count": 8, "price_usd_per_month": 12000, "sources": ["vendor list 2026-11"]}]})J";
+  auto c = extend_catalog(default_catalog(), prices, "prices.json");
+  REQUIRE(c.ok());
+  CHECK(*c.value().find_offering("fullgpu-8x-h200")->price_usd_per_month == 20000);
+  CHECK(c.value().offerings.size() == default_catalog().offerings.size() + 1);
+  auto ev = evaluate_text(c.value(), "v=1&compare=vendor-8x-mi300x,fullgpu-8x-h200", false);
+  REQUIRE(ev.ok());
+  CHECK(*ev.value().results[0].price_usd_per_gpu_hour == doctest::Approx(12000.0 / 8 / 730));
+}
+
+TEST_CASE("Hugging Face config.json import") {
+  // Llama 3.1 70B's config.json (the fields that matter)
+  const char* llama = R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 8192, "intermediate_size": 28672,
+    "max_position_embeddings": 131072, "num_attention_heads": 64, "num_hidden_layers": 80,
+    "num_key_value_heads": 8, "vocab_size": 128256, "tie_word_embeddings": false, "torch_dtype": "bfloat16"})";
+  auto m = import_hf_config(llama, "my-llama");
+  REQUIRE(m.ok());
+  CHECK(m.value().params_total == doctest::Approx(70.55e9).epsilon(0.002));
+  CHECK(m.value().head_dim == 128);
+  CHECK(m.value().max_context_tokens == 131072);
+  const Catalog& c = default_catalog();
+  CHECK(kv_bytes_per_token(m.value(), KvFormat::kFp8) == kv_bytes_per_token(*c.find_model("llama-3.1-70b"), KvFormat::kFp8));
+  // Mixtral 8x7B: 46.7B total, 12.9B active
+  const char* mixtral = R"({"hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32,
+    "num_hidden_layers": 32, "num_key_value_heads": 8, "vocab_size": 32000, "num_local_experts": 8,
+    "num_experts_per_tok": 2, "max_position_embeddings": 32768})";
+  auto mx = import_hf_config(mixtral, "mixtral");
+  REQUIRE(mx.ok());
+  CHECK(mx.value().params_total == doctest::Approx(46.7e9).epsilon(0.01));
+  CHECK(mx.value().params_active == doctest::Approx(12.9e9).epsilon(0.01));
+  // DeepSeek-V3: MLA
+  const char* ds = R"({"hidden_size": 7168, "intermediate_size": 18432, "moe_intermediate_size": 2048,
+    "num_attention_heads": 128, "num_hidden_layers": 61, "num_key_value_heads": 128, "vocab_size": 129280,
+    "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 3,
+    "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "v_head_dim": 128,
+    "max_position_embeddings": 163840, "quantization_config": {"quant_method": "fp8"}})";
+  auto d = import_hf_config(ds, "ds");
+  REQUIRE(d.ok());
+  CHECK(d.value().attention == AttentionKind::kMla);
+  CHECK(d.value().params_total == doctest::Approx(671e9).epsilon(0.01));
+  CHECK(d.value().params_active == doctest::Approx(37e9).epsilon(0.03));
+  CHECK(kv_bytes_per_token(d.value(), KvFormat::kBf16) == 61.0 * 576 * 2);
+  CHECK(d.value().native_weights == "fp8");
+  // gpt-oss: sliding layers from layer_types
+  const char* oss = R"({"hidden_size": 2880, "intermediate_size": 2880, "num_attention_heads": 64, "head_dim": 64,
+    "num_hidden_layers": 4, "num_key_value_heads": 8, "vocab_size": 201088, "num_local_experts": 128,
+    "experts_per_token": 4, "sliding_window": 128,
+    "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention"]})";
+  auto g = import_hf_config(oss, "oss");
+  REQUIRE(g.ok());
+  CHECK(g.value().sliding_window_layers == 2);
+  CHECK(g.value().sliding_window_tokens == 128);
+  // Errors name the field.
+  auto bad = import_hf_config(R"({"hidden_size": 4096})", "x");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().field == "config.json: num_hidden_layers");
+  CHECK_FALSE(import_hf_config("not json", "x").ok());
+  CHECK_FALSE(import_hf_config(llama, "Bad Id").ok());
+  auto kv = import_hf_config(R"({"hidden_size": 64, "num_attention_heads": 6, "num_key_value_heads": 4, "num_hidden_layers": 2, "vocab_size": 10})", "x");
+  REQUIRE_FALSE(kv.ok());
+  CHECK(kv.error().field == "config.json: num_key_value_heads");
+}
+
+TEST_CASE("JSON output: public fields, no NaN, listings") {
+  const Catalog& c = default_catalog();
+  auto ev = evaluate_text(c, "v=1", true);
+  REQUIRE(ev.ok());
+  const auto j = nlohmann::json::parse(evaluation_to_json(ev.value(), true));
+  CHECK(j["scenario"] == ev.value().canonical);
+  CHECK(j["capacity_basis"] == "device");
+  REQUIRE(j["results"].size() == 2);
+  for (const char* key : {"offering", "gpu", "gpu_count", "weights_bytes", "kv_bytes_per_token",
+                          "gpus_needed_weights_only", "gpus_needed", "kv_free_bytes", "full_contexts",
+                          "price_month_usd", "price_gpu_hour_usd", "price_gb_month_usd", "trace"}) {
+    CHECK_MESSAGE(j["results"][0].contains(key), key);
+  }
+  CHECK(j["results"][0]["trace"].contains("weights_bytes"));
+  for (const char* what : {"gpus", "models", "offerings"}) {
+    auto listed = catalog_to_json(c, what);
+    REQUIRE(listed.ok());
+    CHECK(nlohmann::json::parse(listed.value())[what].size() > 0);
+  }
+  CHECK_FALSE(catalog_to_json(c, "cats").ok());
+  auto s = decode_scenario("v=1");
+  auto table = fit_table_json(c, s.value());
+  REQUIRE(table.ok());
+  const auto t = nlohmann::json::parse(table.value());
+  CHECK(t["rows"].size() == c.models.size() * 5);
+  const auto e = nlohmann::json::parse(error_to_json(make_error(ErrorCode::kBadValue, "context", "bad")));
+  CHECK(e["error"]["code"] == "bad_value");
+  CHECK(e["error"]["field"] == "context");
+}

@@ -1,5 +1,6 @@
 #include "gpucalc/performance.hpp"
 
+#include <cmath>
 #include <utility>
 
 #include "gpucalc/throughput.hpp"
@@ -36,6 +37,10 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
   const ModelConstants& k = default_model_constants();
   const InferenceContext c = make_inference_context(catalog, s, model, gpu, k);
   r.rates_label = c.rates.label;
+  if (!(c.matmul_flops_per_s > 0.0) || !(c.hbm_bytes_per_s > 0.0) || model.hidden_size <= 0) {
+    r.warnings.emplace_back("no_rates");  // the GPU has no usable rate: leave the figures empty
+    return;
+  }
   if (with_trace) trace_rates(r, c.rates, k);
 
   const auto best = max_throughput(c, offering.gpu_count, s.tp, LatencyLimits{});
@@ -126,6 +131,10 @@ void estimate_training_result(const Catalog& catalog, const Scenario& s, const M
   const TrainingEstimate t = estimate_training(catalog, s, model, gpu, offering.gpu_count,
                                                r.fit.capacity_bytes_per_gpu, k);
   r.rates_label = t.rates.label;
+  if (!(t.tokens_per_s > 0.0) || !std::isfinite(t.tokens_per_s)) {
+    r.warnings.emplace_back("no_rates");
+    return;
+  }
   r.train_memory_bytes_per_gpu = t.memory_bytes_per_gpu;
   r.train_tokens_per_s = t.tokens_per_s;
   r.train_hours = t.hours;
@@ -194,6 +203,7 @@ void estimate_training_result(const Catalog& catalog, const Scenario& s, const M
 void estimate_performance(const Catalog& catalog, const Scenario& scenario, const Model& model,
                           const Gpu& gpu, const Offering& offering, bool with_trace,
                           OfferingResult& result) {
+  if (model.layers <= 0 || model.hidden_size <= 0 || offering.gpu_count < 1) return;
   if (scenario.workload == Workload::kInference) {
     estimate_inference(catalog, scenario, model, gpu, offering, with_trace, result);
   } else {

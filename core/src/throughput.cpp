@@ -285,9 +285,9 @@ StepCost decode_step(const InferenceContext& c, const Deployment& d, double batc
       batch * (linear_flops_equivalent(c) + attention_flops(m, c.split, context_tokens)) / n;
   // Experts a batch touches: E x (1 - (1 - k/E)^batch); dense weights always.
   double weight_share = 1.0;
-  if (c.split.expert_total > 0.0 && m.params_total > 0.0) {
+  if (c.split.expert_total > 0.0 && m.params_total > 0.0 && m.experts_routed > 0) {
     const double e = m.experts_routed;
-    const double k = m.experts_active;
+    const double k = std::min(static_cast<double>(m.experts_active), e);
     const double touched = e * (1.0 - std::pow(1.0 - k / e, batch));
     const double expert_share = c.split.expert_total / m.params_total;
     weight_share = (1.0 - expert_share) + expert_share * touched / e;
@@ -411,7 +411,7 @@ TrainingEstimate estimate_training(const Catalog& catalog, const Scenario& scena
     double per_token;  // bytes per token per layer
     switch (scenario.recompute) {
       case Recompute::kNone:
-        per_token = h * (34.0 + 5.0 * m.heads * seq / h);
+        per_token = h * 34.0 + 5.0 * m.heads * seq;  // s x b x h x (34 + 5 a s / h) / (s x b)
         break;
       case Recompute::kSelective:
         per_token = 34.0 * h;

@@ -1,0 +1,117 @@
+// Scenario evaluations per second on one core (`make bench`): memory fit alone, and the full
+// evaluation (fit, price, throughput with the replicas x TP and batch search, verdict).
+// Targets (issue 3): >= 1,000,000/s for the fit, >= 100,000/s for the full evaluation.
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include "gpucalc/catalog.hpp"
+#include "gpucalc/evaluate.hpp"
+#include "gpucalc/memory.hpp"
+#include "gpucalc/scenario.hpp"
+
+using namespace gpucalc;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+/** Runs `body(i)` in growing batches until `min_s` seconds pass; returns calls per second. */
+template <class F>
+double rate_per_s(F body, double min_s) {
+  long long done = 0;
+  long long batch = 1024;
+  const auto t0 = Clock::now();
+  double elapsed = 0.0;
+  while (elapsed < min_s) {
+    for (long long i = 0; i < batch; ++i) body(done + i);
+    done += batch;
+    elapsed = seconds_since(t0);
+    if (batch < (1LL << 22)) batch *= 2;
+  }
+  return static_cast<double>(done) / elapsed;
+}
+
+}  // namespace
+
+int main() {
+  const Catalog& catalog = default_catalog();
+  // A spread of scenarios: four models, two weight formats, several lengths and user counts.
+  std::vector<Scenario> scenarios;
+  const char* models[] = {"llama-3.1-70b", "deepseek-v3", "mixtral-8x7b", "llama-3.1-8b"};
+  const long long contexts[] = {4096, 32768, 131072};
+  for (const char* m : models) {
+    for (WeightFormat w : {WeightFormat::kFp8, WeightFormat::kFp4}) {
+      for (long long ctx : contexts) {
+        for (long long users : {1LL, 16LL}) {
+          Scenario s;
+          s.model = m;
+          s.weights = w;
+          s.context_tokens = ctx;
+          s.users = users;
+          s.compare = {"fullgpu-8x-mi355x", "fullgpu-8x-h200"};
+          scenarios.push_back(s);
+        }
+      }
+    }
+  }
+  struct Resolved {
+    const Model* model;
+    const Gpu* gpu[2];
+    const Offering* offering[2];
+  };
+  std::vector<Resolved> resolved;
+  for (const auto& s : scenarios) {
+    Resolved r{catalog.find_model(s.model), {}, {}};
+    for (int i = 0; i < 2; ++i) {
+      r.offering[i] = catalog.find_offering(s.compare[static_cast<std::size_t>(i)]);
+      r.gpu[i] = r.offering[i] ? catalog.find_gpu(r.offering[i]->gpu_id) : nullptr;
+      if (!r.model || !r.offering[i] || !r.gpu[i]) {
+        std::fprintf(stderr, "bench: catalog lacks %s\n", s.model.c_str());
+        return 1;
+      }
+    }
+    resolved.push_back(r);
+  }
+  const auto n = static_cast<long long>(scenarios.size());
+
+  volatile long long sink = 0;
+  const double fit_rate = rate_per_s(
+      [&](long long i) {
+        const auto k = static_cast<std::size_t>(i % n);
+        const Resolved& r = resolved[k];
+        for (int j = 0; j < 2; ++j) {
+          const MemoryFit f = fit_memory(*r.model, *r.gpu[j], *r.offering[j], scenarios[k]);
+          sink = sink + f.full_contexts;
+        }
+      },
+      1.0);
+
+  long long failures = 0;
+  const double full_rate = rate_per_s(
+      [&](long long i) {
+        const auto k = static_cast<std::size_t>(i % n);
+        auto ev = evaluate(catalog, scenarios[k], false);
+        if (!ev) {
+          ++failures;
+          return;
+        }
+        const auto& res = ev.value().results;
+        if (!res.empty() && res.front().max_throughput_tokens_per_s) {
+          sink = sink + static_cast<long long>(*res.front().max_throughput_tokens_per_s);
+        }
+      },
+      1.0);
+
+  std::printf("scenario evaluations per second per core (%lld scenarios x 2 offerings, one thread)\n", n);
+  std::printf("  memory fit only:                    %12.0f /s  (target >= 1,000,000)  %s\n", fit_rate,
+              fit_rate >= 1e6 ? "ok" : "BELOW TARGET");
+  std::printf("  full evaluation, throughput search: %12.0f /s  (target >=   100,000)  %s\n", full_rate,
+              full_rate >= 1e5 ? "ok" : "BELOW TARGET");
+  if (failures > 0) std::printf("  %lld evaluations failed\n", failures);
+  return failures > 0 ? 1 : 0;
+}

@@ -33,6 +33,7 @@ constexpr const char* kUsage = R"(usage: gpucalc [options] 'SCENARIO'
 Compares GPU offerings for a model: what fits, how fast, what it costs.
 SCENARIO is the canonical key=value&... string the web page keeps in its URL,
 e.g. 'v=1&model=llama-3.1-70b&weights=fp8&compare=fullgpu-8x-mi355x,fullgpu-8x-h200'.
+SCENARIO '-' reads it from standard input.
 Every key has a default ('v=1' alone is the default comparison); --keys lists them.
 
 options:
@@ -288,6 +289,14 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (have_scenario && scenario_text == "-") {  // scenario on stdin (long strings, pipes)
+    std::ostringstream ss;
+    ss << std::cin.rdbuf();
+    scenario_text = ss.str();
+    while (!scenario_text.empty() && (scenario_text.back() == '\n' || scenario_text.back() == '\r')) {
+      scenario_text.pop_back();
+    }
+  }
   auto built = gpucalc::build_default_catalog();
   if (!built) fail("built-in catalog: " + built.error().to_string(), 1);
   Catalog catalog = std::move(built).value();

@@ -46,7 +46,7 @@ const std::vector<ScenarioKeyInfo>& scenario_keys() {
       {"workload", "inference", "inference | pretrain | finetune | lora | qlora"},
       {"input", "1024", "prompt tokens per request"},
       {"output", "1024", "generated tokens per request"},
-      {"tp", "0", "GPUs per model instance; 0 = smallest that fits"},
+      {"tp", "0", "GPUs per model instance; 0 = auto: one copy over the offering (most KV room)"},
       {"seq", "4096", "training sequence length (tokens)"},
       {"tokens", "1000000000", "training budget (tokens)"},
       {"util", "0.7", "fraction of the month the offering does useful work (0 to 1)"},

@@ -42,7 +42,7 @@ struct Scenario {
   Workload workload = Workload::kInference;
   long long input_tokens = 1024;
   long long output_tokens = 1024;
-  int tp = 0;  // GPUs per model instance; 0 = auto (smallest that fits)
+  int tp = 0;  // GPUs per model instance; 0 = auto (one copy spread over the offering)
   long long seq_tokens = 4096;                // training sequence length
   double train_tokens = 1e9;                  // training budget (tokens)
   double utilization = 0.7;                   // fraction of the month the offering serves

@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 
 # Debian packages for the native build and checks.
-NATIVE_PKGS := build-essential cmake g++ nlohmann-json3-dev doctest-dev clang libclang-rt-14-dev
+NATIVE_PKGS := build-essential cmake g++ nlohmann-json3-dev doctest-dev clang libclang-rt-14-dev python3
 
 TEST_STEPS := test-native test-asan test-fuzz-smoke
 BENCH_STEPS := bench-native

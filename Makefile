@@ -61,9 +61,9 @@ bench-native: native
 
 -include $(wildcard mk/*.mk)
 
-serve: native
-	@echo "The page is not built yet; the default MI355X-vs-H200 comparison:"
-	$(BUILD)/native/cli/gpucalc 'v=1'
+serve: wasm
+	@echo "gpucalc: http://127.0.0.1:8000/"
+	node scripts/serve.mjs --root web --host 127.0.0.1 --port 8000
 
 test: $(TEST_STEPS)
 	@echo "make test: all steps passed ($(TEST_STEPS))"

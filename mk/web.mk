@@ -3,7 +3,7 @@
 #   make test-wasm  doctest suite under Emscripten in node + node tests of the binding
 #   make test-web   the page in headless Chromium (tests/js/browser.test.mjs)
 #   make bench-web  transfer size, first result painted, update time (headless Chromium)
-WEB_PKGS := emscripten node-acorn chromium
+WEB_PKGS := emscripten node-acorn chromium fonts-wqy-microhei
 WASM_BUILD := $(BUILD)/wasm
 WASM_JOBS ?= 2
 # Debian's emcc needs acorn from Debian's node module folder; it uses Debian's prebuilt cache.

@@ -4,8 +4,10 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/evaluate.hpp"
@@ -93,10 +95,67 @@ val scenario_keys() {
 
 int scenario_version() { return gpucalc::kScenarioVersion; }
 
+// Numeric result fields the page sweeps over, by their JSON names.
+using Field = std::optional<double> (*)(const gpucalc::OfferingResult&);
+std::optional<double> count(long long n) { return static_cast<double>(n); }
+Field field_getter(const std::string& name) {
+  using R = gpucalc::OfferingResult;
+  static const std::vector<std::pair<std::string, Field>> fields = {
+      {"decode_tokens_per_s_per_user", [](const R& r) { return r.decode_tokens_per_s_per_user; }},
+      {"max_throughput_tokens_per_s", [](const R& r) { return r.max_throughput_tokens_per_s; }},
+      {"usd_per_million_tokens", [](const R& r) { return r.usd_per_million_tokens; }},
+      {"ttft_s", [](const R& r) { return r.ttft_s; }},
+      {"tpot_s", [](const R& r) { return r.tpot_s; }},
+      {"train_tokens_per_s", [](const R& r) { return r.train_tokens_per_s; }},
+      {"train_hours", [](const R& r) { return r.train_hours; }},
+      {"run_cost_usd", [](const R& r) { return r.run_cost_usd; }},
+      {"full_contexts", [](const R& r) { return count(r.fit.full_contexts); }},
+      {"max_context_tokens", [](const R& r) { return count(r.fit.max_context_tokens); }},
+      {"gpus_needed", [](const R& r) {
+         return r.fit.gpus_needed > 0 ? count(r.fit.gpus_needed) : std::nullopt; }},
+      {"kv_free_bytes", [](const R& r) -> std::optional<double> { return r.fit.kv_free_bytes; }},
+      {"fits", [](const R& r) -> std::optional<double> { return r.fit.fits ? 1.0 : 0.0; }},
+  };
+  for (const auto& [key, get] : fields) {
+    if (key == name) return get;
+  }
+  return nullptr;
+}
+
+/** For the page's sweeps, without JSON: evaluates every scenario text and returns
+ *  [scenario][offering][field] numbers (null: empty field or unknown name), or null for a
+ *  scenario that fails. */
+val evaluate_fields(const val& texts, const val& field_names) {
+  std::vector<Field> getters;
+  for (const auto& name : emscripten::vecFromJSArray<std::string>(field_names)) {
+    getters.push_back(field_getter(name));
+  }
+  val out = val::array();
+  for (const auto& text : emscripten::vecFromJSArray<std::string>(texts)) {
+    auto evaluation = gpucalc::evaluate_text(working_catalog(), text, false);
+    if (!evaluation) {
+      out.call<void>("push", val::null());
+      continue;
+    }
+    val per_offering = val::array();
+    for (const auto& result : evaluation.value().results) {
+      val row = val::array();
+      for (Field get : getters) {
+        const auto v = get ? get(result) : std::nullopt;
+        row.call<void>("push", v ? val(*v) : val::null());
+      }
+      per_offering.call<void>("push", row);
+    }
+    out.call<void>("push", per_offering);
+  }
+  return out;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(gpucalc) {
   emscripten::function("evaluate", &evaluate);
+  emscripten::function("evaluateFields", &evaluate_fields);
   emscripten::function("fitTable", &fit_table);
   emscripten::function("catalogJson", &catalog_json);
   emscripten::function("loadCatalog", &load_catalog);

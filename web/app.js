@@ -50,6 +50,9 @@ const state = {
   fitWeights: null, // precision filter of the what-fits table; null follows the scenario
   urlTimer: 0,
   firstPaint: false,
+  fitKey: '',
+  catalogVersion: 0,
+  traced: new Map(), // workload kind -> Set of fields with a formula
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -123,7 +126,7 @@ function syncWorkloadFields() {
 function offeringLabel(o) {
   const price = typeof o.price_month_usd === 'number'
     ? t('per_month', { price: i18n.usd(o.price_month_usd) }) : t('your_price');
-  return `${o.name}${o.provider ? ` · ${o.provider}` : ''} · ${price}`;
+  return `${o.name} · ${price}`;
 }
 
 function renderOfferingRows() {
@@ -165,7 +168,9 @@ function renderModelOptions() {
   const select = $('in-model');
   const current = select.value;
   select.replaceChildren(...state.models.map((m) => h('option', { value: m.id },
-    `${m.name} · ${i18n.num(m.params_total / 1e9, 0)}B${m.experts_routed > 0 ? ` MoE (${i18n.num(m.params_active / 1e9, 0)}B ${t('active')})` : ''}`)));
+    m.experts_routed > 0
+      ? `${m.name} · ${t('moe_params', { total: i18n.num(m.params_total / 1e9, 0), active: i18n.num(m.params_active / 1e9, 0) })}`
+      : m.name)));
   if (current) select.value = current;
 }
 
@@ -177,13 +182,13 @@ const ERROR_TARGETS = {
 };
 
 function clearErrors() {
-  for (const el of document.querySelectorAll('#controls .field-error')) {
+  for (const el of document.querySelectorAll('#controls .field-error:not([hidden])')) {
     if (el.id === 'err-import' || el.id === 'err-pricelist') continue;
     el.hidden = true;
     el.textContent = '';
   }
   for (const el of document.querySelectorAll('#controls [aria-invalid]')) el.removeAttribute('aria-invalid');
-  $('results').classList.remove('stale');
+  if ($('results').classList.contains('stale')) $('results').classList.remove('stale');
 }
 
 function errorText(error) {
@@ -213,18 +218,38 @@ function showNotice(text) {
 // Compute
 
 function evaluateText(text) {
-  const evaluation = gpucalc.evaluate(text, { trace: true });
-  const fit = gpucalc.fitTable(evaluation.scenario);
-  return { evaluation, fit };
+  return { evaluation: gpucalc.evaluate(text) };
 }
 
-/** Re-evaluates the canonical scenario with one key swept over `values` (no trace). */
-function sweep(canonical, key, values) {
+// The what-fits table covers every model and precision: it changes only with these keys.
+const FIT_KEYS = ['kv', 'context', 'users', 'compare', 'capacity', 'reserve'];
+function fitTableKey(canonical) {
+  const map = parseScenario(canonical);
+  return `${state.catalogVersion}|${FIT_KEYS.map((k) => map.get(k) ?? '').join('|')}`;
+}
+
+/** Fields that carry a formula (learned from one traced evaluation per workload kind). */
+function learnTracedFields(evaluation) {
+  const kind = evaluation.workload === 'inference' ? 'inference' : 'training';
+  if (state.traced.has(kind)) return;
+  const traced = gpucalc.evaluate(evaluation.scenario, { trace: true });
+  state.traced.set(kind, new Set(traced.results.flatMap((r) => Object.keys(r.trace || {}))));
+}
+
+function isTraced(field) {
+  const ev = state.evaluation;
+  const set = ev && state.traced.get(ev.workload === 'inference' ? 'inference' : 'training');
+  return Boolean(set && set.has(field));
+}
+
+/** The canonical scenario with one key swept over `values`: numbers only, no JSON. */
+function sweep(canonical, key, values, field) {
   const base = parseScenario(canonical);
-  return values.map((v) => {
+  const texts = values.map((v) => {
     base.set(key, String(v));
-    try { return gpucalc.evaluate(buildScenario(base)).results; } catch { return null; }
+    return buildScenario(base);
   });
+  return gpucalc.evaluateFields(texts, [field]);
 }
 
 function update() {
@@ -245,13 +270,13 @@ function update() {
   performance.measure('gpucalc:update', { start: t0, end: performance.now() });
 }
 
-function apply({ evaluation, fit }) {
+function apply({ evaluation }) {
+  learnTracedFields(evaluation);
   state.evaluation = evaluation;
-  state.fit = fit;
   const ev = evaluation;
   state.sweeps = ev.workload === 'inference' ? {
-    batch: sweep(ev.scenario, 'users', BATCH_SWEEP),
-    context: sweep(ev.scenario, 'context', CONTEXT_SWEEP),
+    batch: sweep(ev.scenario, 'users', BATCH_SWEEP, 'decode_tokens_per_s_per_user'),
+    context: sweep(ev.scenario, 'context', CONTEXT_SWEEP, 'full_contexts'),
   } : null;
   render();
 }
@@ -300,7 +325,7 @@ function fmtField(field, value) {
 
 /** A figure; a button revealing its formula when the core traced it. */
 function figure(r, index, field, text = fmtField(field, r[field])) {
-  if (r.trace && r.trace[field]) {
+  if (isTraced(field) && r[field] !== null && r[field] !== undefined) {
     return h('button', { type: 'button', class: 'fig', 'data-r': index, 'data-f': field,
       'aria-label': `${text}: ${t('show_formula_for', { what: t(`f_${field}`) })}` }, text);
   }
@@ -318,9 +343,33 @@ function table(el, { caption, head, rows, rowHeaders = true }) {
 
 const seriesClass = (i) => `s${i + 1}`;
 
+// Chart widths come from a ResizeObserver, so drawing never forces a layout mid-update.
+const chartWidths = new Map();
 function chartWidth(box) {
-  const w = box.clientWidth || box.parentElement.clientWidth || 600;
+  const w = chartWidths.get(box.id) || 600;
   return Math.max(280, Math.min(1100, Math.floor(w)));
+}
+function observeChartWidths() {
+  let timer = 0;
+  const observer = new ResizeObserver((entries) => {
+    let changed = false;
+    for (const e of entries) {
+      const w = Math.floor(e.contentRect.width);
+      if (w > 0 && Math.abs((chartWidths.get(e.target.id) || 0) - w) > 1) {
+        chartWidths.set(e.target.id, w);
+        changed = true;
+      }
+    }
+    if (changed && state.evaluation) {
+      clearTimeout(timer);
+      timer = setTimeout(render, 50);
+    }
+  });
+  for (const id of ['memory-chart', 'batch-chart', 'context-chart']) {
+    const box = $(id);
+    chartWidths.set(id, box.clientWidth);
+    observer.observe(box);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -334,9 +383,9 @@ function render() {
   renderKeyFigures(ev);
   renderMemory(ev);
   renderPerf(ev);
-  renderPrice(ev);
-  renderSpecs(ev);
-  renderFits();
+  memo('price', `${ev.scenario}|${i18n.language()}`, () => renderPrice(ev));
+  memo('specs', `${ev.results.map((r) => r.gpu).join(',')}|${state.catalogVersion}|${i18n.language()}`, () => renderSpecs(ev));
+  scheduleFits();
   renderNotes(ev);
   if (!state.firstPaint) {
     state.firstPaint = true;
@@ -345,10 +394,46 @@ function render() {
   }
 }
 
+// Sections whose content depends on few inputs are redrawn only when those change.
+const drawn = new Map();
+function memo(name, key, draw) {
+  if (drawn.get(name) === key) return;
+  draw();
+  drawn.set(name, key);
+}
+
+// The what-fits table (every model x precision) is computed when it is on screen or the page
+// is idle, so it never delays the figures an edit changes.
+let fitsVisible = false;
+let fitsIdle = 0;
+function scheduleFits() {
+  if (fitsVisible) { drawFits(); return; }
+  if (fitsIdle) return;
+  const run = () => { fitsIdle = 0; drawFits(); };
+  fitsIdle = typeof requestIdleCallback === 'function' ? requestIdleCallback(run, { timeout: 600 }) : setTimeout(run, 50);
+}
+function drawFits() {
+  const ev = state.evaluation;
+  if (!ev) return;
+  const key = fitTableKey(ev.scenario);
+  if (state.fitKey !== key) {
+    state.fit = gpucalc.fitTable(ev.scenario);
+    state.fitKey = key;
+  }
+  const w = parseScenario(ev.scenario).get('weights');
+  memo('fits', `${key}|${ev.model.id}|${w}|${state.fitWeights}|${i18n.language()}`, renderFits);
+}
+function observeFits() {
+  new IntersectionObserver((entries) => {
+    fitsVisible = entries.some((e) => e.isIntersecting);
+    if (fitsVisible) drawFits();
+  }, { rootMargin: '300px' }).observe($('sec-fits'));
+}
+
 function verdictParams(params) {
   const out = {};
   for (const [k, v] of Object.entries(params || {})) {
-    if (/usd$/.test(k)) out[k] = i18n.usd(v, v < 100 ? 2 : 0);
+    if (/usd/.test(k)) out[k] = i18n.usd(v, v < 1 ? 3 : v < 100 ? 2 : 0);
     else if (/_gb$/.test(k)) out[k] = i18n.num(v, 0);
     else if (k === 'ratio') out[k] = i18n.num(v, 1);
     else out[k] = i18n.sig(v);
@@ -371,15 +456,23 @@ function renderVerdict(ev) {
     return h('div', { class: `verdict-col ${seriesClass(i)}${recommended ? ' recommended' : ''}` },
       h('h3', {}, t('choose_when', { name: r.offering_name })),
       recommended ? h('p', { class: 'badge' }, t(`recommended_${ev.recommendation_basis}`)) : null,
-      items.length ? list : h('p', { class: 'help' }, t('no_reasons')));
+      items.length ? list : h('p', { class: 'help' }, t('no_reasons_hint')));
   });
   box.replaceChildren(...columns);
   $('verdict-summary').textContent = summaryLine(ev);
 }
 
+function gpuOf(r) { return state.gpus.find((g) => g.id === r.gpu) || {}; }
+
+/** HBM of an offering as sold: GPUs x the marketed capacity. */
+function marketedHbm(r) {
+  const g = gpuOf(r);
+  return typeof g.hbm_marketed_bytes === 'number' ? g.hbm_marketed_bytes * r.gpu_count : r.capacity_bytes_per_gpu * r.gpu_count;
+}
+
 function summaryLine(ev) {
   const parts = ev.results.map((r) => {
-    const hbm = r.capacity_bytes_per_gpu * r.gpu_count;
+    const hbm = marketedHbm(r);
     const fitText = r.fits ? t('sum_fits', { n: i18n.num(r.instance_gpus) }) : t('sum_no_fit');
     return t('sum_item', { name: r.offering_name, hbm: i18n.gb(hbm, 0),
       price: r.price_month_usd === null ? t('your_price') : t('per_month', { price: i18n.usd(r.price_month_usd) }),
@@ -434,7 +527,7 @@ function renderMemory(ev) {
     return { r, cap, reserve, weights, kv, rest: Math.max(0, free - kv) };
   });
   const segs = [
-    ['weights', 'seg-weights'], ['kv', 'seg-kv'], ['reserve', 'seg-reserve'], ['rest', 'seg-free'],
+    ['weights', 'seg-weights'], ['kv', 'seg-kv'], ['reserve', 'seg-reserve'], ['free', 'seg-free'],
   ];
   const box = $('memory-chart');
   const svg = stackedBars({
@@ -509,10 +602,11 @@ function renderPerf(ev) {
 
 function rateLabel(label) {
   if (!label) return i18n.DASH;
-  if (label === 'datasheet peak') return t('rates_peak');
-  if (label === 'public measurements') return t('rates_public');
-  const m = /^calibrated on (.*)$/.exec(label);
-  return m ? t('rates_calibrated', { what: m[1] }) : label;
+  const some = /\(some figures estimate[ds]?\)/.test(label) ? t('rates_some_estimate') : '';
+  if (label.startsWith('datasheet peak')) return t('rates_peak') + some;
+  if (label.startsWith('public measurements')) return t('rates_public') + some;
+  const m = /^calibrated on ([^(]*)/.exec(label);
+  return m ? t('rates_calibrated', { what: m[1].trim() }) + some : label;
 }
 
 function renderSweeps(ev) {
@@ -526,12 +620,12 @@ function renderSweeps(ev) {
   chartsSection.hidden = false; dataBox.hidden = false; legend.hidden = false;
   const names = ev.results.map((r) => r.offering_name);
   legend.replaceChildren(...names.map((n, i) => h('li', {}, h('span', { class: `key line ${seriesClass(i)}`, 'aria-hidden': 'true' }), n)));
-  const pick = (points, field) => ev.results.map((r, i) => points.map((res) => {
-    const v = res && res[i] ? res[i][field] : null;
+  const pick = (points) => ev.results.map((r, i) => points.map((res) => {
+    const v = res && res[i] ? res[i][0] : null;
     return typeof v === 'number' && Number.isFinite(v) ? v : null;
   }));
-  const batch = pick(state.sweeps.batch, 'decode_tokens_per_s_per_user');
-  const ctx = pick(state.sweeps.context, 'full_contexts');
+  const batch = pick(state.sweeps.batch);
+  const ctx = pick(state.sweeps.context);
   const s = parseScenario(ev.scenario);
   $('batch-caption').textContent = t('batch_chart_title');
   $('context-caption').textContent = t('context_chart_title');
@@ -573,7 +667,10 @@ function renderPrice(ev) {
       line('f_price_gpu_hour_usd', (r, i) => figure(r, i, 'price_gpu_hour_usd')),
       line('f_price_gb_month_usd', (r, i) => figure(r, i, 'price_gb_month_usd')),
       line('f_price_delta_month_usd', (r, i) => (i === 0 ? i18n.DASH : figure(r, i, 'price_delta_month_usd'))),
-      line('hbm_total', (r) => `${i18n.num(r.gpu_count)} × ${i18n.gb(r.capacity_bytes_per_gpu, 0)} = ${i18n.gb(r.gpu_count * r.capacity_bytes_per_gpu, 0)}`),
+      line('hbm_total', (r) => {
+        const g = gpuOf(r);
+        return `${i18n.num(r.gpu_count)} × ${i18n.gb(g.hbm_marketed_bytes, 0)} ${g.memory_type || ''} = ${i18n.gb(marketedHbm(r), 0)}`;
+      }),
       line('cpu', text((o) => o.cpu)),
       line('ram', text((o) => o.ram)),
       line('storage', text((o) => o.storage)),
@@ -678,7 +775,8 @@ function renderNotes(ev) {
 // Formula dialog
 
 function openFormula(index, field) {
-  const r = state.evaluation.results[index];
+  const traced = gpucalc.evaluate(state.evaluation.scenario, { trace: true });
+  const r = traced.results[index];
   const tr = r && r.trace && r.trace[field];
   if (!tr) return;
   $('formula-h').textContent = t(`f_${field}`);
@@ -714,7 +812,8 @@ function exportCsv() {
 function exportJson() {
   const ev = state.evaluation;
   if (!ev) return;
-  download(`gpucalc-${ev.model.id}.json`, 'application/json', `${JSON.stringify(ev, null, 2)}\n`);
+  const traced = gpucalc.evaluate(ev.scenario, { trace: true });
+  download(`gpucalc-${ev.model.id}.json`, 'application/json', `${JSON.stringify(traced, null, 2)}\n`);
 }
 
 async function copyLink() {
@@ -761,7 +860,7 @@ function buildFitFilter() {
   const select = h('select', { id: 'fit-filter' },
     h('option', { value: 'all' }, t('fit_all')),
     ...['bf16', 'fp8', 'fp6', 'fp4', 'int4'].map((w) => h('option', { value: w }, w.toUpperCase())));
-  select.addEventListener('change', () => { state.fitWeights = select.value; renderFits(); });
+  select.addEventListener('change', () => { state.fitWeights = select.value; drawFits(); });
   const row = h('p', { id: 'fit-filter-row', class: 'filter' }, h('label', { for: 'fit-filter' }, t('fit_filter')), ' ', select);
   $('fits-note').after(row);
 }
@@ -825,14 +924,8 @@ function bindControls() {
   for (const l of i18n.LANGS) {
     $(`lang-${l}`).addEventListener('click', (e) => { e.preventDefault(); switchLanguage(l); });
   }
-  let resizeTimer = 0;
-  let lastWidth = window.innerWidth;
-  window.addEventListener('resize', () => {
-    if (window.innerWidth === lastWidth) return;
-    lastWidth = window.innerWidth;
-    clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(render, 100);
-  });
+  observeChartWidths();
+  observeFits();
 }
 
 function importModel() {
@@ -882,6 +975,8 @@ async function loadCatalogText(text, name, errEl, okEl) {
 }
 
 function refreshCatalog() {
+  state.catalogVersion += 1;
+  state.traced.clear();
   state.offerings = gpucalc.catalog('offerings');
   state.models = gpucalc.catalog('models');
   state.gpus = gpucalc.catalog('gpus');

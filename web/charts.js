@@ -18,11 +18,13 @@ function frame(width, height, title, desc) {
   return svg;
 }
 
-function niceMax(v) {
-  if (!(v > 0)) return 1;
-  const p = 10 ** Math.floor(Math.log10(v));
-  for (const m of [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) if (m * p >= v) return m * p;
-  return 10 * p;
+/** Round tick step for about `count` intervals up to `max`: 1, 2, 2.5 or 5 x 10^k. */
+function niceTicks(max, count = 4) {
+  if (!(max > 0)) return { step: 1, top: 1 };
+  const raw = max / count;
+  const p = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * p).find((s) => s >= raw);
+  return { step, top: Math.ceil(max / step - 1e-9) * step };
 }
 
 /**
@@ -31,22 +33,22 @@ function niceMax(v) {
  */
 export function stackedBars({ width, title, desc, rows, fmt, axisLabel }) {
   const narrow = width < 560;
-  const labelW = narrow ? 0 : 170;
-  const rowH = narrow ? 58 : 44;
-  const barH = 22;
+  const labelW = narrow ? 0 : 130;
+  const rowH = narrow ? 60 : 50;
+  const barH = narrow ? 26 : 30;
   const top = 8;
-  const bottom = 30;
+  const bottom = 40;
   const right = 12;
   const height = top + rows.length * rowH + bottom;
   const svg = frame(width, height, title, desc);
-  const max = niceMax(Math.max(...rows.map((r) => r.total), 1));
+  const max = Math.max(...rows.map((r) => r.total), 1);
+  const { step } = niceTicks(max, narrow ? 3 : 6);
   const plotW = width - labelW - right - 4;
   const x = (v) => labelW + 4 + (Math.max(0, v) / max) * plotW;
   const grid = svgEl('g', { class: 'grid' });
-  for (let i = 0; i <= 4; i++) {
-    const v = (max * i) / 4;
+  for (let v = 0; v <= max + 1e-9; v += step) {
     grid.append(svgEl('line', { x1: x(v), x2: x(v), y1: top, y2: height - bottom + 4 }));
-    const tx = svgEl('text', { x: x(v), y: height - bottom + 18, 'text-anchor': i === 0 ? 'start' : i === 4 ? 'end' : 'middle', class: 'tick' }, fmt(v));
+    const tx = svgEl('text', { x: x(v), y: height - bottom + 18, 'text-anchor': v === 0 ? 'start' : 'middle', class: 'tick' }, fmt(v));
     grid.append(tx);
   }
   if (axisLabel) grid.append(svgEl('text', { x: width - right, y: height - 1, 'text-anchor': 'end', class: 'axis-label' }, axisLabel));
@@ -58,8 +60,8 @@ export function stackedBars({ width, title, desc, rows, fmt, axisLabel }) {
     if (narrow) {
       g.append(svgEl('text', { x: labelW + 4, y: y0 + 14, class: 'bar-label' }, row.sublabel ? `${row.label} · ${row.sublabel}` : row.label));
     } else {
-      g.append(svgEl('text', { x: labelW - 6, y: barY + 10, 'text-anchor': 'end', class: 'bar-label' }, row.label));
-      if (row.sublabel) g.append(svgEl('text', { x: labelW - 6, y: barY + 22, 'text-anchor': 'end', class: 'bar-sublabel' }, row.sublabel));
+      g.append(svgEl('text', { x: labelW - 8, y: barY + 13, 'text-anchor': 'end', class: 'bar-label' }, row.label));
+      if (row.sublabel) g.append(svgEl('text', { x: labelW - 8, y: barY + 27, 'text-anchor': 'end', class: 'bar-sublabel' }, row.sublabel));
     }
     let acc = 0;
     for (const seg of row.segments) {
@@ -81,30 +83,28 @@ export function stackedBars({ width, title, desc, rows, fmt, axisLabel }) {
  */
 export function lineChart({ width, title, desc, xs, xFmt, yFmt, series, xLabel, yLabel }) {
   const height = width < 560 ? 220 : 260;
-  const left = width < 560 ? 44 : 60;
-  const right = 14;
+  const left = width < 560 ? 46 : 58;
+  const right = 26;
   const top = 14;
   const bottom = 44;
   const svg = frame(width, height, title, desc);
   const all = series.flatMap((s) => s.values).filter((v) => typeof v === 'number' && Number.isFinite(v));
-  const max = niceMax(Math.max(...all, 0));
+  const { step, top: max } = niceTicks(Math.max(...all, 0), 4);
   const plotW = width - left - right;
   const plotH = height - top - bottom;
   const x = (i) => left + (xs.length === 1 ? plotW / 2 : (i / (xs.length - 1)) * plotW);
   const y = (v) => top + plotH - (v / max) * plotH;
   const grid = svgEl('g', { class: 'grid' });
-  for (let i = 0; i <= 4; i++) {
-    const v = (max * i) / 4;
+  for (let v = 0; v <= max + 1e-9; v += step) {
     grid.append(svgEl('line', { x1: left, x2: width - right, y1: y(v), y2: y(v) }));
     grid.append(svgEl('text', { x: left - 6, y: y(v) + 4, 'text-anchor': 'end', class: 'tick' }, yFmt(v)));
   }
-  const step = width < 560 && xs.length > 6 ? 2 : 1;
+  const every = width < 560 && xs.length > 6 ? 2 : 1;
   xs.forEach((xv, i) => {
-    if (i % step !== 0 && i !== xs.length - 1) return;
+    if (i % every !== 0 && i !== xs.length - 1) return;
     grid.append(svgEl('text', { x: x(i), y: height - bottom + 18, 'text-anchor': 'middle', class: 'tick' }, xFmt(xv)));
   });
   if (xLabel) grid.append(svgEl('text', { x: left + plotW / 2, y: height - 6, 'text-anchor': 'middle', class: 'axis-label' }, xLabel));
-  if (yLabel) grid.append(svgEl('text', { x: left, y: top - 2, 'text-anchor': 'start', class: 'axis-label' }, ''));
   svg.append(grid);
   for (const s of series) {
     const g = svgEl('g', { class: `series ${s.cls}` });
@@ -121,9 +121,7 @@ export function lineChart({ width, title, desc, xs, xFmt, yFmt, series, xLabel, 
     if (d) g.append(svgEl('path', { d, class: 'line' }));
     s.values.forEach((v, i) => {
       if (typeof v !== 'number' || !Number.isFinite(v)) return;
-      const c = svgEl('circle', { cx: x(i), cy: y(v), r: 3.5, class: 'dot' });
-      c.append(svgEl('title', {}, `${s.name}: ${xFmt(xs[i])} → ${yFmt(v)}`));
-      g.append(c);
+      g.append(svgEl('circle', { cx: x(i), cy: y(v), r: 3.5, class: 'dot' }));
     });
     svg.append(g);
   }

@@ -72,6 +72,20 @@ export function evaluate(scenario, { trace = false } = {}) {
   return unwrap(requireModule().evaluate(text(scenario, 'scenario'), Boolean(trace)));
 }
 
+/**
+ * For sweeps: evaluates every scenario text and returns numbers only, no JSON:
+ * result[scenario][offering][field] (null where empty; a failing scenario gives null).
+ */
+export function evaluateFields(scenarios, fields) {
+  if (!Array.isArray(scenarios) || !scenarios.every((x) => typeof x === 'string')) {
+    throw new GpucalcError({ code: 'bad_value', field: 'scenarios', message: 'scenarios must be an array of strings.' });
+  }
+  if (!Array.isArray(fields) || !fields.every((x) => typeof x === 'string')) {
+    throw new GpucalcError({ code: 'bad_value', field: 'fields', message: 'fields must be an array of strings.' });
+  }
+  return requireModule().evaluateFields(scenarios, fields);
+}
+
 /** The "what fits" table for the scenario's offerings ({capacity_basis, gpus, rows}). */
 export function fitTable(scenario) {
   return unwrap(requireModule().fitTable(text(scenario, 'scenario')));

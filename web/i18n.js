@@ -63,17 +63,20 @@ export function translateDocument(root = document) {
 
 // --- numbers ---------------------------------------------------------------------------------
 const numberFormats = new Map();
-function nf(options) {
-  const key = JSON.stringify(options);
-  if (!numberFormats.has(key)) numberFormats.set(key, new Intl.NumberFormat(LOCALES[lang], options));
-  return numberFormats.get(key);
+function nf(key, options) {
+  let f = numberFormats.get(key);
+  if (!f) {
+    f = new Intl.NumberFormat(LOCALES[lang], options);
+    numberFormats.set(key, f);
+  }
+  return f;
 }
 
 export const DASH = '—';
 const ok = (x) => typeof x === 'number' && Number.isFinite(x);
 
 export function num(x, digits = 0) {
-  return ok(x) ? nf({ maximumFractionDigits: digits, minimumFractionDigits: 0 }).format(x) : DASH;
+  return ok(x) ? nf(`n${digits}`, { maximumFractionDigits: digits, minimumFractionDigits: 0 }).format(x) : DASH;
 }
 /** Three significant digits, no less precise than an integer: 1,234 / 70.4 / 0.163. */
 export function sig(x) {
@@ -84,7 +87,7 @@ export function sig(x) {
 }
 export function usd(x, digits = 0) {
   if (!ok(x)) return DASH;
-  return nf({ style: 'currency', currency: 'USD', currencyDisplay: lang === 'zh' ? 'code' : 'symbol',
+  return nf(`u${digits}`, { style: 'currency', currency: 'USD', currencyDisplay: lang === 'zh' ? 'code' : 'symbol',
     minimumFractionDigits: digits, maximumFractionDigits: digits }).format(x).replace(/^USD\s?/, 'US$');
 }
 /** Decimal gigabytes, as the seeds write them. */
@@ -108,4 +111,4 @@ export function seconds(s) {
   return `${num(s / 3600, 1)} h`;
 }
 export function ratio(x) { return ok(x) ? `${num(x, 1)}×` : DASH; }
-export function percent(x) { return ok(x) ? nf({ style: 'percent', maximumFractionDigits: 0 }).format(x) : DASH; }
+export function percent(x) { return ok(x) ? nf('p', { style: 'percent', maximumFractionDigits: 0 }).format(x) : DASH; }

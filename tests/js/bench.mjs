@@ -1,0 +1,92 @@
+// `make bench` (bench-web): the page's figures measured in headless Chromium on this machine.
+//   transfer size  HTML + JS + CSS + WASM + data as sent (gzip), cold cache   target <= 200 KB
+//   first result   navigation start -> first results painted (median of 5)     target <= 1 s
+//   update         input change -> recomputed, redrawn, laid out (median, p95)  target <= 16 ms
+// Writes build/web/bench.json. BENCH_STRICT=1 makes a miss fail the run.
+import fs from 'node:fs';
+import path from 'node:path';
+import { launch, serve, outDir } from './browser-lib.mjs';
+
+const LIMITS = { transfer_kb: 200, first_result_ms: 1000, update_ms: 16 };
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor((s.length - 1) / 2)]; };
+const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]; };
+
+const { server, url } = await serve();
+const { context, close } = await launch();
+try {
+  // Cold loads: cache disabled through the DevTools protocol.
+  const firsts = [];
+  let transfer = null;
+  for (let run = 0; run < 5; run++) {
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    await page.goto(url);
+    await page.waitForFunction(() => performance.getEntriesByName('gpucalc:first-result-painted').length > 0, null, { timeout: 30000 });
+    const m = await page.evaluate(() => {
+      const nav = performance.getEntriesByType('navigation')[0];
+      const res = performance.getEntriesByType('resource');
+      const files = [nav, ...res].map((e) => ({ name: e.name.replace(location.origin, ''), encoded: e.encodedBodySize, decoded: e.decodedBodySize, type: e.initiatorType || 'navigation' }));
+      return {
+        first: performance.getEntriesByName('gpucalc:first-result-painted')[0].startTime,
+        files,
+        foreign: [nav, ...res].filter((e) => !e.name.startsWith(location.origin) && !e.name.startsWith('blob:')).map((e) => e.name),
+      };
+    });
+    firsts.push(m.first);
+    if (!transfer) transfer = m;
+    await page.close();
+  }
+  const bytes = transfer.files.reduce((a, f) => a + f.encoded, 0);
+  const raw = transfer.files.reduce((a, f) => a + f.decoded, 0);
+
+  // Updates: alternate users and context so both sweeps and the what-fits table recompute.
+  const page = await context.newPage();
+  await page.goto(url);
+  await page.waitForSelector('html.ready');
+  const updates = await page.evaluate(async () => {
+    const times = [];
+    const users = document.getElementById('in-users');
+    const ctx = document.getElementById('in-context');
+    const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+    const values = [[users, ['2', '8', '32', '1', '16', '4']], [ctx, ['32768', '65536', '8192', '131072', '262144', '16384']]];
+    for (let i = 0; i < 40; i++) {
+      const [el, vals] = values[i % 2];
+      await frame();
+      const t0 = performance.now();
+      el.value = vals[Math.floor(i / 2) % vals.length];
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+      document.body.getBoundingClientRect();
+      void document.body.offsetHeight;
+      times.push(performance.now() - t0);
+    }
+    return times;
+  });
+  await page.close();
+  const warm = updates.slice(4);
+  const result = {
+    transfer_kb_gzip: bytes / 1024,
+    transfer_kb_uncompressed: raw / 1024,
+    requests: transfer.files.length,
+    foreign_requests: transfer.foreign,
+    files: transfer.files,
+    first_result_ms: { median: median(firsts), runs: firsts },
+    update_ms: { median: median(warm), p95: pct(warm, 0.95), max: Math.max(...warm), runs: warm.length },
+    limits: LIMITS,
+  };
+  fs.mkdirSync(outDir, { recursive: true });
+  fs.writeFileSync(path.join(outDir, 'bench.json'), `${JSON.stringify(result, null, 2)}\n`);
+  const ok = (v, lim) => (v <= lim ? 'ok' : 'OVER');
+  console.log('gpucalc page, headless Chromium (scripts/serve.mjs, gzip):');
+  for (const f of transfer.files) console.log(`  ${f.name.padEnd(28)} ${(f.encoded / 1024).toFixed(1).padStart(7)} KB gzip  (${(f.decoded / 1024).toFixed(1)} KB)`);
+  console.log(`transfer size:        ${result.transfer_kb_gzip.toFixed(1)} KB gzip in ${result.requests} requests, ${transfer.foreign.length} off-origin  [<= ${LIMITS.transfer_kb} KB: ${ok(result.transfer_kb_gzip, LIMITS.transfer_kb)}]`);
+  console.log(`first result painted: ${result.first_result_ms.median.toFixed(0)} ms median of ${firsts.length} cold loads (${firsts.map((x) => x.toFixed(0)).join(', ')})  [<= ${LIMITS.first_result_ms} ms: ${ok(result.first_result_ms.median, LIMITS.first_result_ms)}]`);
+  console.log(`recompute + redraw:   ${result.update_ms.median.toFixed(1)} ms median, ${result.update_ms.p95.toFixed(1)} ms p95, ${result.update_ms.max.toFixed(1)} ms max over ${warm.length} edits (users/context, with both sweeps)  [<= ${LIMITS.update_ms} ms: ${ok(result.update_ms.median, LIMITS.update_ms)}]`);
+  const miss = result.transfer_kb_gzip > LIMITS.transfer_kb || result.first_result_ms.median > LIMITS.first_result_ms ||
+    result.update_ms.median > LIMITS.update_ms || transfer.foreign.length > 0;
+  if (miss && process.env.BENCH_STRICT === '1') process.exitCode = 1;
+} finally {
+  await close();
+  server.close();
+}

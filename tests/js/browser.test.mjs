@@ -1,0 +1,323 @@
+// The page in headless Chromium (Debian's /usr/bin/chromium via playwright-core), served by
+// scripts/serve.mjs under the strict CSP. Screenshots of each view go to build/web/screenshots/.
+import test, { before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { launch, serve, outDir, repo } from './browser-lib.mjs';
+import { CSP } from '../../scripts/serve.mjs';
+
+const seed002 = JSON.parse(fs.readFileSync(path.join(repo, 'tests/fixtures/seed002.json'), 'utf8'));
+const shots = path.join(outDir, 'screenshots');
+fs.mkdirSync(shots, { recursive: true });
+
+let calc; // {server, url}
+let host; // a page on another origin that embeds the calculator
+let browser;
+let context;
+let closeBrowser;
+let hostDir;
+
+before(async () => {
+  calc = await serve();
+  hostDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gpucalc-host-'));
+  const calcOrigin = new URL(calc.url).origin;
+  fs.writeFileSync(path.join(hostDir, 'favicon.ico'), '');
+  fs.writeFileSync(path.join(hostDir, 'index.html'), `<!doctype html><html><head><meta charset="utf-8"><title>Vendor page</title></head>
+<body><h1>MI355X vs H200</h1>
+<iframe id="calc" data-gpucalc src="${calcOrigin}/?embed=1&lang=zh&accent=d11f2a#v=1&users=4" title="GPU calculator" width="100%" height="300"></iframe>
+<script src="${calcOrigin}/embed.js" async></script>
+</body></html>`);
+  host = await serve({ root: hostDir, host: 'localhost', csp: "default-src 'self'; script-src 'self' " + calcOrigin + "; frame-src " + calcOrigin });
+  ({ browser, context, close: closeBrowser } = await launch());
+});
+
+after(async () => {
+  await closeBrowser();
+  calc.server.close();
+  host.server.close();
+  fs.rmSync(hostDir, { recursive: true, force: true });
+});
+
+/** A page that records console errors, page errors, CSP violations and off-origin requests. */
+async function openPage(url, { viewport = { width: 1280, height: 900 }, ctx = context } = {}) {
+  const page = await ctx.newPage();
+  await page.setViewportSize(viewport);
+  const problems = [];
+  const origin = new URL(calc.url).origin;
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('dialog', (d) => { problems.push(`dialog: ${d.message()}`); d.dismiss(); });
+  page.on('request', (r) => {
+    const u = r.url();
+    if (!u.startsWith(origin) && !u.startsWith('blob:') && !u.startsWith('data:')) problems.push(`off-origin request: ${u}`);
+  });
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));
+  });
+  const response = await page.goto(url);
+  await page.waitForSelector('html.ready', { timeout: 30000 });
+  return { page, problems, response };
+}
+
+const text = (page, sel) => page.locator(sel).innerText();
+// Sections below the fold use content-visibility: auto, so read their text, not their rendering.
+const content = (page, sel) => page.locator(sel).evaluate((el) => el.textContent.replace(/\s+/g, ' '));
+
+/** Polls `fn` in the page (page.waitForFunction would need eval, which the page's CSP forbids). */
+async function until(page, fn, arg, timeout = 10000) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    if (await page.evaluate(fn, arg)) return;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${fn.toString().slice(0, 120)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+test('default view: MI355X vs H200 with the seed figures, strict CSP, no console errors', async () => {
+  const { page, problems, response } = await openPage(calc.url);
+  assert.equal(response.headers()['content-security-policy'], CSP);
+  assert.doesNotMatch(CSP, /'unsafe-eval'|'unsafe-inline'/);
+  const keyfigs = await text(page, '#keyfigs');
+  assert.match(keyfigs, /8x AMD Instinct MI355X/);
+  assert.match(keyfigs, /8x NVIDIA HGX H200/);
+  const price = await content(page, '#price-table');
+  for (const p of seed002.prices.filter((x) => x.offering !== 'fullgpu-1x-h200')) {
+    assert.ok(price.includes(`$${p.price_month_usd.toLocaleString('en-US')}`), `monthly ${p.price_month_usd}`);
+    assert.ok(price.includes(`$${p.price_gpu_hour_usd.toFixed(2)}`), `per GPU-hour ${p.price_gpu_hour_usd}`);
+  }
+  assert.match(price, /8 × 288 GB HBM3e = 2,304 GB/, 'seed: 2,304 GB HBM3e in one server');
+  assert.match(await text(page, '#verdict'), /\$4,000 less/);
+  const specs = await content(page, '#spec-table');
+  for (const s of seed002.spec) {
+    assert.ok(specs.includes(s.architecture), s.architecture);
+    assert.ok(specs.includes(`${s.hbm_gb} GB ${s.memory_type}`), `${s.hbm_gb} GB`);
+    assert.ok(specs.includes(`${s.bandwidth_tbps} TB/s`), `${s.bandwidth_tbps} TB/s`);
+    assert.ok(specs.includes(`${s.fp8_tflops.toLocaleString('en-US')} TFLOPS`), `FP8 ${s.fp8_tflops}`);
+    assert.ok(specs.includes(`${s.bf16_tflops.toLocaleString('en-US')} TFLOPS`), `BF16 ${s.bf16_tflops}`);
+    if (s.fp4_tflops) assert.ok(specs.includes(`${s.fp4_tflops.toLocaleString('en-US')} TFLOPS`), 'FP4');
+    assert.ok(specs.includes(`${s.tdp_w.toLocaleString('en-US')} W`), `${s.tdp_w} W`);
+    assert.ok(specs.includes(s.interconnect_kind), s.interconnect_kind);
+  }
+  assert.match(specs, /NVLink 4 · 900 GB\/s/);
+  assert.match(await text(page, '#memory-table'), /0\.164 MB/, 'KV 0.16 MB per token');
+  assert.match(await text(page, '#perf-table'), /public measurements|datasheet peak|calibrated on/);
+  // Charts carry a title and a description, and the same numbers are in tables.
+  const charts = await page.$$eval('svg.chart', (svgs) => svgs.map((s) => ({
+    title: s.querySelector('title')?.textContent || '', desc: s.querySelector('desc')?.textContent || '' })));
+  assert.ok(charts.length >= 3);
+  for (const c of charts) { assert.ok(c.title.length > 5); assert.ok(c.desc.length > 10); }
+  assert.ok((await page.$$('#batch-table tbody tr')).length >= 9);
+  // Every control has a label.
+  const unlabelled = await page.$$eval('#controls input, #controls select, #controls textarea',
+    (els) => els.filter((e) => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')).map((e) => e.id || e.name));
+  assert.deepEqual(unlabelled, []);
+  assert.match(page.url(), /#v=1&model=llama-3\.1-70b&/, 'the canonical scenario is in the fragment');
+  await page.close();
+  assert.deepEqual(problems, []);
+});
+
+test('seed tables under the marketed basis: US$/GB and what fits', async () => {
+  const { page, problems } = await openPage(`${calc.url}#v=1&capacity=marketed&reserve=0&weights=bf16`);
+  const price = await content(page, '#price-table');
+  for (const p of seed002.per_gb_month) assert.ok(price.includes(`$${p.price_gb_month_usd.toFixed(2)}`), String(p.price_gb_month_usd));
+  await page.locator('#sec-fits').scrollIntoViewIfNeeded();
+  await until(page, () => document.querySelectorAll('#fit-table tbody tr').length > 0);
+  const row = page.locator('#fit-table tbody tr', { hasText: 'Llama 3.1 405B' });
+  const cells = await row.locator('td strong').evaluateAll((els) => els.map((e) => e.textContent));
+  assert.deepEqual(cells, ['3', '6'], 'seed 002: 405B at BF16 needs 3 MI355X, 6 H200');
+  const ds = await page.locator('#fit-table tbody tr', { hasText: 'DeepSeek' }).evaluate((el) => el.textContent);
+  assert.match(ds, /exceeds the server/, '671B at BF16 needs 10 H200: more than one server');
+  await page.close();
+  assert.deepEqual(problems, []);
+});
+
+test('editing an input updates the URL; a reload reproduces the figures', async () => {
+  const { page, problems } = await openPage(calc.url);
+  await page.selectOption('#in-weights', 'bf16');
+  await page.fill('#in-users', '8');
+  await page.fill('#in-price-1', '22000');
+  await until(page, () => location.hash.includes('users=8') && location.hash.includes('weights=bf16') && location.hash.includes('price=-,22000'));
+  const before = { key: await text(page, '#keyfigs'), mem: await text(page, '#memory-table'), hash: new URL(page.url()).hash };
+  assert.match(before.key, /\$22,000/);
+  await page.reload();
+  await page.waitForSelector('html.ready');
+  assert.equal(new URL(page.url()).hash, before.hash);
+  assert.equal(await text(page, '#keyfigs'), before.key);
+  assert.equal(await text(page, '#memory-table'), before.mem);
+  assert.equal(await page.inputValue('#in-users'), '8');
+  assert.equal(await page.inputValue('#in-weights'), 'bf16');
+  assert.equal(await page.inputValue('#in-price-1'), '22000');
+  await page.close();
+  assert.deepEqual(problems, []);
+});
+
+test('a bad input shows its error next to the field and keeps the other inputs', async () => {
+  const { page, problems } = await openPage(calc.url);
+  await page.fill('#in-users', '4');
+  await until(page, () => location.hash.includes('users=4'));
+  await page.fill('#in-context', '-5');
+  await page.waitForSelector('#err-context:not([hidden])');
+  assert.ok((await text(page, '#err-context')).length > 5);
+  assert.equal(await page.getAttribute('#in-context', 'aria-invalid'), 'true');
+  assert.equal(await page.inputValue('#in-users'), '4');
+  assert.equal(await page.inputValue('#in-context'), '-5');
+  await page.waitForTimeout(400);
+  assert.match(page.url(), /users=4/);
+  assert.doesNotMatch(page.url(), /context=-5/);
+  const numbers = await text(page, '#results');
+  assert.doesNotMatch(numbers, /NaN|undefined|Infinity/);
+  await page.fill('#in-context', '65536');
+  await page.waitForSelector('#err-context', { state: 'hidden' });
+  await until(page, () => location.hash.includes('context=65536'));
+  await page.close();
+  assert.deepEqual(problems, []);
+});
+
+test('a fragment with markup in the model name renders as inert text and loads the defaults', async () => {
+  const { page, problems } = await openPage(`${calc.url}#v=1&model=<img src=x onerror=alert(1)>`);
+  const notice = await text(page, '#notice');
+  assert.ok(notice.includes('<img src=x onerror=alert(1)>'), notice);
+  assert.equal(await page.locator('img').count(), 0);
+  assert.equal(await page.inputValue('#in-model'), 'llama-3.1-70b');
+  await page.close();
+  assert.deepEqual(problems, [], 'no alert dialog, no error');
+});
+
+test('malformed and future-version links load the defaults and say so', async () => {
+  for (const [frag, re] of [['v=2&model=llama-3.1-8b', /newer version/], ['garbage&&=', /could not be read/], ['v=1&context=1e30', /could not be read/]]) {
+    const { page, problems } = await openPage(`${calc.url}#${frag}`);
+    assert.match(await text(page, '#notice'), re, frag);
+    assert.equal(await page.inputValue('#in-model'), 'llama-3.1-70b');
+    await page.close();
+    assert.deepEqual(problems, []);
+  }
+});
+
+test('zh and en both render; lang= overrides the browser language', async () => {
+  const zhContext = await browser.newContext({ locale: 'zh-CN' });
+  const { page: zh, problems } = await openPage(calc.url, { ctx: zhContext });
+  assert.equal(await zh.getAttribute('html', 'lang'), 'zh-CN');
+  assert.equal(await text(zh, 'h1'), 'GPU 对比计算器');
+  assert.match(await content(zh, '#spec-table'), /架构/);
+  assert.match(await text(zh, '#verdict'), /以下情况选择/);
+  assert.match(await text(zh, '#keyfigs'), /US\$19,900/);
+  const { page: en } = await openPage(`${calc.url}?lang=en`, { ctx: zhContext });
+  assert.equal(await en.getAttribute('html', 'lang'), 'en-US');
+  assert.equal(await text(en, 'h1'), 'GPU comparison calculator');
+  await en.click('#lang-zh');
+  await until(en, () => document.documentElement.lang === 'zh-CN');
+  assert.match(en.url(), /lang=zh/);
+  assert.match(en.url(), /#v=1&/);
+  await zhContext.close();
+  assert.deepEqual(problems, []);
+});
+
+test('formula reveal, CSV and JSON export, copy link', async () => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(calc.url).origin });
+  const { page, problems } = await openPage(calc.url);
+  await page.locator('#memory-table button.fig').first().click();
+  await page.waitForSelector('dialog#formula[open]');
+  assert.ok((await text(page, '#formula-text')).length > 5);
+  await page.keyboard.press('Escape');
+  await until(page, () => !document.getElementById('formula').open);
+  for (const [button, re] of [['#export-csv', /^scenario,"v=1&/], ['#export-json', /"schema": "gpucalc-result\/1"/]]) {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
+    const file = await download.path();
+    const body = fs.readFileSync(file, 'utf8');
+    assert.match(body, re);
+    assert.match(body, /19900/);
+  }
+  await page.click('#copy-link');
+  await until(page, () => document.getElementById('copy-status').textContent.length > 0);
+  const copied = await page.evaluate(() => navigator.clipboard.readText());
+  assert.equal(copied, `${new URL(calc.url).origin}/#${await page.evaluate(() => window.gpucalcPage.state.evaluation.scenario)}`);
+  await page.close();
+  assert.deepEqual(problems, []);
+});
+
+test('a pasted config.json becomes a model', async () => {
+  const { page, problems } = await openPage(calc.url);
+  await page.click('#import summary');
+  await page.fill('#in-import-id', 'my-8b');
+  await page.fill('#in-import', JSON.stringify({ architectures: ['LlamaForCausalLM'], model_type: 'llama', hidden_size: 4096,
+    intermediate_size: 14336, num_attention_heads: 32, num_key_value_heads: 8, num_hidden_layers: 32, vocab_size: 128256,
+    max_position_embeddings: 131072, torch_dtype: 'bfloat16' }));
+  await page.click('#do-import');
+  await until(page, () => location.hash.includes('model=my-8b'));
+  assert.equal(await page.inputValue('#in-model'), 'my-8b');
+  await page.fill('#in-import', '{not json');
+  await page.click('#do-import');
+  await page.waitForSelector('#err-import:not([hidden])');
+  await page.close();
+  assert.deepEqual(problems, []);
+});
+
+test('works from a sub-path', async () => {
+  const sub = await serve({ base: '/tools/gpu-calculator/' });
+  const { page, problems } = await openPage(`${sub.url}?lang=en#v=1&users=2`);
+  assert.equal(await page.inputValue('#in-users'), '2');
+  assert.match(await text(page, '#keyfigs'), /\$19,900/);
+  await page.close();
+  sub.server.close();
+  assert.deepEqual(problems.filter((p) => !p.startsWith('off-origin')), []);
+});
+
+test('embed view posts its height; embed.js on another origin resizes the frame', async () => {
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  await page.goto(host.url);
+  const frame = page.frameLocator('#calc');
+  await frame.locator('html.ready').waitFor({ timeout: 30000 });
+  await until(page, () => parseInt(document.getElementById('calc').style.height || '0', 10) > 600, null, 15000);
+  const sizes = await page.evaluate(() => ({ frame: document.getElementById('calc').clientHeight }));
+  const inner = await frame.locator('html').evaluate((el) => el.getBoundingClientRect().height);
+  assert.ok(Math.abs(sizes.frame - inner) <= 2, `frame ${sizes.frame} vs content ${inner}`);
+  // The embed view has no site chrome, carries the theme, and links to the full calculator.
+  assert.equal(await frame.locator('header.site').isVisible(), false);
+  assert.equal((await frame.locator('html').evaluate((el) => getComputedStyle(el).getPropertyValue('--accent'))).trim(), '#d11f2a');
+  assert.match(await frame.locator('a.open-full').getAttribute('href'), /#v=1&.*users=4/);
+  // A height message that does not come from the frame is ignored.
+  const heightBefore = await page.evaluate(() => document.getElementById('calc').style.height);
+  await page.evaluate(() => window.postMessage({ type: 'gpucalc:height', height: 250 }, '*'));
+  await page.waitForTimeout(200);
+  assert.equal(await page.evaluate(() => document.getElementById('calc').style.height), heightBefore);
+  // Content growth is followed.
+  await frame.locator('#add-offering').click();
+  await until(page, (h) => document.getElementById('calc').style.height !== h, heightBefore, 10000);
+  await page.screenshot({ path: path.join(shots, 'host-embed-1280.png'), fullPage: true });
+  await page.close();
+  assert.deepEqual(problems, []);
+});
+
+test('print stylesheet and 390 px layout', async () => {
+  const { page, problems } = await openPage(calc.url, { viewport: { width: 390, height: 844 } });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `horizontal overflow ${overflow}px at 390 px`);
+  await page.emulateMedia({ media: 'print' });
+  assert.equal(await page.locator('#controls').isVisible(), false);
+  assert.equal(await page.locator('#sec-verdict').isVisible(), true);
+  await page.close();
+  assert.deepEqual(problems, []);
+});
+
+test('screenshots of each view at 1280 and 390 px, zh and en', async () => {
+  const views = [['page', ''], ['embed', 'embed=1&']];
+  for (const [view, q] of views) {
+    for (const lang of ['en', 'zh']) {
+      for (const width of [1280, 390]) {
+        const { page, problems } = await openPage(`${calc.url}?${q}lang=${lang}`, { viewport: { width, height: 900 } });
+        await page.locator('#sec-fits').scrollIntoViewIfNeeded();
+        await until(page, () => document.querySelectorAll('#fit-table tbody tr').length > 0);
+        await page.evaluate(() => window.scrollTo(0, 0));
+        await page.waitForTimeout(150);
+        await page.screenshot({ path: path.join(shots, `${view}-${lang}-${width}.png`), fullPage: true });
+        await page.close();
+        assert.deepEqual(problems, []);
+      }
+    }
+  }
+});

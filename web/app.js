@@ -228,12 +228,18 @@ function fitTableKey(canonical) {
   return `${state.catalogVersion}|${FIT_KEYS.map((k) => map.get(k) ?? '').join('|')}`;
 }
 
-/** Fields that carry a formula (learned from one traced evaluation per workload kind). */
+/** Fields that carry a formula, learned from one traced evaluation per workload kind, done
+ *  after the figures are on screen; the figures then become buttons that reveal it. */
 function learnTracedFields(evaluation) {
   const kind = evaluation.workload === 'inference' ? 'inference' : 'training';
   if (state.traced.has(kind)) return;
-  const traced = gpucalc.evaluate(evaluation.scenario, { trace: true });
-  state.traced.set(kind, new Set(traced.results.flatMap((r) => Object.keys(r.trace || {}))));
+  state.traced.set(kind, new Set());
+  setTimeout(() => {
+    const traced = gpucalc.evaluate(evaluation.scenario, { trace: true });
+    state.traced.set(kind, new Set(traced.results.flatMap((r) => Object.keys(r.trace || {}))));
+    drawn.clear();
+    render();
+  }, 0);
 }
 
 function isTraced(field) {
@@ -274,11 +280,15 @@ function apply({ evaluation }) {
   learnTracedFields(evaluation);
   state.evaluation = evaluation;
   const ev = evaluation;
+  const t0 = performance.now();
   state.sweeps = ev.workload === 'inference' ? {
     batch: sweep(ev.scenario, 'users', BATCH_SWEEP, 'decode_tokens_per_s_per_user'),
     context: sweep(ev.scenario, 'context', CONTEXT_SWEEP, 'full_contexts'),
   } : null;
+  const t1 = performance.now();
   render();
+  performance.measure('gpucalc:sweeps', { start: t0, end: t1 });
+  performance.measure('gpucalc:render', { start: t1, end: performance.now() });
 }
 
 function scheduleUrl() {
@@ -487,7 +497,7 @@ function renderKeyFigures(ev) {
   const inference = ev.workload === 'inference';
   const cards = ev.results.map((r, i) => {
     const rows = [
-      ['f_fits', r.fits ? h('span', { class: 'ok' }, t('fits_on', { n: i18n.num(r.instance_gpus), of: i18n.num(r.gpu_count) }))
+      ['f_fits', r.fits ? h('span', { class: 'ok' }, t('fits_on', { n: i18n.num(r.gpus_needed), of: i18n.num(r.gpu_count) }))
         : h('span', { class: 'bad' }, t(`reason_${r.fit_reason}`))],
       ['f_kv_free_bytes', figure(r, i, 'kv_free_bytes')],
       ['f_full_contexts', figure(r, i, 'full_contexts')],
@@ -646,14 +656,20 @@ function renderSweeps(ev) {
     series: ctx.map((values, i) => ({ name: names[i], cls: seriesClass(i), values })),
     xLabel: t('context_axis'),
   }));
-  const sweepTable = (el, title, xs, xf, series, yf) => table(el, {
-    caption: title,
-    head: [title, ...names],
-    rows: xs.map((x, j) => ({ cells: [xf(x), ...series.map((vals) => (vals[j] === null ? i18n.DASH : yf(vals[j])))] })),
-  });
-  sweepTable($('batch-table'), t('batch_chart_title'), BATCH_SWEEP, (x) => t('users_n', { n: i18n.num(x) }), batch, i18n.sig);
-  sweepTable($('context-table'), t('context_chart_title'), CONTEXT_SWEEP, i18n.tokens, ctx, (y) => i18n.num(y));
+  // The same numbers as tables, drawn when their <details> is open (or for print).
+  state.drawSweepTables = () => {
+    const sweepTable = (el, title, xs, xf, series, yf) => table(el, {
+      caption: title,
+      head: [title, ...names],
+      rows: xs.map((x, j) => ({ cells: [xf(x), ...series.map((vals) => (vals[j] === null ? i18n.DASH : yf(vals[j])))] })),
+    });
+    sweepTable($('batch-table'), t('batch_chart_title'), BATCH_SWEEP, (x) => t('users_n', { n: i18n.num(x) }), batch, i18n.sig);
+    sweepTable($('context-table'), t('context_chart_title'), CONTEXT_SWEEP, i18n.tokens, ctx, (y) => i18n.num(y));
+  };
+  if (dataBox.open || printing) state.drawSweepTables();
 }
+
+let printing = false;
 
 function renderPrice(ev) {
   const off = (r) => state.offerings.find((o) => o.id === r.offering) || {};
@@ -926,6 +942,15 @@ function bindControls() {
   }
   observeChartWidths();
   observeFits();
+  document.querySelector('#sec-perf .chart-data').addEventListener('toggle', (e) => {
+    if (e.target.open && state.drawSweepTables) state.drawSweepTables();
+  });
+  window.addEventListener('beforeprint', () => {
+    printing = true;
+    if (state.drawSweepTables) state.drawSweepTables();
+    drawFits();
+  });
+  window.addEventListener('afterprint', () => { printing = false; });
 }
 
 function importModel() {
@@ -1006,7 +1031,9 @@ async function start() {
   if (embedded) document.documentElement.classList.add('embed');
   applyTheme();
   const lang = i18n.pickLanguage();
-  const [, ] = await Promise.all([gpucalc.load(), i18n.setLanguage(lang)]);
+  performance.mark('gpucalc:start');
+  await Promise.all([gpucalc.load(), i18n.setLanguage(lang)]);
+  performance.mark('gpucalc:loaded');
   i18n.translateDocument();
   for (const k of gpucalc.scenarioKeys()) state.defaults.set(k.key, k.defaultText);
   refreshCatalog();

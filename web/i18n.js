@@ -101,6 +101,7 @@ export function gb(bytes, digits) {
 export function mb(bytes) { return ok(bytes) ? `${num(bytes / 1e6, 3)} MB` : DASH; }
 export function tokens(x) {
   if (!ok(x)) return DASH;
+  if (x >= 1048576 && x % 1048576 === 0) return `${num(x / 1048576)}M`;
   if (x >= 1024 && x % 1024 === 0) return `${num(x / 1024)}K`;
   return num(x);
 }

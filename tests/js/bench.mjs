@@ -5,7 +5,7 @@
 // Writes build/web/bench.json. BENCH_STRICT=1 makes a miss fail the run.
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, serve, outDir } from './browser-lib.mjs';
+import { launch, serve, outDir, until } from './browser-lib.mjs';
 
 const LIMITS = { transfer_kb: 200, first_result_ms: 1000, update_ms: 16 };
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor((s.length - 1) / 2)]; };
@@ -16,6 +16,7 @@ const { context, close } = await launch();
 try {
   // Cold loads: cache disabled through the DevTools protocol.
   const firsts = [];
+  const phases = [];
   let transfer = null;
   for (let run = 0; run < 5; run++) {
     const page = await context.newPage();
@@ -23,18 +24,20 @@ try {
     await cdp.send('Network.enable');
     await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
     await page.goto(url);
-    await page.waitForFunction(() => performance.getEntriesByName('gpucalc:first-result-painted').length > 0, null, { timeout: 30000 });
+    await until(page, () => performance.getEntriesByName('gpucalc:first-result-painted').length > 0, null, 30000);
     const m = await page.evaluate(() => {
       const nav = performance.getEntriesByType('navigation')[0];
       const res = performance.getEntriesByType('resource');
       const files = [nav, ...res].map((e) => ({ name: e.name.replace(location.origin, ''), encoded: e.encodedBodySize, decoded: e.decodedBodySize, type: e.initiatorType || 'navigation' }));
       return {
         first: performance.getEntriesByName('gpucalc:first-result-painted')[0].startTime,
+        phases: Object.fromEntries(['gpucalc:start', 'gpucalc:loaded', 'gpucalc:first-result'].map((n) => [n, performance.getEntriesByName(n)[0]?.startTime])),
         files,
         foreign: [nav, ...res].filter((e) => !e.name.startsWith(location.origin) && !e.name.startsWith('blob:')).map((e) => e.name),
       };
     });
     firsts.push(m.first);
+    phases.push(m.phases);
     if (!transfer) transfer = m;
     await page.close();
   }
@@ -61,10 +64,11 @@ try {
       void document.body.offsetHeight;
       times.push(performance.now() - t0);
     }
-    return times;
+    const avg = (name) => { const e = performance.getEntriesByName(name).slice(-36); return e.reduce((a, x) => a + x.duration, 0) / Math.max(1, e.length); };
+    return { times, parts: { update: avg('gpucalc:update'), sweeps: avg('gpucalc:sweeps'), render: avg('gpucalc:render') } };
   });
   await page.close();
-  const warm = updates.slice(4);
+  const warm = updates.times.slice(4);
   const result = {
     transfer_kb_gzip: bytes / 1024,
     transfer_kb_uncompressed: raw / 1024,
@@ -72,7 +76,7 @@ try {
     foreign_requests: transfer.foreign,
     files: transfer.files,
     first_result_ms: { median: median(firsts), runs: firsts },
-    update_ms: { median: median(warm), p95: pct(warm, 0.95), max: Math.max(...warm), runs: warm.length },
+    update_ms: { median: median(warm), p95: pct(warm, 0.95), max: Math.max(...warm), runs: warm.length, mean_parts: updates.parts },
     limits: LIMITS,
   };
   fs.mkdirSync(outDir, { recursive: true });
@@ -83,6 +87,10 @@ try {
   console.log(`transfer size:        ${result.transfer_kb_gzip.toFixed(1)} KB gzip in ${result.requests} requests, ${transfer.foreign.length} off-origin  [<= ${LIMITS.transfer_kb} KB: ${ok(result.transfer_kb_gzip, LIMITS.transfer_kb)}]`);
   console.log(`first result painted: ${result.first_result_ms.median.toFixed(0)} ms median of ${firsts.length} cold loads (${firsts.map((x) => x.toFixed(0)).join(', ')})  [<= ${LIMITS.first_result_ms} ms: ${ok(result.first_result_ms.median, LIMITS.first_result_ms)}]`);
   console.log(`recompute + redraw:   ${result.update_ms.median.toFixed(1)} ms median, ${result.update_ms.p95.toFixed(1)} ms p95, ${result.update_ms.max.toFixed(1)} ms max over ${warm.length} edits (users/context, with both sweeps)  [<= ${LIMITS.update_ms} ms: ${ok(result.update_ms.median, LIMITS.update_ms)}]`);
+  const ph = phases[firsts.indexOf(result.first_result_ms.median)];
+  console.log(`  (median run: app started ${ph['gpucalc:start'].toFixed(0)} ms, module and strings loaded ${ph['gpucalc:loaded'].toFixed(0)} ms, results drawn ${ph['gpucalc:first-result'].toFixed(0)} ms, painted ${result.first_result_ms.median.toFixed(0)} ms)`);
+  const p = updates.parts;
+  console.log(`  (mean: evaluate+sweeps+render ${p.update.toFixed(1)} ms, of which sweeps ${p.sweeps.toFixed(1)} ms (18 evaluations), render ${p.render.toFixed(1)} ms; the rest is style and layout)`);
   const miss = result.transfer_kb_gzip > LIMITS.transfer_kb || result.first_result_ms.median > LIMITS.first_result_ms ||
     result.update_ms.median > LIMITS.update_ms || transfer.foreign.length > 0;
   if (miss && process.env.BENCH_STRICT === '1') process.exitCode = 1;

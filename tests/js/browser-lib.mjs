@@ -29,3 +29,28 @@ export async function launch(contextOptions = {}) {
 export async function serve(options = {}) {
   return startServer({ root: webRoot, port: 0, ...options });
 }
+
+/**
+ * Full-page screenshot. Sections below the fold use content-visibility: auto, so the viewport
+ * is first grown to the page's height (everything on screen, everything rendered).
+ */
+export async function fullScreenshot(page, file) {
+  const size = page.viewportSize();
+  for (let i = 0; i < 3; i++) {
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    await page.setViewportSize({ width: size.width, height });
+    await page.waitForTimeout(200);
+  }
+  await page.screenshot({ path: file, fullPage: true });
+  await page.setViewportSize(size);
+}
+
+/** Polls `fn` in the page (page.waitForFunction would need eval, which the page's CSP forbids). */
+export async function until(page, fn, arg, timeout = 10000) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    if (await page.evaluate(fn, arg)) return;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${fn.toString().slice(0, 120)}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

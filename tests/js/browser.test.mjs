@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launch, serve, outDir, repo } from './browser-lib.mjs';
+import { launch, serve, outDir, repo, fullScreenshot, until } from './browser-lib.mjs';
 import { CSP } from '../../scripts/serve.mjs';
 
 const seed002 = JSON.parse(fs.readFileSync(path.join(repo, 'tests/fixtures/seed002.json'), 'utf8'));
@@ -65,15 +65,6 @@ const text = (page, sel) => page.locator(sel).innerText();
 // Sections below the fold use content-visibility: auto, so read their text, not their rendering.
 const content = (page, sel) => page.locator(sel).evaluate((el) => el.textContent.replace(/\s+/g, ' '));
 
-/** Polls `fn` in the page (page.waitForFunction would need eval, which the page's CSP forbids). */
-async function until(page, fn, arg, timeout = 10000) {
-  const end = Date.now() + timeout;
-  for (;;) {
-    if (await page.evaluate(fn, arg)) return;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${fn.toString().slice(0, 120)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 test('default view: MI355X vs H200 with the seed figures, strict CSP, no console errors', async () => {
   const { page, problems, response } = await openPage(calc.url);
@@ -108,6 +99,7 @@ test('default view: MI355X vs H200 with the seed figures, strict CSP, no console
     title: s.querySelector('title')?.textContent || '', desc: s.querySelector('desc')?.textContent || '' })));
   assert.ok(charts.length >= 3);
   for (const c of charts) { assert.ok(c.title.length > 5); assert.ok(c.desc.length > 10); }
+  await page.click('#sec-perf .chart-data summary');
   assert.ok((await page.$$('#batch-table tbody tr')).length >= 9);
   // Every control has a label.
   const unlabelled = await page.$$eval('#controls input, #controls select, #controls textarea',
@@ -314,7 +306,7 @@ test('screenshots of each view at 1280 and 390 px, zh and en', async () => {
         await until(page, () => document.querySelectorAll('#fit-table tbody tr').length > 0);
         await page.evaluate(() => window.scrollTo(0, 0));
         await page.waitForTimeout(150);
-        await page.screenshot({ path: path.join(shots, `${view}-${lang}-${width}.png`), fullPage: true });
+        await fullScreenshot(page, path.join(shots, `${view}-${lang}-${width}.png`));
         await page.close();
         assert.deepEqual(problems, []);
       }

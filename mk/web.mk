@@ -34,7 +34,7 @@ test-wasm: wasm
 	@if grep -q '^gpucalc_tests' <(cd $(WASM_BUILD) && cmake --build . --target help 2>/dev/null | sed 's/^\.\.\. //'); then \
 	  $(EMSDK_ENV) cmake --build $(WASM_BUILD) -j $(WASM_JOBS) --target gpucalc_tests && \
 	  echo "doctest suite under Emscripten (node):" && \
-	  node $(WASM_BUILD)/tests/gpucalc_tests.js; \
+	  node --no-experimental-fetch $(WASM_BUILD)/tests/gpucalc_tests.js; \
 	else echo "test-wasm: no gpucalc_tests target yet"; fi
 	node --disallow-code-generation-from-strings --test tests/js/binding.test.mjs
 

@@ -2,7 +2,7 @@
 // Every string a user or a URL can carry goes into the DOM through textContent, never as HTML.
 import * as gpucalc from './gpucalc.js';
 import * as i18n from './i18n.js';
-import { t } from './i18n.js';
+import { t, tn } from './i18n.js';
 import { stackedBars, lineChart } from './charts.js';
 import { toCsv, download } from './export.js';
 import { initEmbed } from './embed-frame.js';
@@ -483,7 +483,7 @@ function marketedHbm(r) {
 function summaryLine(ev) {
   const parts = ev.results.map((r) => {
     const hbm = marketedHbm(r);
-    const fitText = r.fits ? t('sum_fits', { n: i18n.num(r.instance_gpus) }) : t('sum_no_fit');
+    const fitText = r.fits ? tn('sum_fits', r.gpus_needed, { n: i18n.num(r.gpus_needed) }) : t('sum_no_fit');
     return t('sum_item', { name: r.offering_name, hbm: i18n.gb(hbm, 0),
       price: r.price_month_usd === null ? t('your_price') : t('per_month', { price: i18n.usd(r.price_month_usd) }),
       fit: fitText });
@@ -564,7 +564,7 @@ function renderMemory(ev) {
   box.replaceChildren(svg);
   $('memory-legend').replaceChildren(...segs.map(([k, cls]) => h('li', {}, h('span', { class: `key ${cls}`, 'aria-hidden': 'true' }), t(`legend_${k}`))));
   const s = parseScenario(ev.scenario);
-  $('memory-note').textContent = t('memory_note', {
+  $('memory-note').textContent = tn('memory_note', Number(s.get('users')), {
     users: i18n.num(Number(s.get('users'))), context: i18n.tokens(Number(s.get('context'))),
     basis: t(`basis_${ev.capacity_basis}`),
   });
@@ -584,7 +584,7 @@ function renderMemory(ev) {
       line('f_kv_bytes_per_context', (r, i) => figure(r, i, 'kv_bytes_per_context')),
       line('f_gpus_needed_weights_only', (r, i) => figure(r, i, 'gpus_needed_weights_only')),
       line('f_gpus_needed', (r, i) => figure(r, i, 'gpus_needed')),
-      line('instance', (r) => t('instance_split', { tp: r.tensor_parallel, pp: r.pipeline_parallel, replicas: r.replicas })),
+      line('instance', (r) => tn('instance_split', r.replicas, { tp: r.tensor_parallel, pp: r.pipeline_parallel, replicas: r.replicas })),
       line('f_full_contexts', (r, i) => figure(r, i, 'full_contexts')),
       line('f_max_context_tokens', (r, i) => figure(r, i, 'max_context_tokens')),
     ],

@@ -50,6 +50,11 @@ export function t(key, params = {}) {
   return template.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
 }
 
+/** Like t(), choosing `<key>_one` when n is 1 and the dictionary has it (English plurals). */
+export function tn(key, n, params = {}) {
+  return t(n === 1 && has(`${key}_one`) ? `${key}_one` : key, params);
+}
+
 /** Fills every element carrying data-i18n (text) and data-i18n-<attr> (attribute). */
 export function translateDocument(root = document) {
   for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);

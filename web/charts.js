@@ -106,7 +106,16 @@ export function lineChart({ width, title, desc, xs, xFmt, yFmt, series, xLabel, 
   });
   if (xLabel) grid.append(svgEl('text', { x: left + plotW / 2, y: height - 6, 'text-anchor': 'middle', class: 'axis-label' }, xLabel));
   svg.append(grid);
-  for (const s of series) {
+  // One marker per series draws the dots at every vertex of its path.
+  const defs = svgEl('defs');
+  series.forEach((s, k) => {
+    const m = svgEl('marker', { id: `${svg.id || 'c'}-m${k}-${uid}`, viewBox: '0 0 10 10', refX: 5, refY: 5,
+      markerWidth: 8, markerHeight: 8, markerUnits: 'userSpaceOnUse', class: `series ${s.cls}` });
+    m.append(svgEl('circle', { cx: 5, cy: 5, r: 3.2, class: 'dot' }));
+    defs.append(m);
+  });
+  svg.append(defs);
+  for (const [k, s] of series.entries()) {
     const g = svgEl('g', { class: `series ${s.cls}` });
     let d = '';
     let pen = false;
@@ -118,11 +127,10 @@ export function lineChart({ width, title, desc, xs, xFmt, yFmt, series, xLabel, 
         pen = false;
       }
     });
-    if (d) g.append(svgEl('path', { d, class: 'line' }));
-    s.values.forEach((v, i) => {
-      if (typeof v !== 'number' || !Number.isFinite(v)) return;
-      g.append(svgEl('circle', { cx: x(i), cy: y(v), r: 3.5, class: 'dot' }));
-    });
+    if (d) {
+      const marker = `url(#${svg.id || 'c'}-m${k}-${uid})`;
+      g.append(svgEl('path', { d, class: 'line', 'marker-start': marker, 'marker-mid': marker, 'marker-end': marker }));
+    }
     svg.append(g);
   }
   return svg;

@@ -67,21 +67,36 @@ export function translateDocument(root = document) {
 }
 
 // --- numbers ---------------------------------------------------------------------------------
-const numberFormats = new Map();
-function nf(key, options) {
-  let f = numberFormats.get(key);
-  if (!f) {
-    f = new Intl.NumberFormat(LOCALES[lang], options);
-    numberFormats.set(key, f);
+// One Intl.NumberFormat per language groups the integer part (creating formatters is costly:
+// one per precision took ~100 ms of the first paint); decimals are rounded with toFixed.
+let intFormat = null;
+let decimalSep = '.';
+function grouping() {
+  if (!intFormat) {
+    intFormat = new Intl.NumberFormat(LOCALES[lang], { maximumFractionDigits: 0 });
+    const part = new Intl.NumberFormat(LOCALES[lang], { minimumFractionDigits: 1 }).formatToParts(1.5)
+      .find((p) => p.type === 'decimal');
+    decimalSep = part ? part.value : '.';
   }
-  return f;
+  return intFormat;
 }
+const numberFormats = { clear() { intFormat = null; } };
 
 export const DASH = '—';
 const ok = (x) => typeof x === 'number' && Number.isFinite(x);
 
+/** `x` with exactly `digits` decimals, or up to `digits` when `trim`. */
+function fixed(x, digits, trim) {
+  const neg = x < 0;
+  let text = Math.abs(x).toFixed(digits);
+  if (trim && text.includes('.')) text = text.replace(/\.?0+$/, '');
+  const [int, frac] = text.split('.');
+  const grouped = int.length <= 3 ? int : grouping().format(Number(int));
+  return `${neg && Number(text) !== 0 ? '-' : ''}${grouped}${frac ? decimalSep + frac : ''}`;
+}
+
 export function num(x, digits = 0) {
-  return ok(x) ? nf(`n${digits}`, { maximumFractionDigits: digits, minimumFractionDigits: 0 }).format(x) : DASH;
+  return ok(x) ? fixed(x, digits, true) : DASH;
 }
 /** Three significant digits, no less precise than an integer: 1,234 / 70.4 / 0.163. */
 export function sig(x) {
@@ -90,10 +105,11 @@ export function sig(x) {
   const digits = a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
   return num(x, digits);
 }
+/** US dollars: "$19,900" in English, "US$19,900" in Chinese (as seed 002 writes it). */
 export function usd(x, digits = 0) {
   if (!ok(x)) return DASH;
-  return nf(`u${digits}`, { style: 'currency', currency: 'USD', currencyDisplay: lang === 'zh' ? 'code' : 'symbol',
-    minimumFractionDigits: digits, maximumFractionDigits: digits }).format(x).replace(/^USD\s?/, 'US$');
+  const sign = x < 0 ? '-' : '';
+  return `${sign}${lang === 'zh' ? 'US$' : '$'}${fixed(Math.abs(x), digits, false)}`;
 }
 /** Decimal gigabytes, as the seeds write them. */
 export function gb(bytes, digits) {
@@ -117,4 +133,4 @@ export function seconds(s) {
   return `${num(s / 3600, 1)} h`;
 }
 export function ratio(x) { return ok(x) ? `${num(x, 1)}×` : DASH; }
-export function percent(x) { return ok(x) ? nf('p', { style: 'percent', maximumFractionDigits: 0 }).format(x) : DASH; }
+export function percent(x) { return ok(x) ? `${num(x * 100, 0)}%` : DASH; }

@@ -209,6 +209,7 @@ test('zh and en both render; lang= overrides the browser language', async () => 
 test('formula reveal, CSV and JSON export, copy link', async () => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(calc.url).origin });
   const { page, problems } = await openPage(calc.url);
+  await until(page, () => document.querySelectorAll('#memory-table button.fig').length > 0);
   await page.locator('#memory-table button.fig').first().click();
   await page.waitForSelector('dialog#formula[open]');
   assert.ok((await text(page, '#formula-text')).length > 5);
@@ -242,6 +243,41 @@ test('a pasted config.json becomes a model', async () => {
   await page.fill('#in-import', '{not json');
   await page.click('#do-import');
   await page.waitForSelector('#err-import:not([hidden])');
+  await page.close();
+  assert.deepEqual(problems, []);
+});
+
+test('a vendor price list from catalog= replaces a price; training workloads show run cost', async () => {
+  const prices = path.join(hostDir, 'prices.json');
+  fs.writeFileSync(prices, JSON.stringify({ offerings: [{ id: 'fullgpu-8x-mi355x', name: '8x AMD Instinct MI355X',
+    provider: 'FullGPU', gpu: 'mi355x', gpu_count: 8, kind: 'server', price_usd_per_month: 18500, sources: ['test'] }] }));
+  const vendor = await serve({ extraRoutes: { '/prices.json': prices } });
+  const { page, problems } = await openPage(`${vendor.url}?lang=en&catalog=prices.json`);
+  assert.match(await text(page, '#keyfigs'), /\$18,500/);
+  await page.selectOption('#in-workload', 'lora');
+  await until(page, () => location.hash.includes('workload=lora'));
+  assert.match(await text(page, '#perf-table'), /Cost of the completed run/);
+  assert.equal(await page.locator('#sec-perf .charts2').isVisible(), false);
+  assert.equal(await page.locator('#in-seq').isVisible(), true);
+  assert.equal(await page.locator('#in-output').isVisible(), false);
+  await page.close();
+  vendor.server.close();
+  assert.deepEqual(problems.filter((p) => !p.startsWith('off-origin')), []);
+  const { page: other, problems: p2 } = await openPage(`${calc.url}?catalog=https://evil.example/prices.json`);
+  assert.match(await text(other, '#notice'), /must come from this site/);
+  await other.close();
+  assert.deepEqual(p2, []);
+});
+
+test('keyboard: a figure opens its formula with Enter, Escape closes it', async () => {
+  const { page, problems } = await openPage(calc.url);
+  await until(page, () => document.querySelectorAll('#keyfigs button.fig').length > 0);
+  await page.focus('#keyfigs button.fig');
+  await page.keyboard.press('Enter');
+  await until(page, () => document.getElementById('formula').open);
+  assert.ok((await text(page, '#formula-text')).length > 5);
+  await page.keyboard.press('Escape');
+  await until(page, () => !document.getElementById('formula').open);
   await page.close();
   assert.deepEqual(problems, []);
 });

@@ -248,14 +248,22 @@ function isTraced(field) {
   return Boolean(set && set.has(field));
 }
 
-/** The canonical scenario with one key swept over `values`: numbers only, no JSON. */
+/** The canonical scenario with one key swept over `values`: numbers only, no JSON. A sweep
+ *  does not depend on the swept key's own value, so editing that key reuses it. */
+const sweepCache = new Map();
 function sweep(canonical, key, values, field) {
   const base = parseScenario(canonical);
+  base.set(key, '*');
+  const cacheKey = `${state.catalogVersion}|${field}|${buildScenario(base)}`;
+  const cached = sweepCache.get(key);
+  if (cached && cached.key === cacheKey) return cached.points;
   const texts = values.map((v) => {
     base.set(key, String(v));
     return buildScenario(base);
   });
-  return gpucalc.evaluateFields(texts, [field]);
+  const points = gpucalc.evaluateFields(texts, [field]);
+  sweepCache.set(key, { key: cacheKey, points });
+  return points;
 }
 
 function update() {
@@ -344,7 +352,33 @@ function figure(r, index, field, text = fmtField(field, r[field])) {
   return span;
 }
 
+/** Replaces `box`'s children with `nodes` unless they are equal already (no DOM churn, no
+ *  relayout for figures an edit did not change). */
+function swap(box, ...nodes) {
+  const old = box.childNodes;
+  if (old.length === nodes.length && nodes.every((n, i) => n.isEqualNode(old[i]))) return;
+  box.replaceChildren(...nodes);
+}
+
+function patchCell(cell, content) {
+  const node = content instanceof Node ? content : document.createTextNode(String(content));
+  if (cell.childNodes.length === 1 && cell.firstChild.isEqualNode(node)) return;
+  cell.replaceChildren(node);
+}
+
 function table(el, { caption, head, rows, rowHeaders = true }) {
+  // Same shape as drawn: patch the cells that changed.
+  const shape = `${rows.length}|${head.map(String).join('\u0001')}|${caption || ''}`;
+  if (el.dataset.shape === shape && el.tBodies[0]) {
+    const trs = el.tBodies[0].rows;
+    rows.forEach((row, r) => {
+      const tr = trs[r];
+      if (tr.className !== (row.cls || '')) tr.className = row.cls || '';
+      row.cells.forEach((c, i) => { if (tr.cells[i]) patchCell(tr.cells[i], c); });
+    });
+    return;
+  }
+  el.dataset.shape = shape;
   const thead = h('thead', {}, h('tr', {}, head.map((c, i) => h('th', { scope: 'col', class: i === 0 ? 'rowhead' : `col s${i}` }, c))));
   const tbody = h('tbody', {}, rows.map((row) => h('tr', { class: row.cls || null },
     row.cells.map((c, i) => (i === 0 && rowHeaders ? h('th', { scope: 'row' }, c) : h('td', {}, c))))));
@@ -359,6 +393,9 @@ function chartWidth(box) {
   const w = chartWidths.get(box.id) || 600;
   return Math.max(280, Math.min(1100, Math.floor(w)));
 }
+/** Charts are drawn once the first layout has told their width (right after the first paint:
+ *  they are below the fold at every page width). */
+const chartReady = (box) => chartWidths.has(box.id);
 function observeChartWidths() {
   let timer = 0;
   const observer = new ResizeObserver((entries) => {
@@ -372,14 +409,10 @@ function observeChartWidths() {
     }
     if (changed && state.evaluation) {
       clearTimeout(timer);
-      timer = setTimeout(render, 50);
+      timer = setTimeout(render, 0);
     }
   });
-  for (const id of ['memory-chart', 'batch-chart', 'context-chart']) {
-    const box = $(id);
-    chartWidths.set(id, box.clientWidth);
-    observer.observe(box);
-  }
+  for (const id of ['memory-chart', 'batch-chart', 'context-chart']) observer.observe($(id));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -397,6 +430,7 @@ function render() {
   memo('specs', `${ev.results.map((r) => r.gpu).join(',')}|${state.catalogVersion}|${i18n.language()}`, () => renderSpecs(ev));
   scheduleFits();
   renderNotes(ev);
+  $('print-scenario').textContent = t('print_scenario', { url: shareUrl() });
   if (!state.firstPaint) {
     state.firstPaint = true;
     performance.mark('gpucalc:first-result');
@@ -468,7 +502,7 @@ function renderVerdict(ev) {
       recommended ? h('p', { class: 'badge' }, t(`recommended_${ev.recommendation_basis}`)) : null,
       items.length ? list : h('p', { class: 'help' }, t('no_reasons_hint')));
   });
-  box.replaceChildren(...columns);
+  swap(box, ...columns);
   $('verdict-summary').textContent = summaryLine(ev);
 }
 
@@ -514,7 +548,7 @@ function renderKeyFigures(ev) {
       h('p', { class: 'price' }, figure(r, i, 'price_month_usd'), r.price_month_usd !== null ? h('span', { class: 'unit' }, t('per_month_unit')) : h('span', { class: 'unit' }, t('unpriced_short'))),
       h('dl', {}, rows.map(([label, value]) => h('div', {}, h('dt', {}, t(label)), h('dd', {}, value)))));
   });
-  $('keyfigs').replaceChildren(...cards);
+  swap($('keyfigs'), ...cards);
 }
 
 /** Bytes of KV cache the requested users x context occupy on one GPU of the instance. */
@@ -540,7 +574,9 @@ function renderMemory(ev) {
     ['weights', 'seg-weights'], ['kv', 'seg-kv'], ['reserve', 'seg-reserve'], ['free', 'seg-free'],
   ];
   const box = $('memory-chart');
-  const svg = stackedBars({
+  const chartKey = `${chartWidth(box)}|${i18n.language()}|${rows.map((m) => [m.r.gpu_name, m.r.instance_gpus, m.cap, m.reserve, m.weights, m.kv, m.rest].join(',')).join(';')}`;
+  if (chartReady(box)) memo('memory-chart', chartKey, () => swap(box, stackedBars({
+    name: 'memory',
     width: chartWidth(box),
     title: t('memory_chart_title'),
     desc: rows.map(({ r, weights, kv, reserve, rest }) => t('memory_chart_desc', {
@@ -560,9 +596,8 @@ function renderMemory(ev) {
     })),
     fmt: (v) => i18n.num(v / 1e9, 0),
     axisLabel: t('gb_per_gpu'),
-  });
-  box.replaceChildren(svg);
-  $('memory-legend').replaceChildren(...segs.map(([k, cls]) => h('li', {}, h('span', { class: `key ${cls}`, 'aria-hidden': 'true' }), t(`legend_${k}`))));
+  })));
+  swap($('memory-legend'), ...segs.map(([k, cls]) => h('li', {}, h('span', { class: `key ${cls}`, 'aria-hidden': 'true' }), t(`legend_${k}`))));
   const s = parseScenario(ev.scenario);
   $('memory-note').textContent = tn('memory_note', Number(s.get('users')), {
     users: i18n.num(Number(s.get('users'))), context: i18n.tokens(Number(s.get('context'))),
@@ -629,7 +664,7 @@ function renderSweeps(ev) {
   }
   chartsSection.hidden = false; dataBox.hidden = false; legend.hidden = false;
   const names = ev.results.map((r) => r.offering_name);
-  legend.replaceChildren(...names.map((n, i) => h('li', {}, h('span', { class: `key line ${seriesClass(i)}`, 'aria-hidden': 'true' }), n)));
+  swap(legend, ...names.map((n, i) => h('li', {}, h('span', { class: `key line ${seriesClass(i)}`, 'aria-hidden': 'true' }), n)));
   const pick = (points) => ev.results.map((r, i) => points.map((res) => {
     const v = res && res[i] ? res[i][0] : null;
     return typeof v === 'number' && Number.isFinite(v) ? v : null;
@@ -641,21 +676,22 @@ function renderSweeps(ev) {
   $('context-caption').textContent = t('context_chart_title');
   const describe = (xs, series, xf, yf) => series.map((vals, i) => `${names[i]}: ${vals.map((v, j) => `${xf(xs[j])} → ${v === null ? i18n.DASH : yf(v)}`).join(', ')}`).join('. ');
   const batchBox = $('batch-chart');
-  batchBox.replaceChildren(lineChart({
+  const ctxBox = $('context-chart');
+  const keyOf = (box, series, extra) => `${chartWidth(box)}|${i18n.language()}|${names.join('\u0001')}|${extra}|${series.map((v) => v.join(',')).join(';')}`;
+  if (chartReady(batchBox)) memo('batch-chart', keyOf(batchBox, batch, s.get('context')), () => swap(batchBox, lineChart({ name: 'batch',
     width: chartWidth(batchBox), title: t('batch_chart_title'),
     desc: describe(BATCH_SWEEP, batch, (x) => i18n.num(x), (y) => i18n.sig(y)),
     xs: BATCH_SWEEP, xFmt: (x) => i18n.num(x), yFmt: (y) => i18n.sig(y),
     series: batch.map((values, i) => ({ name: names[i], cls: seriesClass(i), values })),
     xLabel: t('users_axis', { context: i18n.tokens(Number(s.get('context'))) }),
-  }));
-  const ctxBox = $('context-chart');
-  ctxBox.replaceChildren(lineChart({
+  })));
+  if (chartReady(ctxBox)) memo('context-chart', keyOf(ctxBox, ctx, ''), () => swap(ctxBox, lineChart({ name: 'context',
     width: chartWidth(ctxBox), title: t('context_chart_title'),
     desc: describe(CONTEXT_SWEEP, ctx, i18n.tokens, (y) => i18n.num(y)),
     xs: CONTEXT_SWEEP, xFmt: i18n.tokens, yFmt: (y) => i18n.num(y),
     series: ctx.map((values, i) => ({ name: names[i], cls: seriesClass(i), values })),
     xLabel: t('context_axis'),
-  }));
+  })));
   // The same numbers as tables, drawn when their <details> is open (or for print).
   state.drawSweepTables = () => {
     const sweepTable = (el, title, xs, xf, series, yf) => table(el, {
@@ -773,8 +809,7 @@ function renderFits() {
 function renderNotes(ev) {
   const notes = [];
   notes.push(t(`basis_note_${ev.capacity_basis}`));
-  const labels = [...new Set(ev.results.map((r) => r.rates_label).filter(Boolean))];
-  for (const l of labels) notes.push(`${t('rates')}: ${rateLabel(l)}`);
+  notes.push(t('rates_note', { list: ev.results.map((r) => `${r.offering_name}: ${rateLabel(r.rates_label)}`).join(t('list_sep')) }));
   const warnings = new Map();
   ev.results.forEach((r) => r.warnings.forEach((w) => {
     if (!warnings.has(w)) warnings.set(w, []);
@@ -784,7 +819,7 @@ function renderNotes(ev) {
     notes.push(i18n.has(`w_${w}`) ? t(`w_${w}`, { gpus: [...new Set(gpus)].join(', '), max: i18n.tokens(ev.model.max_context_tokens) }) : w);
   }
   notes.push(t('note_formulas'));
-  $('notes').replaceChildren(...notes.map((n) => h('li', {}, n)));
+  swap($('notes'), ...notes.map((n) => h('li', {}, n)));
 }
 
 // ---------------------------------------------------------------------------------------------

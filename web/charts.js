@@ -10,9 +10,9 @@ function svgEl(tag, attrs = {}, text) {
   return el;
 }
 
-function frame(width, height, title, desc) {
-  const id = `chart${++uid}`;
-  const svg = svgEl('svg', { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img',
+function frame(width, height, title, desc, name) {
+  const id = name ? `chart-${name}` : `chart${++uid}`;
+  const svg = svgEl('svg', { id, viewBox: `0 0 ${width} ${height}`, width, height, role: 'img',
     'aria-labelledby': `${id}-t ${id}-d`, class: 'chart' });
   svg.append(svgEl('title', { id: `${id}-t` }, title), svgEl('desc', { id: `${id}-d` }, desc));
   return svg;
@@ -31,7 +31,7 @@ function niceTicks(max, count = 4) {
  * Horizontal stacked bars on one absolute scale.
  * rows: [{label, sublabel, total, segments: [{cls, value, label}]}]; fmt formats a value.
  */
-export function stackedBars({ width, title, desc, rows, fmt, axisLabel }) {
+export function stackedBars({ width, title, desc, rows, fmt, axisLabel, name }) {
   const narrow = width < 560;
   const labelW = narrow ? 0 : 130;
   const rowH = narrow ? 60 : 50;
@@ -40,7 +40,7 @@ export function stackedBars({ width, title, desc, rows, fmt, axisLabel }) {
   const bottom = 40;
   const right = 12;
   const height = top + rows.length * rowH + bottom;
-  const svg = frame(width, height, title, desc);
+  const svg = frame(width, height, title, desc, name);
   const max = Math.max(...rows.map((r) => r.total), 1);
   const { step } = niceTicks(max, narrow ? 3 : 6);
   const plotW = width - labelW - right - 4;
@@ -81,13 +81,13 @@ export function stackedBars({ width, title, desc, rows, fmt, axisLabel }) {
  * Line chart over categorical x positions (e.g. powers of two).
  * series: [{name, cls, values: [number|null]}]; gaps where null.
  */
-export function lineChart({ width, title, desc, xs, xFmt, yFmt, series, xLabel, yLabel }) {
+export function lineChart({ width, title, desc, xs, xFmt, yFmt, series, xLabel, name }) {
   const height = width < 560 ? 220 : 260;
   const left = width < 560 ? 46 : 58;
   const right = 26;
   const top = 14;
   const bottom = 44;
-  const svg = frame(width, height, title, desc);
+  const svg = frame(width, height, title, desc, name);
   const all = series.flatMap((s) => s.values).filter((v) => typeof v === 'number' && Number.isFinite(v));
   const { step, top: max } = niceTicks(Math.max(...all, 0), 4);
   const plotW = width - left - right;
@@ -109,7 +109,7 @@ export function lineChart({ width, title, desc, xs, xFmt, yFmt, series, xLabel, 
   // One marker per series draws the dots at every vertex of its path.
   const defs = svgEl('defs');
   series.forEach((s, k) => {
-    const m = svgEl('marker', { id: `${svg.id || 'c'}-m${k}-${uid}`, viewBox: '0 0 10 10', refX: 5, refY: 5,
+    const m = svgEl('marker', { id: `${svg.id}-m${k}`, viewBox: '0 0 10 10', refX: 5, refY: 5,
       markerWidth: 8, markerHeight: 8, markerUnits: 'userSpaceOnUse', class: `series ${s.cls}` });
     m.append(svgEl('circle', { cx: 5, cy: 5, r: 3.2, class: 'dot' }));
     defs.append(m);
@@ -128,7 +128,7 @@ export function lineChart({ width, title, desc, xs, xFmt, yFmt, series, xLabel, 
       }
     });
     if (d) {
-      const marker = `url(#${svg.id || 'c'}-m${k}-${uid})`;
+      const marker = `url(#${svg.id}-m${k})`;
       g.append(svgEl('path', { d, class: 'line', 'marker-start': marker, 'marker-mid': marker, 'marker-end': marker }));
     }
     svg.append(g);

@@ -85,14 +85,24 @@ const numberFormats = { clear() { intFormat = null; } };
 export const DASH = '—';
 const ok = (x) => typeof x === 'number' && Number.isFinite(x);
 
-/** `x` with exactly `digits` decimals, or up to `digits` when `trim`. */
+/** `x` with exactly `digits` decimals (or up to `digits` when `trim`), rounded half away from
+ *  zero on the shortest decimal form, as Intl does (70.55 -> 70.6, not toFixed's 70.5). */
 function fixed(x, digits, trim) {
   const neg = x < 0;
-  let text = Math.abs(x).toFixed(digits);
-  if (trim && text.includes('.')) text = text.replace(/\.?0+$/, '');
-  const [int, frac] = text.split('.');
+  const scaled = Math.round(Number(`${Math.abs(x).toPrecision(15)}e${digits}`));
+  let int;
+  let frac;
+  if (Number.isSafeInteger(scaled)) {
+    const text = String(scaled).padStart(digits + 1, '0');
+    int = digits ? text.slice(0, -digits) : text;
+    frac = digits ? text.slice(-digits) : '';
+  } else {
+    [int, frac = ''] = Math.abs(x).toFixed(digits).split('.');
+  }
+  if (trim) frac = frac.replace(/0+$/, '');
   const grouped = int.length <= 3 ? int : grouping().format(Number(int));
-  return `${neg && Number(text) !== 0 ? '-' : ''}${grouped}${frac ? decimalSep + frac : ''}`;
+  const zero = /^0*$/.test(int) && /^0*$/.test(frac);
+  return `${neg && !zero ? '-' : ''}${grouped}${frac ? decimalSep + frac : ''}`;
 }
 
 export function num(x, digits = 0) {

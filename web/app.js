@@ -29,7 +29,7 @@ function h(tag, attrs = {}, ...children) {
 
 // Keys the form edits directly, in the order of the scenario schema.
 const TEXT_KEYS = ['model', 'weights', 'kv', 'context', 'users', 'workload', 'input', 'output', 'seq',
-  'tokens', 'tp', 'util', 'reserve'];
+  'tokens', 'tp', 'util', 'reserve', 'storage', 'network', 'software', 'engineering', 'porting', 'recovery'];
 const CHECK_KEYS = ['cudaonly', 'kernels', 'trtllm'];
 const FORM_KEYS = new Set([...TEXT_KEYS, ...CHECK_KEYS, 'capacity', 'compare', 'price', 'v']);
 const MIN_COMPARE = 1;

@@ -260,6 +260,11 @@ test('a vendor price list from catalog= replaces a price; training workloads sho
   assert.equal(await page.locator('#sec-perf .charts2').isVisible(), false);
   assert.equal(await page.locator('#in-seq').isVisible(), true);
   assert.equal(await page.locator('#in-output').isVisible(), false);
+  const costBefore = await page.evaluate(() => window.gpucalcPage.state.evaluation.results[0].run_cost_usd);
+  await page.fill('#in-storage', '500');
+  await until(page, () => location.hash.includes('storage=500'));
+  const costAfter = await page.evaluate(() => window.gpucalcPage.state.evaluation.results[0].run_cost_usd);
+  assert.ok(Math.abs(costAfter - costBefore - 500) < 1e-6, `${costBefore} -> ${costAfter}`);
   await page.close();
   vendor.server.close();
   assert.deepEqual(problems.filter((p) => !p.startsWith('off-origin')), []);

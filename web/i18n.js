@@ -52,7 +52,7 @@ export function t(key, params = {}) {
 
 /** Like t(), choosing `<key>_one` when n is 1 and the dictionary has it (English plurals). */
 export function tn(key, n, params = {}) {
-  return t(n === 1 && has(`${key}_one`) ? `${key}_one` : key, params);
+  return t(n === 1 && `${key}_one` in dict ? `${key}_one` : key, params);
 }
 
 /** Fills every element carrying data-i18n (text) and data-i18n-<attr> (attribute). */

@@ -289,14 +289,22 @@ function apply({ evaluation }) {
   state.evaluation = evaluation;
   const ev = evaluation;
   const t0 = performance.now();
-  state.sweeps = ev.workload === 'inference' ? {
-    batch: sweep(ev.scenario, 'users', BATCH_SWEEP, 'decode_tokens_per_s_per_user'),
-    context: sweep(ev.scenario, 'context', CONTEXT_SWEEP, 'full_contexts'),
-  } : null;
+  state.sweeps = ev.workload === 'inference' ? null : false;
+  if (state.sweeps === null && (chartReady($('batch-chart')) || chartReady($('context-chart')))) computeSweeps();
   const t1 = performance.now();
   render();
   performance.measure('gpucalc:sweeps', { start: t0, end: t1 });
   performance.measure('gpucalc:render', { start: t1, end: performance.now() });
+}
+
+/** The batch and context sweeps behind the two charts (inference only). Before the first
+ *  layout the charts are not drawn, so the first paint does not wait for these evaluations. */
+function computeSweeps() {
+  const ev = state.evaluation;
+  state.sweeps = ev.workload === 'inference' ? {
+    batch: sweep(ev.scenario, 'users', BATCH_SWEEP, 'decode_tokens_per_s_per_user'),
+    context: sweep(ev.scenario, 'context', CONTEXT_SWEEP, 'full_contexts'),
+  } : false;
 }
 
 function scheduleUrl() {
@@ -658,11 +666,11 @@ function renderSweeps(ev) {
   const chartsSection = document.querySelector('#sec-perf .charts2');
   const dataBox = document.querySelector('#sec-perf .chart-data');
   const legend = $('series-legend');
-  if (!state.sweeps) {
-    chartsSection.hidden = true; dataBox.hidden = true; legend.hidden = true;
-    return;
-  }
-  chartsSection.hidden = false; dataBox.hidden = false; legend.hidden = false;
+  if (state.sweeps === null && (chartReady($('batch-chart')) || chartReady($('context-chart')))) computeSweeps();
+  const training = state.sweeps === false;
+  chartsSection.hidden = training; dataBox.hidden = training; legend.hidden = training;
+  // null: the charts' width is not known yet; the ResizeObserver redraws once it is.
+  if (!state.sweeps) return;
   const names = ev.results.map((r) => r.offering_name);
   swap(legend, ...names.map((n, i) => h('li', {}, h('span', { class: `key line ${seriesClass(i)}`, 'aria-hidden': 'true' }), n)));
   const pick = (points) => ev.results.map((r, i) => points.map((res) => {

@@ -1075,7 +1075,9 @@ async function start() {
   applyTheme();
   const lang = i18n.pickLanguage();
   performance.mark('gpucalc:start');
-  await Promise.all([gpucalc.load(), i18n.setLanguage(lang)]);
+  const loading = Promise.all([gpucalc.load(), i18n.setLanguage(lang)]);
+  i18n.prepareNumbers(lang);
+  await loading;
   performance.mark('gpucalc:loaded');
   i18n.translateDocument();
   for (const k of gpucalc.scenarioKeys()) state.defaults.set(k.key, k.defaultText);

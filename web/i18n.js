@@ -69,18 +69,25 @@ export function translateDocument(root = document) {
 // --- numbers ---------------------------------------------------------------------------------
 // One Intl.NumberFormat per language groups the integer part (creating formatters is costly:
 // one per precision took ~100 ms of the first paint); decimals are rounded with toFixed.
-let intFormat = null;
-let decimalSep = '.';
+const formats = new Map(); // locale -> {int, decimal}
 function grouping() {
-  if (!intFormat) {
-    intFormat = new Intl.NumberFormat(LOCALES[lang], { maximumFractionDigits: 0 });
-    const part = new Intl.NumberFormat(LOCALES[lang], { minimumFractionDigits: 1 }).formatToParts(1.5)
-      .find((p) => p.type === 'decimal');
-    decimalSep = part ? part.value : '.';
-  }
-  return intFormat;
+  return numberFormat(LOCALES[lang]).int;
 }
-const numberFormats = { clear() { intFormat = null; } };
+function numberFormat(loc) {
+  let f = formats.get(loc);
+  if (!f) {
+    // Integers format without decimals; formatToParts of 1.5 tells the decimal separator.
+    const int = new Intl.NumberFormat(loc, { maximumFractionDigits: 1 });
+    const part = int.formatToParts(1.5).find((p) => p.type === 'decimal');
+    f = { int, decimal: part ? part.value : '.' };
+    formats.set(loc, f);
+  }
+  return f;
+}
+/** Creates the language's number format now: a synchronous ~100 ms on a slow machine the first
+ *  time, so the page does it while the WASM module is still downloading. */
+export function prepareNumbers(l) { numberFormat(LOCALES[l]); }
+const numberFormats = { clear() {} };
 
 export const DASH = '—';
 const ok = (x) => typeof x === 'number' && Number.isFinite(x);
@@ -102,7 +109,7 @@ function fixed(x, digits, trim) {
   if (trim) frac = frac.replace(/0+$/, '');
   const grouped = int.length <= 3 ? int : grouping().format(Number(int));
   const zero = /^0*$/.test(int) && /^0*$/.test(frac);
-  return `${neg && !zero ? '-' : ''}${grouped}${frac ? decimalSep + frac : ''}`;
+  return `${neg && !zero ? '-' : ''}${grouped}${frac ? numberFormat(LOCALES[lang]).decimal + frac : ''}`;
 }
 
 export function num(x, digits = 0) {

@@ -205,7 +205,25 @@ TEST_CASE("JSON output: public fields, no NaN, listings") {
                           "price_month_usd", "price_gpu_hour_usd", "price_gb_month_usd", "trace"}) {
     CHECK_MESSAGE(j["results"][0].contains(key), key);
   }
-  CHECK(j["results"][0]["trace"].contains("weights_bytes"));
+  // Every numeric figure of a result has its formula in the trace.
+  for (const char* key : {"capacity_bytes_per_gpu", "reserve_bytes_per_gpu", "weights_bytes", "weights_bytes_per_gpu",
+                          "kv_bytes_per_token", "kv_bytes_per_context", "gpus_needed_weights_only", "gpus_needed",
+                          "kv_free_bytes_per_gpu", "kv_used_bytes_per_gpu", "headroom_bytes_per_gpu", "kv_free_bytes",
+                          "full_contexts_per_instance", "full_contexts", "max_context_tokens", "price_month_usd",
+                          "price_gpu_hour_usd", "price_gb_month_usd", "price_delta_month_usd",
+                          "max_throughput_tokens_per_s", "decode_tokens_per_s_per_user", "ttft_s", "tpot_s",
+                          "usd_per_million_tokens"}) {
+    CHECK_MESSAGE(j["results"][1]["trace"].contains(key), key);
+  }
+  // Names with quotes, backslashes and control characters are escaped.
+  auto odd = extend_catalog(c, R"J({"models": [{"id": "odd", "name": "a \"quoted\" \\ name\n\u0001", "layers": 2,
+      "hidden_size": 64, "intermediate_size": 128, "heads": 4, "vocab_size": 10, "sources": ["test"]}]})J", "odd.json");
+  REQUIRE_MESSAGE(odd.ok(), (odd.ok() ? "" : odd.error().to_string()));
+  auto odd_ev = evaluate_text(odd.value(), "v=1&model=odd", true);
+  REQUIRE(odd_ev.ok());
+  const auto oj = nlohmann::json::parse(evaluation_to_json(odd_ev.value(), true), nullptr, false);
+  REQUIRE_FALSE(oj.is_discarded());
+  CHECK(oj["model"]["name"] == "a \"quoted\" \\ name\n\x01");
   for (const char* what : {"gpus", "models", "offerings"}) {
     auto listed = catalog_to_json(c, what);
     REQUIRE(listed.ok());

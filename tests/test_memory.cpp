@@ -117,6 +117,10 @@ TEST_CASE("practical GPUs needed: smallest legal TP holding weights, reserve and
   const double seq_per_gpu = 2.0 * 126 * 2 * 128 * 32768;  // 8 KV heads over TP 4 = 2 per GPU
   CHECK(f.full_contexts_per_instance == static_cast<long long>(f.kv_free_bytes_per_gpu / seq_per_gpu));
   CHECK(f.max_context_tokens == static_cast<long long>(f.kv_free_bytes_per_gpu / 8 / (2.0 * 126 * 2 * 128)));
+  // 8 users over 2 replicas: 4 sequences of 32K on each instance.
+  CHECK(f.weights_bytes_per_gpu == doctest::Approx(405.85e9 / 4));
+  CHECK(f.kv_used_bytes_per_gpu == doctest::Approx(4 * seq_per_gpu));
+  CHECK(f.headroom_bytes_per_gpu == doctest::Approx(f.kv_free_bytes_per_gpu - 4 * seq_per_gpu));
 }
 
 TEST_CASE("a model larger than the offering says why") {

@@ -163,7 +163,7 @@ TEST_CASE("seed 002 KV-cache paragraph: 70B-class GQA model at FP8 with 128K con
                            "&users=1&tp=1&compare=fullgpu-8x-mi355x,fullgpu-1x-h200" + kSeedBasis;
   // The paragraph is about one GPU: tp=1 (one instance per GPU).
   // Llama 3.1 70B itself (70.55B parameters) and the article's round 70B.
-  for (const std::string model : {std::string("llama-3.1-70b"), std::string("generic-70b")}) {
+  for (const std::string& model : {std::string("llama-3.1-70b"), std::string("generic-70b")}) {
     CAPTURE(model);
     const Catalog c = catalog_with_generic(70, false);
     const Evaluation ev = eval_ok(c, "v=1&model=" + model + tail);

@@ -20,8 +20,35 @@ void trace(OfferingResult& r, std::string field, std::string formula,
                                std::move(note)});
 }
 
-void add_fit_trace(OfferingResult& r, const Model& m, const Scenario& s) {
+void add_fit_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scenario& s) {
   const MemoryFit& f = r.fit;
+  if (s.capacity == CapacityBasis::kMarketed) {
+    trace(r, "capacity_bytes_per_gpu", "marketed capacity in decimal GB x 10^9 (as sold)",
+          {{"hbm_marketed_gb", gpu.hbm_marketed_bytes / kBytesPerGB}});
+  } else if (gpu.hbm_device_bytes) {
+    trace(r, "capacity_bytes_per_gpu", "device-reported MiB x 2^20",
+          {{"hbm_device_mib", *gpu.hbm_device_bytes / kBytesPerMiB}});
+  } else {
+    trace(r, "capacity_bytes_per_gpu", "marketed figure read as GiB x 2^30 (no device figure recorded)",
+          {{"hbm_marketed_gb", gpu.hbm_marketed_bytes / kBytesPerGB}}, "assumption");
+  }
+  trace(r, "reserve_bytes_per_gpu", "reserve_gb x 10^9 (runtime, communication buffers, activations)",
+        {{"reserve_gb", s.reserve_gb_per_gpu}});
+  trace(r, "weights_bytes_per_gpu", "weights_bytes / instance_gpus",
+        {{"weights_bytes", f.weights_bytes}, {"instance_gpus", f.deployment.gpus}});
+  trace(r, "kv_bytes_per_context", "kv_bytes_per_token x context (sliding-window layers hold at most the window)",
+        {{"kv_bytes_per_token", f.kv_bytes_per_token}, {"context_tokens", static_cast<double>(s.context_tokens)},
+         {"sliding_window_tokens", m.sliding_window_tokens}});
+  trace(r, "kv_used_bytes_per_gpu", "ceil(users / replicas) x kv_bytes_per_sequence_per_gpu(instance)",
+        {{"users", static_cast<double>(s.users)}, {"replicas", f.replicas},
+         {"tensor_parallel", f.deployment.tensor_parallel}, {"pipeline_parallel", f.deployment.pipeline_parallel}});
+  trace(r, "headroom_bytes_per_gpu", "kv_free_bytes_per_gpu - kv_used_bytes_per_gpu",
+        {{"kv_free_bytes_per_gpu", f.kv_free_bytes_per_gpu}, {"kv_used_bytes_per_gpu", f.kv_used_bytes_per_gpu}});
+  trace(r, "full_contexts_per_instance", "floor(kv_free_bytes_per_gpu / kv_bytes_per_sequence_per_gpu(instance))",
+        {{"kv_free_bytes_per_gpu", f.kv_free_bytes_per_gpu}, {"context_tokens", static_cast<double>(s.context_tokens)},
+         {"tensor_parallel", f.deployment.tensor_parallel}});
+  trace(r, "max_context_tokens", "largest context c with users_per_instance x kv_bytes_per_sequence_per_gpu(c) <= kv_free_bytes_per_gpu",
+        {{"users", static_cast<double>(s.users)}, {"kv_free_bytes_per_gpu", f.kv_free_bytes_per_gpu}});
   trace(r, "weights_bytes", "params_total x bytes_per_param(weights format, block scales included)",
         {{"params_total", m.params_total}, {"bytes_per_param", f.weights_bytes / m.params_total}});
   if (m.attention == AttentionKind::kMla) {
@@ -52,6 +79,8 @@ void add_fit_trace(OfferingResult& r, const Model& m, const Scenario& s) {
         {{"replicas", f.replicas}, {"kv_free_bytes_per_gpu", f.kv_free_bytes_per_gpu},
          {"kv_bytes_per_context", f.kv_bytes_per_context}});
   if (r.price_usd_per_month) {
+    trace(r, "price_month_usd", "the offering's monthly price (catalog, or the price you entered)",
+          {{"price_month_usd", *r.price_usd_per_month}});
     trace(r, "price_gpu_hour_usd", "price_month_usd / gpu_count / 730 h",
           {{"price_month_usd", *r.price_usd_per_month}, {"gpu_count", r.gpu_count}});
     trace(r, "price_gb_month_usd", "price_month_usd / (gpu_count x capacity_gb)",
@@ -111,13 +140,18 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario, bo
           price_usd_per_gb_month(*r.price_usd_per_month, r.gpu_count, r.fit.capacity_bytes_per_gpu);
       if (!ev.results.empty() && ev.results.front().price_usd_per_month) {
         r.price_delta_usd_per_month = *r.price_usd_per_month - *ev.results.front().price_usd_per_month;
+        if (with_trace) {
+          trace(r, "price_delta_month_usd", "price_month_usd - price_month_usd of the first compared offering",
+                {{"price_month_usd", *r.price_usd_per_month},
+                 {"first_price_month_usd", *ev.results.front().price_usd_per_month}});
+        }
       }
     }
     if (model->max_context_tokens > 0 && scenario.context_tokens > model->max_context_tokens) {
       r.warnings.emplace_back("context_exceeds_model");
     }
     if (r.capacity_assumed) r.warnings.emplace_back("capacity_assumed_gib");
-    if (with_trace) add_fit_trace(r, *model, scenario);
+    if (with_trace) add_fit_trace(r, *model, *gpu, scenario);
     estimate_performance(catalog, scenario, *model, *gpu, *off, with_trace, r);
     ev.results.push_back(std::move(r));
   }

@@ -163,7 +163,8 @@ MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offerin
   }
   const int shown = fit.fits ? n : std::min(n, g);
   fit.deployment = make_deployment(model, shown, kScaleUpGpus);
-  fit.kv_free_bytes_per_gpu = usable - fit.weights_bytes / shown;
+  fit.weights_bytes_per_gpu = fit.weights_bytes / shown;
+  fit.kv_free_bytes_per_gpu = usable - fit.weights_bytes_per_gpu;
   const double seq_bytes =
       kv_bytes_per_sequence_per_gpu(model, scenario.kv, fit.deployment, context);
   if (fit.fits) {
@@ -174,10 +175,15 @@ MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offerin
     fit.full_contexts = fit.replicas * fit.full_contexts_per_instance;
     fit.max_context_tokens = max_context_for(model, scenario.kv, fit.deployment,
                                              fit.kv_free_bytes_per_gpu, scenario.users);
+    // The users are spread evenly over the replicas (the busiest takes the remainder).
+    const long long users_per_instance = (scenario.users + fit.replicas - 1) / fit.replicas;
+    fit.kv_used_bytes_per_gpu = static_cast<double>(users_per_instance) * seq_bytes;
   } else {
     // The shortfall (negative) or slack of spreading one copy over the whole offering.
     fit.kv_free_bytes = g * (usable - fit.weights_bytes / g);
+    fit.kv_used_bytes_per_gpu = users * seq_bytes;
   }
+  fit.headroom_bytes_per_gpu = fit.kv_free_bytes_per_gpu - fit.kv_used_bytes_per_gpu;
   return fit;
 }
 

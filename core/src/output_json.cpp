@@ -4,73 +4,86 @@
 
 #include "gpucalc/evaluate.hpp"
 #include "gpucalc/units.hpp"
+#include "json_writer.hpp"
 
 namespace gpucalc {
 
 using Json = nlohmann::ordered_json;
+using detail::JsonWriter;
 
 namespace {
 
 Json num(double x) { return std::isfinite(x) ? Json(x) : Json(nullptr); }
-Json num(const std::optional<double>& x) { return x ? num(*x) : Json(nullptr); }
 
-Json pairs_to_json(const std::vector<std::pair<std::string, double>>& pairs) {
-  Json j = Json::object();
-  for (const auto& [k, v] : pairs) j[k] = num(v);
-  return j;
+void write_pairs(JsonWriter& w, const std::vector<std::pair<std::string, double>>& pairs) {
+  w.begin_object();
+  for (const auto& [k, v] : pairs) w.field(k, v);
+  w.end_object();
 }
 
-Json result_to_json(const OfferingResult& r, bool with_trace) {
+void write_result(JsonWriter& w, const OfferingResult& r, bool with_trace) {
   const MemoryFit& f = r.fit;
-  Json j;
-  j["offering"] = r.offering_id;
-  j["offering_name"] = r.offering_name;
-  j["gpu"] = r.gpu_id;
-  j["gpu_name"] = r.gpu_name;
-  j["gpu_count"] = r.gpu_count;
-  j["capacity_bytes_per_gpu"] = num(f.capacity_bytes_per_gpu);
-  j["capacity_assumed"] = r.capacity_assumed;
-  j["reserve_bytes_per_gpu"] = num(f.reserve_bytes_per_gpu);
-  j["weights_bytes"] = num(f.weights_bytes);
-  j["kv_bytes_per_token"] = num(f.kv_bytes_per_token);
-  j["kv_bytes_per_context"] = num(f.kv_bytes_per_context);
-  j["gpus_needed_weights_only"] = f.gpus_needed_weights_only;
-  j["gpus_needed"] = f.gpus_needed > 0 ? Json(f.gpus_needed) : Json(nullptr);
-  j["fits"] = f.fits;
-  j["fit_reason"] = f.reason;
-  j["instance_gpus"] = f.deployment.gpus;
-  j["tensor_parallel"] = f.deployment.tensor_parallel;
-  j["pipeline_parallel"] = f.deployment.pipeline_parallel;
-  j["replicas"] = f.replicas;
-  j["kv_free_bytes_per_gpu"] = num(f.kv_free_bytes_per_gpu);
-  j["kv_free_bytes"] = num(f.kv_free_bytes);
-  j["full_contexts_per_instance"] = f.full_contexts_per_instance;
-  j["full_contexts"] = f.full_contexts;
-  j["max_context_tokens"] = f.max_context_tokens;
-  j["price_month_usd"] = num(r.price_usd_per_month);
-  j["price_gpu_hour_usd"] = num(r.price_usd_per_gpu_hour);
-  j["price_gb_month_usd"] = num(r.price_usd_per_gb_month);
-  j["price_delta_month_usd"] = num(r.price_delta_usd_per_month);
-  j["max_throughput_tokens_per_s"] = num(r.max_throughput_tokens_per_s);
-  j["decode_tokens_per_s_per_user"] = num(r.decode_tokens_per_s_per_user);
-  j["ttft_s"] = num(r.ttft_s);
-  j["tpot_s"] = num(r.tpot_s);
-  j["usd_per_million_tokens"] = num(r.usd_per_million_tokens);
-  j["train_tokens_per_s"] = num(r.train_tokens_per_s);
-  j["train_hours"] = num(r.train_hours);
-  j["gpu_hours"] = num(r.gpu_hours);
-  j["run_cost_usd"] = num(r.run_cost_usd);
-  j["train_memory_bytes_per_gpu"] = num(r.train_memory_bytes_per_gpu);
-  j["rates_label"] = r.rates_label;
-  j["warnings"] = r.warnings;
+  w.begin_object();
+  w.field("offering", r.offering_id);
+  w.field("offering_name", r.offering_name);
+  w.field("gpu", r.gpu_id);
+  w.field("gpu_name", r.gpu_name);
+  w.field("gpu_count", r.gpu_count);
+  w.field("capacity_bytes_per_gpu", f.capacity_bytes_per_gpu);
+  w.field("capacity_assumed", r.capacity_assumed);
+  w.field("reserve_bytes_per_gpu", f.reserve_bytes_per_gpu);
+  w.field("weights_bytes", f.weights_bytes);
+  w.field("weights_bytes_per_gpu", f.weights_bytes_per_gpu);
+  w.field("kv_bytes_per_token", f.kv_bytes_per_token);
+  w.field("kv_bytes_per_context", f.kv_bytes_per_context);
+  w.field("gpus_needed_weights_only", f.gpus_needed_weights_only);
+  w.key("gpus_needed");
+  if (f.gpus_needed > 0) w.value(f.gpus_needed);
+  else w.null();
+  w.field("fits", f.fits);
+  w.field("fit_reason", f.reason);
+  w.field("instance_gpus", f.deployment.gpus);
+  w.field("tensor_parallel", f.deployment.tensor_parallel);
+  w.field("pipeline_parallel", f.deployment.pipeline_parallel);
+  w.field("replicas", f.replicas);
+  w.field("kv_free_bytes_per_gpu", f.kv_free_bytes_per_gpu);
+  w.field("kv_used_bytes_per_gpu", f.kv_used_bytes_per_gpu);
+  w.field("headroom_bytes_per_gpu", f.headroom_bytes_per_gpu);
+  w.field("kv_free_bytes", f.kv_free_bytes);
+  w.field("full_contexts_per_instance", f.full_contexts_per_instance);
+  w.field("full_contexts", f.full_contexts);
+  w.field("max_context_tokens", f.max_context_tokens);
+  w.field("price_month_usd", r.price_usd_per_month);
+  w.field("price_gpu_hour_usd", r.price_usd_per_gpu_hour);
+  w.field("price_gb_month_usd", r.price_usd_per_gb_month);
+  w.field("price_delta_month_usd", r.price_delta_usd_per_month);
+  w.field("max_throughput_tokens_per_s", r.max_throughput_tokens_per_s);
+  w.field("decode_tokens_per_s_per_user", r.decode_tokens_per_s_per_user);
+  w.field("ttft_s", r.ttft_s);
+  w.field("tpot_s", r.tpot_s);
+  w.field("usd_per_million_tokens", r.usd_per_million_tokens);
+  w.field("train_tokens_per_s", r.train_tokens_per_s);
+  w.field("train_hours", r.train_hours);
+  w.field("gpu_hours", r.gpu_hours);
+  w.field("run_cost_usd", r.run_cost_usd);
+  w.field("train_memory_bytes_per_gpu", r.train_memory_bytes_per_gpu);
+  w.field("rates_label", r.rates_label);
+  w.key("warnings").begin_array();
+  for (const auto& warning : r.warnings) w.value(warning);
+  w.end_array();
   if (with_trace) {
-    Json t = Json::object();
+    w.key("trace").begin_object();
     for (const auto& e : r.trace) {
-      t[e.field] = {{"formula", e.formula}, {"inputs", pairs_to_json(e.inputs)}, {"note", e.note}};
+      w.key(e.field).begin_object();
+      w.field("formula", e.formula);
+      w.key("inputs");
+      write_pairs(w, e.inputs);
+      w.field("note", e.note);
+      w.end_object();
     }
-    j["trace"] = std::move(t);
+    w.end_object();
   }
-  return j;
+  w.end_object();
 }
 
 Json sourced(const std::optional<SourcedFigure>& f, double scale) {
@@ -133,75 +146,106 @@ Json model_to_json_object(const Model& m) {
 }  // namespace
 
 std::string evaluation_to_json(const Evaluation& ev, bool with_trace) {
-  Json j;
-  j["schema"] = "gpucalc-result/1";
-  j["scenario"] = ev.canonical;
-  j["capacity_basis"] = capacity_basis_name(ev.scenario.capacity);
-  j["workload"] = workload_name(ev.scenario.workload);
-  j["model"] = {{"id", ev.model.id}, {"name", ev.model.name},
-                {"params_total", num(ev.model.params_total)},
-                {"params_active", num(ev.model.params_active)},
-                {"attention", ev.model.attention == AttentionKind::kMla ? "mla" : "gqa"},
-                {"max_context_tokens", ev.model.max_context_tokens}};
-  Json results = Json::array();
-  for (const auto& r : ev.results) results.push_back(result_to_json(r, with_trace));
-  j["results"] = std::move(results);
-  Json verdict = Json::array();
+  JsonWriter w;
+  w.str().reserve(with_trace ? 16384 : 4096);
+  w.begin_object();
+  w.field("schema", "gpucalc-result/1");
+  w.field("scenario", ev.canonical);
+  w.field("capacity_basis", capacity_basis_name(ev.scenario.capacity));
+  w.field("workload", workload_name(ev.scenario.workload));
+  w.key("model").begin_object();
+  w.field("id", ev.model.id);
+  w.field("name", ev.model.name);
+  w.field("params_total", ev.model.params_total);
+  w.field("params_active", ev.model.params_active);
+  w.field("attention", ev.model.attention == AttentionKind::kMla ? "mla" : "gqa");
+  w.field("max_context_tokens", ev.model.max_context_tokens);
+  w.end_object();
+  w.key("results").begin_array();
+  for (const auto& r : ev.results) write_result(w, r, with_trace);
+  w.end_array();
+  w.key("verdict").begin_array();
   for (const auto& v : ev.verdict) {
-    verdict.push_back({{"offering", v.offering_id}, {"code", v.code}, {"kind", v.kind},
-                       {"params", pairs_to_json(v.params)}});
+    w.begin_object();
+    w.field("offering", v.offering_id);
+    w.field("code", v.code);
+    w.field("kind", v.kind);
+    w.key("params");
+    write_pairs(w, v.params);
+    w.end_object();
   }
-  j["verdict"] = std::move(verdict);
-  j["recommended"] = ev.recommended_offering_id.empty() ? Json(nullptr) : Json(ev.recommended_offering_id);
-  j["recommendation_basis"] = ev.recommendation_basis;
-  return j.dump();
+  w.end_array();
+  w.key("recommended");
+  if (ev.recommended_offering_id.empty()) w.null();
+  else w.value(ev.recommended_offering_id);
+  w.field("recommendation_basis", ev.recommendation_basis);
+  w.end_object();
+  return std::move(w.str());
 }
 
 Result<std::string> fit_table_json(const Catalog& catalog, const Scenario& scenario) {
-  Json gpus = Json::array();
   std::vector<const Offering*> offerings;
+  std::vector<const Gpu*> gpus;
   for (const auto& id : scenario.compare) {
     const Offering* o = catalog.find_offering(id);
     if (o == nullptr) {
       return make_error(ErrorCode::kUnknownId, "compare", "\"" + id + "\" is not an offering in the catalog");
     }
     offerings.push_back(o);
-    gpus.push_back(o->gpu_id);
+    gpus.push_back(catalog.find_gpu(o->gpu_id));
   }
   static const WeightFormat formats[] = {WeightFormat::kBf16, WeightFormat::kFp8, WeightFormat::kFp6,
                                          WeightFormat::kFp4, WeightFormat::kInt4};
-  Json rows = Json::array();
+  JsonWriter w;
+  w.str().reserve(32768);
+  w.begin_object();
+  w.field("capacity_basis", capacity_basis_name(scenario.capacity));
+  w.key("offerings").begin_array();
+  for (const Offering* o : offerings) w.value(o->id);
+  w.end_array();
+  w.key("gpus").begin_array();
+  for (const Gpu* g : gpus) w.value(g->id);
+  w.end_array();
+  w.key("rows").begin_array();
+  Scenario s = scenario;
+  s.tp = 0;
   for (const auto& model : catalog.models) {
+    s.model = model.id;
     for (WeightFormat wf : formats) {
-      Scenario s = scenario;
-      s.model = model.id;
       s.weights = wf;
-      s.tp = 0;
-      Json cells = Json::array();
-      for (const Offering* o : offerings) {
-        const Gpu* gpu = catalog.find_gpu(o->gpu_id);
-        const MemoryFit f = fit_memory(model, *gpu, *o, s);
-        cells.push_back({{"offering", o->id}, {"gpu", gpu->id},
-                         {"weights_bytes", num(f.weights_bytes)},
-                         {"gpus_needed_weights_only", f.gpus_needed_weights_only},
-                         {"gpus_needed", f.gpus_needed > 0 ? Json(f.gpus_needed) : Json(nullptr)},
-                         {"fits_offering", f.fits},
-                         {"native_math", wf == WeightFormat::kInt4 ? false
-                                         : wf == WeightFormat::kFp4 ? gpu->peak_flops_per_s[index_of(Precision::kFp4)].has_value()
-                                         : wf == WeightFormat::kFp6 ? gpu->peak_flops_per_s[index_of(Precision::kFp6)].has_value()
-                                         : wf == WeightFormat::kFp8 ? gpu->peak_flops_per_s[index_of(Precision::kFp8)].has_value()
-                                         : true}});
+      w.begin_object();
+      w.field("model", model.id);
+      w.field("model_name", model.name);
+      w.field("weights", weight_format_name(wf));
+      w.key("cells").begin_array();
+      for (std::size_t i = 0; i < offerings.size(); ++i) {
+        const Gpu& gpu = *gpus[i];
+        const MemoryFit f = fit_memory(model, gpu, *offerings[i], s);
+        const auto native = [&gpu](Precision p) { return gpu.peak_flops_per_s[index_of(p)].has_value(); };
+        const bool native_math = wf == WeightFormat::kInt4  ? false
+                                 : wf == WeightFormat::kFp4 ? native(Precision::kFp4)
+                                 : wf == WeightFormat::kFp6 ? native(Precision::kFp6)
+                                 : wf == WeightFormat::kFp8 ? native(Precision::kFp8)
+                                                            : true;
+        w.begin_object();
+        w.field("offering", offerings[i]->id);
+        w.field("gpu", gpu.id);
+        w.field("weights_bytes", f.weights_bytes);
+        w.field("gpus_needed_weights_only", f.gpus_needed_weights_only);
+        w.key("gpus_needed");
+        if (f.gpus_needed > 0) w.value(f.gpus_needed);
+        else w.null();
+        w.field("fits_offering", f.fits);
+        w.field("native_math", native_math);
+        w.end_object();
       }
-      rows.push_back({{"model", model.id}, {"model_name", model.name}, {"weights", weight_format_name(wf)},
-                      {"cells", std::move(cells)}});
+      w.end_array();
+      w.end_object();
     }
   }
-  Json j;
-  j["capacity_basis"] = capacity_basis_name(scenario.capacity);
-  j["offerings"] = scenario.compare;
-  j["gpus"] = std::move(gpus);
-  j["rows"] = std::move(rows);
-  return j.dump();
+  w.end_array();
+  w.end_object();
+  return std::move(w.str());
 }
 
 Result<std::string> catalog_to_json(const Catalog& catalog, std::string_view what) {

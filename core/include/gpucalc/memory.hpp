@@ -65,7 +65,10 @@ struct MemoryFit {
   const char* reason = "ok";            // "ok", "needs_more_gpus", "no_legal_split"
   Deployment deployment;                // the instance size used below
   int replicas = 0;                     // instances in the offering: floor(G / instance)
+  double weights_bytes_per_gpu = 0.0;   // weights / instance GPUs
   double kv_free_bytes_per_gpu = 0.0;   // capacity - reserve - weights per GPU (may be < 0)
+  double kv_used_bytes_per_gpu = 0.0;   // KV of the scenario's users x context, spread over replicas
+  double headroom_bytes_per_gpu = 0.0;  // kv_free - kv_used: memory left once the users are in
   double kv_free_bytes = 0.0;           // whole offering: replicas x instance GPUs x per GPU
   long long full_contexts_per_instance = 0;
   long long full_contexts = 0;          // whole offering

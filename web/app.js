@@ -50,6 +50,8 @@ const state = {
   fitWeights: null, // precision filter of the what-fits table; null follows the scenario
   urlTimer: 0,
   firstPaint: false,
+  painted: false, // the first results are on screen (work that can wait runs after this)
+  afterPaint: [],
   fitKey: '',
   catalogVersion: 0,
   traced: new Map(), // workload kind -> Set of fields with a formula
@@ -234,12 +236,19 @@ function learnTracedFields(evaluation) {
   const kind = evaluation.workload === 'inference' ? 'inference' : 'training';
   if (state.traced.has(kind)) return;
   state.traced.set(kind, new Set());
-  setTimeout(() => {
+  afterFirstPaint(() => {
     const traced = gpucalc.evaluate(evaluation.scenario, { trace: true });
     state.traced.set(kind, new Set(traced.results.flatMap((r) => Object.keys(r.trace || {}))));
     drawn.clear();
     render();
-  }, 0);
+  });
+}
+
+/** Runs `fn` in its own task once the first results are painted (at once when they are):
+ *  what the first paint does not show must not delay it. */
+function afterFirstPaint(fn) {
+  if (state.painted) setTimeout(fn, 0);
+  else state.afterPaint.push(fn);
 }
 
 function isTraced(field) {
@@ -331,6 +340,7 @@ function shareUrl() {
 
 const FIELD_FORMAT = {
   capacity_bytes_per_gpu: i18n.gb, reserve_bytes_per_gpu: i18n.gb, weights_bytes: i18n.gb,
+  weights_bytes_per_gpu: i18n.gb, kv_used_bytes_per_gpu: i18n.gb, headroom_bytes_per_gpu: i18n.gb,
   kv_bytes_per_token: i18n.mb, kv_bytes_per_context: i18n.gb, kv_free_bytes_per_gpu: i18n.gb,
   kv_free_bytes: i18n.gb, gpus_needed_weights_only: (x) => i18n.num(x), gpus_needed: (x) => i18n.num(x),
   full_contexts_per_instance: (x) => i18n.num(x), full_contexts: (x) => i18n.num(x),
@@ -417,7 +427,8 @@ function observeChartWidths() {
     }
     if (changed && state.evaluation) {
       clearTimeout(timer);
-      timer = setTimeout(render, 0);
+      if (state.painted) timer = setTimeout(render, 0);
+      else if (!state.afterPaint.includes(render)) state.afterPaint.push(render);
     }
   });
   for (const id of ['memory-chart', 'batch-chart', 'context-chart']) observer.observe($(id));
@@ -442,7 +453,11 @@ function render() {
   if (!state.firstPaint) {
     state.firstPaint = true;
     performance.mark('gpucalc:first-result');
-    requestAnimationFrame(() => requestAnimationFrame(() => performance.mark('gpucalc:first-result-painted')));
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      performance.mark('gpucalc:first-result-painted');
+      state.painted = true;
+      for (const fn of state.afterPaint.splice(0)) setTimeout(fn, 0);
+    }));
   }
 }
 
@@ -559,24 +574,17 @@ function renderKeyFigures(ev) {
   swap($('keyfigs'), ...cards);
 }
 
-/** Bytes of KV cache the requested users x context occupy on one GPU of the instance. */
-function kvUsedPerGpu(r, ev) {
-  if (typeof r.kv_used_bytes_per_gpu === 'number') return r.kv_used_bytes_per_gpu;
-  const s = parseScenario(ev.scenario);
-  const users = Number(s.get('users') || 1);
-  const shards = ev.model.attention === 'mla' ? r.pipeline_parallel : r.instance_gpus;
-  const used = (users * r.kv_bytes_per_context) / Math.max(1, shards);
-  return Math.max(0, Math.min(used, Math.max(0, r.kv_free_bytes_per_gpu)));
-}
-
 function renderMemory(ev) {
+  // Per GPU of the instance, all from the core: the weights' share, the KV cache of the
+  // scenario's users x context, and the headroom left once they are in.
   const rows = ev.results.map((r) => {
     const cap = r.capacity_bytes_per_gpu;
     const reserve = r.reserve_bytes_per_gpu;
-    const free = Math.max(0, r.kv_free_bytes_per_gpu);
-    const weights = cap - reserve - r.kv_free_bytes_per_gpu;
-    const kv = kvUsedPerGpu(r, ev);
-    return { r, cap, reserve, weights, kv, rest: Math.max(0, free - kv) };
+    const weights = r.weights_bytes_per_gpu;
+    // The bar shows the KV cache within the memory there is (over-subscription is told by
+    // "fits" and the table, not drawn past the end of the bar).
+    const kv = Math.max(0, Math.min(r.kv_used_bytes_per_gpu, r.kv_free_bytes_per_gpu));
+    return { r, cap, reserve, weights, kv, rest: Math.max(0, r.headroom_bytes_per_gpu) };
   });
   const segs = [
     ['weights', 'seg-weights'], ['kv', 'seg-kv'], ['reserve', 'seg-reserve'], ['free', 'seg-free'],
@@ -618,8 +626,8 @@ function renderMemory(ev) {
     rows: [
       line('f_capacity_bytes_per_gpu', (r, i) => figure(r, i, 'capacity_bytes_per_gpu')),
       line('f_weights_bytes', (r, i) => figure(r, i, 'weights_bytes')),
-      line('weights_per_gpu', (r, i, m) => i18n.gb(m.weights)),
-      line('kv_used_per_gpu', (r, i, m) => i18n.gb(m.kv)),
+      line('weights_per_gpu', (r, i) => figure(r, i, 'weights_bytes_per_gpu')),
+      line('kv_used_per_gpu', (r, i) => figure(r, i, 'kv_used_bytes_per_gpu')),
       line('f_reserve_bytes_per_gpu', (r, i) => figure(r, i, 'reserve_bytes_per_gpu')),
       line('f_kv_free_bytes_per_gpu', (r, i) => figure(r, i, 'kv_free_bytes_per_gpu')),
       line('f_kv_free_bytes', (r, i) => figure(r, i, 'kv_free_bytes')),
@@ -1099,6 +1107,8 @@ async function start() {
   }
   if (!computed) computed = evaluateText('v=1');
   writeForm(parseScenario(computed.evaluation.scenario));
+  // The form and results are laid out once, filled (style.css hides them until then).
+  document.documentElement.classList.add('live');
   apply(computed);
   if (fromLink && computed.evaluation.scenario !== fromLink) scheduleUrl();
   else if (!fromLink) scheduleUrl();
@@ -1110,7 +1120,11 @@ async function start() {
       label: t('open_full'),
     });
   }
-  document.documentElement.classList.add('ready');
+  // Ready once what waited for the first paint (charts, formula buttons) is drawn too.
+  afterFirstPaint(() => {
+    render();
+    document.documentElement.classList.add('ready');
+  });
 }
 
 start().catch((e) => {

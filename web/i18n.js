@@ -57,11 +57,16 @@ export function tn(key, n, params = {}) {
 
 /** Fills every element carrying data-i18n (text) and data-i18n-<attr> (attribute). */
 export function translateDocument(root = document) {
-  for (const el of root.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
+  // Unchanged strings (the page's own English) are not rewritten: no relayout for them.
+  for (const el of root.querySelectorAll('[data-i18n]')) {
+    const text = t(el.dataset.i18n);
+    if (el.textContent !== text) el.textContent = text;
+  }
   for (const attr of ['aria-label', 'title', 'placeholder', 'content']) {
     const dataName = `i18n${attr.replace(/(^|-)(\w)/g, (m, d, c) => c.toUpperCase())}`;
     for (const el of root.querySelectorAll(`[data-i18n-${attr}]`)) {
-      el.setAttribute(attr, t(el.dataset[dataName]));
+      const text = t(el.dataset[dataName]);
+      if (el.getAttribute(attr) !== text) el.setAttribute(attr, text);
     }
   }
 }

@@ -994,7 +994,9 @@ function bindControls() {
   observeChartWidths();
   observeFits();
   document.querySelector('#sec-perf .chart-data').addEventListener('toggle', (e) => {
-    if (e.target.open && state.drawSweepTables) state.drawSweepTables();
+    if (!e.target.open) return;
+    // Opened before the charts were on screen: the sweeps are computed now for the tables.
+    if (state.sweeps === null) { computeSweeps(); render(); } else if (state.drawSweepTables) state.drawSweepTables();
   });
   window.addEventListener('beforeprint', () => {
     printing = true;

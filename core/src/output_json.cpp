@@ -1,6 +1,5 @@
 // The public JSON output (README: "JSON output"), the what-fits table and catalog listings.
 #include <cmath>
-#include <nlohmann/json.hpp>
 
 #include "gpucalc/evaluate.hpp"
 #include "gpucalc/units.hpp"
@@ -8,12 +7,10 @@
 
 namespace gpucalc {
 
-using Json = nlohmann::ordered_json;
 using detail::JsonWriter;
 
 namespace {
 
-Json num(double x) { return std::isfinite(x) ? Json(x) : Json(nullptr); }
 
 void write_pairs(JsonWriter& w, const std::vector<std::pair<std::string, double>>& pairs) {
   w.begin_object();
@@ -86,61 +83,117 @@ void write_result(JsonWriter& w, const OfferingResult& r, bool with_trace) {
   w.end_object();
 }
 
-Json sourced(const std::optional<SourcedFigure>& f, double scale) {
-  if (!f) return nullptr;
-  return {{"value", num(f->value / scale)}, {"estimate", f->estimate}, {"source", f->source}};
-}
-
-Json gpu_to_json(const Gpu& g) {
-  Json peaks = Json::object(), achieved = Json::object();
-  for (std::size_t i = 0; i < kPrecisionCount; ++i) {
-    const char* name = precision_name(static_cast<Precision>(i));
-    peaks[name] = g.peak_flops_per_s[i] ? num(*g.peak_flops_per_s[i]) : Json(nullptr);
-    if (g.achieved_matmul_flops_per_s[i]) {
-      achieved[name] = sourced(g.achieved_matmul_flops_per_s[i], 1.0);
-    }
+void write_sourced(JsonWriter& w, const std::optional<SourcedFigure>& f) {
+  if (!f) {
+    w.null();
+    return;
   }
-  const char* fp4 = !g.fp4_native ? nullptr : *g.fp4_native == Fp4Encoding::kNvfp4 ? "nvfp4" : "mxfp4";
-  return {{"id", g.id}, {"name", g.name}, {"vendor", g.vendor}, {"architecture", g.architecture},
-          {"arch_target", g.arch_target}, {"memory_type", g.memory_type},
-          {"hbm_marketed_bytes", num(g.hbm_marketed_bytes)},
-          {"hbm_device_bytes", g.hbm_device_bytes ? num(*g.hbm_device_bytes) : Json(nullptr)},
-          {"memory_bandwidth_bytes_per_s", num(g.memory_bandwidth_bytes_per_s)},
-          {"peak_flops_per_s", peaks}, {"fp8_format", g.fp8_format},
-          {"fp4_format", fp4 ? Json(fp4) : Json(nullptr)}, {"tdp_w", num(g.tdp_w)},
-          {"form_factor", g.form_factor}, {"cooling", g.cooling},
-          {"interconnect",
-           {{"kind", g.interconnect.kind},
-            {"topology", g.interconnect.topology == Topology::kSwitch ? "switch" : "full_mesh"},
-            {"links", g.interconnect.links},
-            {"link_bandwidth_bytes_per_s", num(g.interconnect.link_bandwidth_bytes_per_s)},
-            {"per_gpu_bandwidth_bytes_per_s", num(g.interconnect.per_gpu_bandwidth_bytes_per_s)}}},
-          {"achieved_matmul_flops_per_s", achieved},
-          {"achieved_hbm_bytes_per_s", sourced(g.achieved_hbm_bytes_per_s, 1.0)},
-          {"achieved_allreduce_bus_bytes_per_s", sourced(g.achieved_allreduce_bus_bytes_per_s, 1.0)},
-          {"sources", g.sources}, {"note", g.note}};
+  w.begin_object();
+  w.field("value", f->value);
+  w.field("estimate", f->estimate);
+  w.field("source", f->source);
+  w.end_object();
 }
 
-Json offering_to_json(const Offering& o) {
-  return {{"id", o.id}, {"name", o.name}, {"provider", o.provider}, {"gpu", o.gpu_id},
-          {"gpu_count", o.gpu_count}, {"kind", o.kind},
-          {"price_month_usd", o.price_usd_per_month ? num(*o.price_usd_per_month) : Json(nullptr)},
-          {"cpu", o.cpu}, {"ram", o.ram}, {"storage", o.storage}, {"network", o.network},
-          {"availability", o.availability}, {"sources", o.sources}, {"note", o.note}};
+void write_strings(JsonWriter& w, const std::vector<std::string>& items) {
+  w.begin_array();
+  for (const auto& item : items) w.value(item);
+  w.end_array();
 }
 
-Json model_to_json_object(const Model& m) {
-  return {{"id", m.id}, {"name", m.name}, {"layers", m.layers}, {"hidden_size", m.hidden_size},
-          {"intermediate_size", m.intermediate_size}, {"moe_intermediate_size", m.moe_intermediate_size},
-          {"heads", m.heads}, {"kv_heads", m.kv_heads}, {"head_dim", m.head_dim},
-          {"vocab_size", m.vocab_size}, {"experts_routed", m.experts_routed},
-          {"experts_active", m.experts_active}, {"experts_shared", m.experts_shared},
-          {"params_total", num(m.params_total)}, {"params_active", num(m.params_active)},
-          {"attention", m.attention == AttentionKind::kMla ? "mla" : "gqa"},
-          {"sliding_window_tokens", m.sliding_window_tokens},
-          {"sliding_window_layers", m.sliding_window_layers},
-          {"max_context_tokens", m.max_context_tokens}, {"native_weights", m.native_weights},
-          {"sources", m.sources}, {"note", m.note}};
+void write_gpu(JsonWriter& w, const Gpu& g) {
+  w.begin_object();
+  w.field("id", g.id);
+  w.field("name", g.name);
+  w.field("vendor", g.vendor);
+  w.field("architecture", g.architecture);
+  w.field("arch_target", g.arch_target);
+  w.field("memory_type", g.memory_type);
+  w.field("hbm_marketed_bytes", g.hbm_marketed_bytes);
+  w.field("hbm_device_bytes", g.hbm_device_bytes);
+  w.field("memory_bandwidth_bytes_per_s", g.memory_bandwidth_bytes_per_s);
+  w.key("peak_flops_per_s").begin_object();
+  for (std::size_t i = 0; i < kPrecisionCount; ++i) {
+    w.field(precision_name(static_cast<Precision>(i)), g.peak_flops_per_s[i]);
+  }
+  w.end_object();
+  w.field("fp8_format", g.fp8_format);
+  w.key("fp4_format");
+  if (!g.fp4_native) w.null();
+  else w.value(*g.fp4_native == Fp4Encoding::kNvfp4 ? "nvfp4" : "mxfp4");
+  w.field("tdp_w", g.tdp_w);
+  w.field("form_factor", g.form_factor);
+  w.field("cooling", g.cooling);
+  w.key("interconnect").begin_object();
+  w.field("kind", g.interconnect.kind);
+  w.field("topology", g.interconnect.topology == Topology::kSwitch ? "switch" : "full_mesh");
+  w.field("links", g.interconnect.links);
+  w.field("link_bandwidth_bytes_per_s", g.interconnect.link_bandwidth_bytes_per_s);
+  w.field("per_gpu_bandwidth_bytes_per_s", g.interconnect.per_gpu_bandwidth_bytes_per_s);
+  w.end_object();
+  w.key("achieved_matmul_flops_per_s").begin_object();
+  for (std::size_t i = 0; i < kPrecisionCount; ++i) {
+    if (!g.achieved_matmul_flops_per_s[i]) continue;
+    w.key(precision_name(static_cast<Precision>(i)));
+    write_sourced(w, g.achieved_matmul_flops_per_s[i]);
+  }
+  w.end_object();
+  w.key("achieved_hbm_bytes_per_s");
+  write_sourced(w, g.achieved_hbm_bytes_per_s);
+  w.key("achieved_allreduce_bus_bytes_per_s");
+  write_sourced(w, g.achieved_allreduce_bus_bytes_per_s);
+  w.key("sources");
+  write_strings(w, g.sources);
+  w.field("note", g.note);
+  w.end_object();
+}
+
+void write_offering(JsonWriter& w, const Offering& o) {
+  w.begin_object();
+  w.field("id", o.id);
+  w.field("name", o.name);
+  w.field("provider", o.provider);
+  w.field("gpu", o.gpu_id);
+  w.field("gpu_count", o.gpu_count);
+  w.field("kind", o.kind);
+  w.field("price_month_usd", o.price_usd_per_month);
+  w.field("cpu", o.cpu);
+  w.field("ram", o.ram);
+  w.field("storage", o.storage);
+  w.field("network", o.network);
+  w.field("availability", o.availability);
+  w.key("sources");
+  write_strings(w, o.sources);
+  w.field("note", o.note);
+  w.end_object();
+}
+
+void write_model(JsonWriter& w, const Model& m) {
+  w.begin_object();
+  w.field("id", m.id);
+  w.field("name", m.name);
+  w.field("layers", m.layers);
+  w.field("hidden_size", m.hidden_size);
+  w.field("intermediate_size", m.intermediate_size);
+  w.field("moe_intermediate_size", m.moe_intermediate_size);
+  w.field("heads", m.heads);
+  w.field("kv_heads", m.kv_heads);
+  w.field("head_dim", m.head_dim);
+  w.field("vocab_size", m.vocab_size);
+  w.field("experts_routed", m.experts_routed);
+  w.field("experts_active", m.experts_active);
+  w.field("experts_shared", m.experts_shared);
+  w.field("params_total", m.params_total);
+  w.field("params_active", m.params_active);
+  w.field("attention", m.attention == AttentionKind::kMla ? "mla" : "gqa");
+  w.field("sliding_window_tokens", m.sliding_window_tokens);
+  w.field("sliding_window_layers", m.sliding_window_layers);
+  w.field("max_context_tokens", m.max_context_tokens);
+  w.field("native_weights", m.native_weights);
+  w.key("sources");
+  write_strings(w, m.sources);
+  w.field("note", m.note);
+  w.end_object();
 }
 
 }  // namespace
@@ -249,20 +302,24 @@ Result<std::string> fit_table_json(const Catalog& catalog, const Scenario& scena
 }
 
 Result<std::string> catalog_to_json(const Catalog& catalog, std::string_view what) {
-  Json arr = Json::array();
-  if (what == "gpus") {
-    for (const auto& g : catalog.gpus) arr.push_back(gpu_to_json(g));
-  } else if (what == "offerings") {
-    for (const auto& o : catalog.offerings) arr.push_back(offering_to_json(o));
-  } else if (what == "models") {
-    for (const auto& m : catalog.models) arr.push_back(model_to_json_object(m));
-  } else {
+  if (what != "gpus" && what != "offerings" && what != "models") {
     return make_error(ErrorCode::kBadValue, "list", "must be gpus, models or offerings, got \"" +
                                                        std::string(what.substr(0, 40)) + "\"");
   }
-  Json j;
-  j[std::string(what)] = std::move(arr);
-  return j.dump();
+  JsonWriter w;
+  w.str().reserve(16384);
+  w.begin_object();
+  w.key(what).begin_array();
+  if (what == "gpus") {
+    for (const auto& g : catalog.gpus) write_gpu(w, g);
+  } else if (what == "offerings") {
+    for (const auto& o : catalog.offerings) write_offering(w, o);
+  } else {
+    for (const auto& m : catalog.models) write_model(w, m);
+  }
+  w.end_array();
+  w.end_object();
+  return std::move(w.str());
 }
 
 }  // namespace gpucalc

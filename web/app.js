@@ -474,7 +474,9 @@ function memo(name, key, draw) {
 let fitsVisible = false;
 let fitsIdle = 0;
 function scheduleFits() {
-  if (fitsVisible) { drawFits(); return; }
+  // The embed view is sized to its whole content: the table is on screen, and drawn with the
+  // rest so that the height posted to the host already includes it.
+  if (fitsVisible || embedded) { drawFits(); return; }
   if (fitsIdle) return;
   const run = () => { fitsIdle = 0; drawFits(); };
   fitsIdle = typeof requestIdleCallback === 'function' ? requestIdleCallback(run, { timeout: 600 }) : setTimeout(run, 50);
@@ -993,11 +995,15 @@ function bindControls() {
   }
   observeChartWidths();
   observeFits();
-  document.querySelector('#sec-perf .chart-data').addEventListener('toggle', (e) => {
-    if (!e.target.open) return;
+  const dataBox = document.querySelector('#sec-perf .chart-data');
+  const fillSweepTables = () => {
     // Opened before the charts were on screen: the sweeps are computed now for the tables.
     if (state.sweeps === null) { computeSweeps(); render(); } else if (state.drawSweepTables) state.drawSweepTables();
-  });
+  };
+  dataBox.addEventListener('toggle', (e) => { if (e.target.open) fillSweepTables(); });
+  // 'toggle' comes a task after the click: the tables are filled as the summary opens them, so
+  // they are there as soon as the <details> is.
+  dataBox.querySelector('summary').addEventListener('click', () => { if (!dataBox.open) fillSweepTables(); });
   window.addEventListener('beforeprint', () => {
     printing = true;
     if (state.drawSweepTables) state.drawSweepTables();
@@ -1115,16 +1121,17 @@ async function start() {
   if (fromLink && computed.evaluation.scenario !== fromLink) scheduleUrl();
   else if (!fromLink) scheduleUrl();
   updateLangLinks();
-  if (embedded) {
-    initEmbed({
-      allowed: query.get('parent'),
-      fullUrl: () => shareUrl(),
-      label: t('open_full'),
-    });
-  }
-  // Ready once what waited for the first paint (charts, formula buttons) is drawn too.
+  // Ready once what waited for the first paint (charts, formula buttons) is drawn too. The
+  // embed view starts posting its height then, when the content has its final size.
   afterFirstPaint(() => {
     render();
+    if (embedded) {
+      initEmbed({
+        allowed: query.get('parent'),
+        fullUrl: () => shareUrl(),
+        label: t('open_full'),
+      });
+    }
     document.documentElement.classList.add('ready');
   });
 }

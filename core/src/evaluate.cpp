@@ -100,7 +100,7 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario, bo
   if (scenario.compare.empty()) {
     return make_error(ErrorCode::kOutOfRange, "compare", "must list 1 to 4 offerings");
   }
-  if (scenario.tp > 0 && !deployment_is_valid(*model, scenario.tp, 8)) {
+  if (scenario.tp > 0 && !deployment_is_valid(*model, scenario.tp, kScaleUpGpus)) {
     return make_error(ErrorCode::kBadValue, "tp",
                       "must split " + model->name + "'s " + std::to_string(model->heads) +
                           " attention heads evenly (e.g. 1, 2, 4, 8), got " + std::to_string(scenario.tp));

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpucalc/result.hpp"
+#include "ids.hpp"
 
 namespace gpucalc::detail {
 
@@ -125,16 +126,5 @@ class Fields {
   std::string path_;
   std::optional<Error> error_;
 };
-
-/** True when `id` is 1..64 chars of [a-z0-9._-]. */
-inline bool is_valid_id(const std::string& id) {
-  if (id.empty() || id.size() > 64) return false;
-  for (char c : id) {
-    const bool okc = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
-                     c == '_';
-    if (!okc) return false;
-  }
-  return true;
-}
 
 }  // namespace gpucalc::detail

@@ -9,8 +9,6 @@ namespace gpucalc {
 
 namespace {
 
-/** GPUs in one scale-up domain (HGX and OAM baseboards hold 8). */
-constexpr int kScaleUpGpus = 8;
 constexpr long long kMaxContextTokens = 16777216;
 
 int ceil_div(int a, int b) { return (a + b - 1) / b; }

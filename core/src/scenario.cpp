@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gpucalc/units.hpp"
+#include "ids.hpp"
 
 namespace gpucalc {
 
@@ -138,16 +139,6 @@ std::optional<Error> parse_num(const std::string& key, const std::string& v, dou
   return std::nullopt;
 }
 
-bool valid_id(std::string_view id) {
-  if (id.empty() || id.size() > 64) return false;
-  for (char c : id) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '-' ||
-                    c == '_';
-    if (!ok) return false;
-  }
-  return true;
-}
-
 std::optional<std::string> percent_decode(std::string_view s) {
   std::string out;
   out.reserve(s.size());
@@ -217,7 +208,7 @@ std::optional<Error> apply(Scenario& s, const std::string& key, const std::strin
   double d = 0;
   std::optional<Error> e;
   if (key == "model") {
-    if (!valid_id(v)) return bad(key, "must be a catalog model id (a-z 0-9 . _ -), got \"" + v + "\"");
+    if (!detail::is_valid_id(v)) return bad(key, "must be a catalog model id (a-z 0-9 . _ -), got \"" + v + "\"");
     s.model = v;
   } else if (key == "weights") {
     auto f = parse_weight_format(v);
@@ -235,7 +226,7 @@ std::optional<Error> apply(Scenario& s, const std::string& key, const std::strin
     auto ids = split(v, ',');
     if (ids.size() > kMaxCompared) return range(key, "lists at most 4 offerings, got " + std::to_string(ids.size()));
     for (std::size_t a = 0; a < ids.size(); ++a) {
-      if (!valid_id(ids[a])) return bad(key, "must list offering ids separated by commas, got \"" + v + "\"");
+      if (!detail::is_valid_id(ids[a])) return bad(key, "must list offering ids separated by commas, got \"" + v + "\"");
       for (std::size_t b = 0; b < a; ++b) {
         if (ids[a] == ids[b]) return bad(key, "lists \"" + ids[a] + "\" twice");
       }

@@ -12,7 +12,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-/** GPUs in one scale-up domain (HGX and OAM baseboards hold 8); memory.cpp uses the same. */
 /** Activations travel between layers in BF16. */
 constexpr double kActivationBytes = 2.0;
 /** Mixed-precision Adam: BF16 weights 2 + BF16 gradients 2 + FP32 master, m, v 12. */

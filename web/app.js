@@ -370,18 +370,32 @@ function figure(r, index, field, text = fmtField(field, r[field])) {
   return span;
 }
 
-/** Replaces `box`'s children with `nodes` unless they are equal already (no DOM churn, no
- *  relayout for figures an edit did not change). */
-function swap(box, ...nodes) {
+/**
+ * Makes `box`'s children equal to `nodes` with the fewest DOM changes: a child of the same tag
+ * is kept and its attributes, text and children patched in place; only what differs is
+ * touched. An edit then restyles and relays out the figures it changed, not whole sections,
+ * and a focused figure keeps the focus. `nodes` are freshly built, detached nodes.
+ */
+function morph(box, ...nodes) {
+  const want = nodes.flat().filter((n) => n !== null && n !== undefined);
   const old = box.childNodes;
-  if (old.length === nodes.length && nodes.every((n, i) => n.isEqualNode(old[i]))) return;
-  box.replaceChildren(...nodes);
+  want.forEach((node, i) => {
+    const have = old[i];
+    if (!have) box.append(node);
+    else if (have.nodeType !== node.nodeType || have.nodeName !== node.nodeName) box.replaceChild(node, have);
+    else if (have.nodeType === Node.TEXT_NODE) { if (have.data !== node.data) have.data = node.data; }
+    else if (have.nodeType !== Node.ELEMENT_NODE) box.replaceChild(node, have);
+    else {
+      for (const a of [...have.attributes]) if (!node.hasAttribute(a.name)) have.removeAttribute(a.name);
+      for (const a of node.attributes) if (have.getAttribute(a.name) !== a.value) have.setAttribute(a.name, a.value);
+      morph(have, ...node.childNodes);
+    }
+  });
+  while (old.length > want.length) box.lastChild.remove();
 }
 
 function patchCell(cell, content) {
-  const node = content instanceof Node ? content : document.createTextNode(String(content));
-  if (cell.childNodes.length === 1 && cell.firstChild.isEqualNode(node)) return;
-  cell.replaceChildren(node);
+  morph(cell, content instanceof Node ? content : document.createTextNode(String(content)));
 }
 
 function table(el, { caption, head, rows, rowHeaders = true }) {
@@ -453,11 +467,36 @@ function render() {
   if (!state.firstPaint) {
     state.firstPaint = true;
     performance.mark('gpucalc:first-result');
-    requestAnimationFrame(() => requestAnimationFrame(() => {
+    whenPresented(() => {
       performance.mark('gpucalc:first-result-painted');
       state.painted = true;
       for (const fn of state.afterPaint.splice(0)) setTimeout(fn, 0);
-    }));
+    });
+  }
+}
+
+/**
+ * Calls `fn` once the first results are on screen: when the browser reports the summary line
+ * painted (Element Timing: after raster and presentation, so the work that waited does not
+ * compete with them for the CPU), else two frames later where Element Timing is missing, and
+ * at the latest after 1 s (a hidden tab paints nothing).
+ */
+function whenPresented(fn) {
+  let done = false;
+  const once = () => { if (!done) { done = true; fn(); } };
+  const types = typeof PerformanceObserver === 'function' ? PerformanceObserver.supportedEntryTypes || [] : [];
+  if (types.includes('element')) {
+    const observer = new PerformanceObserver((list) => {
+      if (list.getEntries().some((e) => e.identifier === 'first-result')) {
+        observer.disconnect();
+        once();
+      }
+    });
+    observer.observe({ type: 'element', buffered: true });
+    setTimeout(() => { observer.disconnect(); once(); }, 1000);
+  } else {
+    requestAnimationFrame(() => requestAnimationFrame(once));
+    setTimeout(once, 1000);
   }
 }
 
@@ -527,7 +566,7 @@ function renderVerdict(ev) {
       recommended ? h('p', { class: 'badge' }, t(`recommended_${ev.recommendation_basis}`)) : null,
       items.length ? list : h('p', { class: 'help' }, t('no_reasons_hint')));
   });
-  swap(box, ...columns);
+  morph(box, ...columns);
   $('verdict-summary').textContent = summaryLine(ev);
 }
 
@@ -573,7 +612,7 @@ function renderKeyFigures(ev) {
       h('p', { class: 'price' }, figure(r, i, 'price_month_usd'), r.price_month_usd !== null ? h('span', { class: 'unit' }, t('per_month_unit')) : h('span', { class: 'unit' }, t('unpriced_short'))),
       h('dl', {}, rows.map(([label, value]) => h('div', {}, h('dt', {}, t(label)), h('dd', {}, value)))));
   });
-  swap($('keyfigs'), ...cards);
+  morph($('keyfigs'), ...cards);
 }
 
 function renderMemory(ev) {
@@ -593,7 +632,7 @@ function renderMemory(ev) {
   ];
   const box = $('memory-chart');
   const chartKey = `${chartWidth(box)}|${i18n.language()}|${rows.map((m) => [m.r.gpu_name, m.r.instance_gpus, m.cap, m.reserve, m.weights, m.kv, m.rest].join(',')).join(';')}`;
-  if (chartReady(box)) memo('memory-chart', chartKey, () => swap(box, stackedBars({
+  if (chartReady(box)) memo('memory-chart', chartKey, () => morph(box, stackedBars({
     name: 'memory',
     width: chartWidth(box),
     title: t('memory_chart_title'),
@@ -615,7 +654,7 @@ function renderMemory(ev) {
     fmt: (v) => i18n.num(v / 1e9, 0),
     axisLabel: t('gb_per_gpu'),
   })));
-  swap($('memory-legend'), ...segs.map(([k, cls]) => h('li', {}, h('span', { class: `key ${cls}`, 'aria-hidden': 'true' }), t(`legend_${k}`))));
+  morph($('memory-legend'), ...segs.map(([k, cls]) => h('li', {}, h('span', { class: `key ${cls}`, 'aria-hidden': 'true' }), t(`legend_${k}`))));
   const s = parseScenario(ev.scenario);
   $('memory-note').textContent = tn('memory_note', Number(s.get('users')), {
     users: i18n.num(Number(s.get('users'))), context: i18n.tokens(Number(s.get('context'))),
@@ -682,7 +721,7 @@ function renderSweeps(ev) {
   // null: the charts' width is not known yet; the ResizeObserver redraws once it is.
   if (!state.sweeps) return;
   const names = ev.results.map((r) => r.offering_name);
-  swap(legend, ...names.map((n, i) => h('li', {}, h('span', { class: `key line ${seriesClass(i)}`, 'aria-hidden': 'true' }), n)));
+  morph(legend, ...names.map((n, i) => h('li', {}, h('span', { class: `key line ${seriesClass(i)}`, 'aria-hidden': 'true' }), n)));
   const pick = (points) => ev.results.map((r, i) => points.map((res) => {
     const v = res && res[i] ? res[i][0] : null;
     return typeof v === 'number' && Number.isFinite(v) ? v : null;
@@ -696,14 +735,14 @@ function renderSweeps(ev) {
   const batchBox = $('batch-chart');
   const ctxBox = $('context-chart');
   const keyOf = (box, series, extra) => `${chartWidth(box)}|${i18n.language()}|${names.join('\u0001')}|${extra}|${series.map((v) => v.join(',')).join(';')}`;
-  if (chartReady(batchBox)) memo('batch-chart', keyOf(batchBox, batch, s.get('context')), () => swap(batchBox, lineChart({ name: 'batch',
+  if (chartReady(batchBox)) memo('batch-chart', keyOf(batchBox, batch, s.get('context')), () => morph(batchBox, lineChart({ name: 'batch',
     width: chartWidth(batchBox), title: t('batch_chart_title'),
     desc: describe(BATCH_SWEEP, batch, (x) => i18n.num(x), (y) => i18n.sig(y)),
     xs: BATCH_SWEEP, xFmt: (x) => i18n.num(x), yFmt: (y) => i18n.sig(y),
     series: batch.map((values, i) => ({ name: names[i], cls: seriesClass(i), values })),
     xLabel: t('users_axis', { context: i18n.tokens(Number(s.get('context'))) }),
   })));
-  if (chartReady(ctxBox)) memo('context-chart', keyOf(ctxBox, ctx, ''), () => swap(ctxBox, lineChart({ name: 'context',
+  if (chartReady(ctxBox)) memo('context-chart', keyOf(ctxBox, ctx, ''), () => morph(ctxBox, lineChart({ name: 'context',
     width: chartWidth(ctxBox), title: t('context_chart_title'),
     desc: describe(CONTEXT_SWEEP, ctx, i18n.tokens, (y) => i18n.num(y)),
     xs: CONTEXT_SWEEP, xFmt: i18n.tokens, yFmt: (y) => i18n.num(y),
@@ -837,7 +876,7 @@ function renderNotes(ev) {
     notes.push(i18n.has(`w_${w}`) ? t(`w_${w}`, { gpus: [...new Set(gpus)].join(', '), max: i18n.tokens(ev.model.max_context_tokens) }) : w);
   }
   notes.push(t('note_formulas'));
-  swap($('notes'), ...notes.map((n) => h('li', {}, n)));
+  morph($('notes'), ...notes.map((n) => h('li', {}, n)));
 }
 
 // ---------------------------------------------------------------------------------------------

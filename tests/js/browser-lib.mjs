@@ -45,6 +45,38 @@ export async function fullScreenshot(page, file) {
   await page.setViewportSize(size);
 }
 
+/** CPU time (clock ticks) used so far by the Chromium processes of this machine. */
+function chromiumTicks() {
+  let ticks = 0;
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      if (!fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('chromium')) continue;
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch { /* the process ended */ }
+  }
+  return ticks;
+}
+
+/**
+ * Waits until the browser itself is idle: after launch, headless Chromium spends a couple of
+ * CPU-seconds on its own start-up (its top-chrome WebUI renderer preloads the omnibox popup),
+ * which on a 2-core machine would be measured as the page's load time. Idle: under 5 % of one
+ * core over 500 ms. Gives up after `timeoutMs`; returns the ms waited.
+ */
+export async function settle(timeoutMs = 15000) {
+  const t0 = Date.now();
+  let last = chromiumTicks();
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 500));
+    const now = chromiumTicks();
+    if (now - last <= 2 || Date.now() - t0 > timeoutMs) return Date.now() - t0;
+    last = now;
+  }
+}
+
 /** Polls `fn` in the page (page.waitForFunction would need eval, which the page's CSP forbids). */
 export async function until(page, fn, arg, timeout = 10000) {
   const end = Date.now() + timeout;

@@ -386,8 +386,14 @@ function morph(box, ...nodes) {
     else if (have.nodeType === Node.TEXT_NODE) { if (have.data !== node.data) have.data = node.data; }
     else if (have.nodeType !== Node.ELEMENT_NODE) box.replaceChild(node, have);
     else {
-      for (const a of [...have.attributes]) if (!node.hasAttribute(a.name)) have.removeAttribute(a.name);
-      for (const a of node.attributes) if (have.getAttribute(a.name) !== a.value) have.setAttribute(a.name, a.value);
+      const attrs = node.attributes;
+      for (let k = 0; k < attrs.length; k++) {
+        const { name, value } = attrs[k];
+        if (have.getAttribute(name) !== value) have.setAttribute(name, value);
+      }
+      if (have.attributes.length !== attrs.length) {
+        for (const { name } of [...have.attributes]) if (!node.hasAttribute(name)) have.removeAttribute(name);
+      }
       morph(have, ...node.childNodes);
     }
   });
@@ -478,12 +484,14 @@ function render() {
 /**
  * Calls `fn` once the first results are on screen: when the browser reports the summary line
  * painted (Element Timing: after raster and presentation, so the work that waited does not
- * compete with them for the CPU), else two frames later where Element Timing is missing, and
- * at the latest after 1 s (a hidden tab paints nothing).
+ * compete with them for the CPU); two frames later where Element Timing is missing or the
+ * summary is below the fold (phones: the controls come first); at the latest after 1 s (a
+ * hidden tab paints nothing).
  */
 function whenPresented(fn) {
   let done = false;
   const once = () => { if (!done) { done = true; fn(); } };
+  const twoFrames = () => requestAnimationFrame(() => requestAnimationFrame(once));
   const types = typeof PerformanceObserver === 'function' ? PerformanceObserver.supportedEntryTypes || [] : [];
   if (types.includes('element')) {
     const observer = new PerformanceObserver((list) => {
@@ -493,11 +501,15 @@ function whenPresented(fn) {
       }
     });
     observer.observe({ type: 'element', buffered: true });
-    setTimeout(() => { observer.disconnect(); once(); }, 1000);
+    // The frame lays the page out anyway: reading the summary's position costs nothing more.
+    requestAnimationFrame(() => {
+      const box = $('verdict-summary').getBoundingClientRect();
+      if (box.bottom <= 0 || box.top >= innerHeight) { observer.disconnect(); twoFrames(); }
+    });
   } else {
-    requestAnimationFrame(() => requestAnimationFrame(once));
-    setTimeout(once, 1000);
+    twoFrames();
   }
+  setTimeout(once, 1000);
 }
 
 // Sections whose content depends on few inputs are redrawn only when those change.

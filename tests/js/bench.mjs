@@ -27,7 +27,7 @@ try {
     await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
     // Each load starts in a new tab of an idle browser: the browser's own work for a new
     // window or tab (its WebUI omnibox popup, ~1-3 CPU-seconds here) is not the page's.
-    settled.push(await settle());
+    settled.push(process.env.BENCH_NO_SETTLE === '1' ? 0 : await settle());
     await page.goto(url);
     await until(page, () => performance.getEntriesByName('gpucalc:first-result-painted').length > 0, null, 30000);
     // The paint time of the first result's text (Element Timing), else the double-rAF mark.
@@ -65,13 +65,14 @@ try {
   await page.waitForSelector('html.ready');
   await page.evaluate(() => document.getElementById('sec-perf').scrollIntoView());
   await until(page, () => document.querySelectorAll('#batch-chart svg, #context-chart svg').length === 2);
+  if (process.env.BENCH_WAIT) await page.waitForTimeout(Number(process.env.BENCH_WAIT));
   const updates = await page.evaluate(async () => {
     const times = [];
     const users = document.getElementById('in-users');
     const ctx = document.getElementById('in-context');
     const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
     const values = [[users, ['2', '8', '32', '1', '16', '4']], [ctx, ['32768', '65536', '8192', '131072', '262144', '16384']]];
-    for (let i = 0; i < 40; i++) {
+    for (let i = 0; i < 104; i++) {
       const [el, vals] = values[i % 2];
       await frame();
       const t0 = performance.now();
@@ -81,7 +82,7 @@ try {
       void document.body.offsetHeight;
       times.push(performance.now() - t0);
     }
-    const avg = (name) => { const e = performance.getEntriesByName(name).slice(-36); return e.reduce((a, x) => a + x.duration, 0) / Math.max(1, e.length); };
+    const avg = (name) => { const e = performance.getEntriesByName(name).slice(-100); return e.reduce((a, x) => a + x.duration, 0) / Math.max(1, e.length); };
     return { times, parts: { update: avg('gpucalc:update'), sweeps: avg('gpucalc:sweeps'), render: avg('gpucalc:render') } };
   });
   await page.close();
@@ -93,7 +94,7 @@ try {
     foreign_requests: transfer.foreign,
     files: transfer.files,
     first_result_ms: { median: median(firsts), runs: firsts },
-    update_ms: { median: median(warm), p95: pct(warm, 0.95), max: Math.max(...warm), runs: warm.length, mean_parts: updates.parts },
+    update_ms: { median: median(warm), p95: pct(warm, 0.95), max: Math.max(...warm), runs: warm.length, mean_parts: updates.parts, times: warm.map((x) => Math.round(x * 10) / 10) },
     limits: LIMITS,
   };
   fs.mkdirSync(outDir, { recursive: true });

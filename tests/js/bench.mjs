@@ -65,7 +65,6 @@ try {
   await page.waitForSelector('html.ready');
   await page.evaluate(() => document.getElementById('sec-perf').scrollIntoView());
   await until(page, () => document.querySelectorAll('#batch-chart svg, #context-chart svg').length === 2);
-  if (process.env.BENCH_WAIT) await page.waitForTimeout(Number(process.env.BENCH_WAIT));
   const updates = await page.evaluate(async () => {
     const times = [];
     const users = document.getElementById('in-users');

@@ -20,10 +20,8 @@ export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--
  * --user-data-dir and removes it on close). `context` is a first browser context.
  */
 export async function launch(contextOptions = {}) {
-  const { jsFlags, ...options } = contextOptions;
-  const args = jsFlags ? [...CHROMIUM_ARGS, `--js-flags=${jsFlags}`] : CHROMIUM_ARGS;
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true, locale: 'en-US', ...options });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true, locale: 'en-US', ...contextOptions });
   const close = async () => { await browser.close(); };
   return { browser, context, close };
 }

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gpucalc/precision.hpp"
 #include "gpucalc/result.hpp"
@@ -13,6 +14,25 @@
 namespace gpucalc {
 
 constexpr std::string_view kCalibrationSchema = "gpucalc-calibration/1";
+
+/** Small-batch measurements for the serving model (issue 10). Rates are medians of the runs. */
+struct GemmPoint {
+  double m = 0, n = 0, k = 0;  // tokens x output features x input features
+  double flops_per_s = 0;      // 2 m n k / median time
+};
+struct GroupedGemmPoint {
+  double experts = 0, tokens_per_expert = 0, n = 0, k = 0;
+  double flops_per_s = 0;  // 2 experts tokens_per_expert n k / median time
+};
+struct AttentionDecodePoint {
+  double batch = 0, context_tokens = 0;
+  double kv_bytes_per_s = 0;  // paged KV bytes read / median time
+};
+struct AllreducePoint {
+  double bytes = 0;            // message size per GPU
+  double latency_s = 0;        // median time of one all-reduce
+  double bus_bytes_per_s = 0;  // 2 (g - 1) / g x bytes / latency_s
+};
 
 struct CalibrationRecord {
   std::string gpu_id;       // catalog GPU id, e.g. "h200-sxm"
@@ -29,6 +49,14 @@ struct CalibrationRecord {
   PerPrecision<std::optional<double>> matmul_median_flops_per_s{};
   std::optional<double> p2p_unidirectional_bytes_per_s;
   std::optional<double> p2p_bidirectional_bytes_per_s;
+  // Serving-model figures (issue 10); empty vectors / nullopt when not measured.
+  PerPrecision<std::vector<GemmPoint>> gemm_small{};         // M sweep per math precision
+  PerPrecision<std::vector<GroupedGemmPoint>> grouped_gemm{};  // MoE expert GEMMs
+  std::vector<AttentionDecodePoint> attention_decode;          // BF16 paged KV
+  int allreduce_gpus = 0;                                      // GPUs in the all-reduce
+  std::vector<AllreducePoint> allreduce;                       // sorted by bytes
+  std::optional<double> launch_latency_s;        // empty kernel, launch to completion
+  std::optional<double> graph_launch_latency_s;  // per kernel inside a CUDA/HIP graph
 };
 
 /** Parses and validates one record; errors name `source_name` and the field. */

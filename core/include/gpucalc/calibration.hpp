@@ -71,7 +71,7 @@ struct Gpu;
  * of its precision, P2P and all-reduce bus bandwidth the per-GPU interconnect figure, halved one
  * way), none below 1 % of it. GEMMs at small M and grouped GEMMs are held to their roofline
  * instead (max of FLOP/s / peak and operand bytes/s / HBM peak, at least 1 %); all-reduce points
- * are latency-bound at small sizes, so only the fastest point's bus bandwidth must reach 1 %.
+ * are latency-bound at small sizes, so only those of 16 MiB and more must reach 1 % of the link.
  * A figure for a precision the GPU has no peak for is refused. Dry-run records are not checked
  * (they are never used). Errors name the record's file and "measurements(<id>)...".
  */

@@ -21,6 +21,9 @@ constexpr int kLanesPerToken = GPU_WARP_SIZE;
 constexpr int kValuesPerLane = kHeadDim / kLanesPerToken;  // 4 on NVIDIA, 2 on AMD
 constexpr double kCheckTolerance = 1e-3;   // ||out - ref|| / ||ref||, float vs double
 
+/** An index or count as size_t (all are non-negative here). */
+__host__ __device__ inline std::size_t sz(int v) { return static_cast<std::size_t>(v); }
+
 __global__ void fill_kv(std::uint16_t* p, std::size_t n, std::uint64_t seed) {
   for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     p[i] = encode_bf16(normal_draw(seed, i));
@@ -61,15 +64,16 @@ __global__ void __launch_bounds__(kWarps * GPU_WARP_SIZE)
                  int context, int pages_per_seq, int page_tokens, int kv_heads, int chunk,
                  float* __restrict__ part_m, float* __restrict__ part_l,
                  float* __restrict__ part_acc) {
-  const int split = blockIdx.x, kvh = blockIdx.y, seq = blockIdx.z;
-  const int splits = gridDim.x;
-  const int warp = threadIdx.x / GPU_WARP_SIZE, lane = threadIdx.x % GPU_WARP_SIZE;
+  const int split = static_cast<int>(blockIdx.x), kvh = static_cast<int>(blockIdx.y),
+            seq = static_cast<int>(blockIdx.z);
+  const int splits = static_cast<int>(gridDim.x);
+  const int warp = static_cast<int>(threadIdx.x) / GPU_WARP_SIZE, lane = static_cast<int>(threadIdx.x) % GPU_WARP_SIZE;
   const int q_heads = kv_heads * G;
   const float scale = rsqrtf(static_cast<float>(kHeadDim));
   float qv[G][kValuesPerLane], m[G], l[G], acc[G][kValuesPerLane];
 #pragma unroll
   for (int g = 0; g < G; ++g) {
-    const float* qrow = q + (static_cast<std::size_t>(seq) * q_heads + kvh * G + g) * kHeadDim;
+    const float* qrow = q + (sz(seq) * sz(q_heads) + sz(kvh * G + g)) * sz(kHeadDim);
 #pragma unroll
     for (int e = 0; e < kValuesPerLane; ++e) {
       qv[g][e] = qrow[lane * kValuesPerLane + e] * scale;
@@ -80,11 +84,11 @@ __global__ void __launch_bounds__(kWarps * GPU_WARP_SIZE)
   }
   const int begin = split * chunk;
   const int end = min(context, begin + chunk);
-  const std::int32_t* pages = table + static_cast<std::size_t>(seq) * pages_per_seq;
-  const std::size_t page_stride = static_cast<std::size_t>(kv_heads) * page_tokens * kHeadDim;
+  const std::int32_t* pages = table + sz(seq) * sz(pages_per_seq);
+  const std::size_t page_stride = sz(kv_heads) * sz(page_tokens) * sz(kHeadDim);
   for (int t = begin + warp; t < end; t += kWarps) {
-    const std::size_t row = static_cast<std::size_t>(pages[t / page_tokens]) * page_stride +
-                            (static_cast<std::size_t>(kvh) * page_tokens + t % page_tokens) * kHeadDim;
+    const std::size_t row = sz(pages[t / page_tokens]) * page_stride +
+                            (sz(kvh) * sz(page_tokens) + sz(t % page_tokens)) * sz(kHeadDim);
     float kr[kValuesPerLane], vr[kValuesPerLane];
     load_row(k_cache + row, lane, kr);
     load_row(v_cache + row, lane, vr);
@@ -115,7 +119,7 @@ __global__ void __launch_bounds__(kWarps * GPU_WARP_SIZE)
     for (int e = 0; e < kValuesPerLane; ++e) sm_acc[warp][g][lane * kValuesPerLane + e] = acc[g][e];
   }
   __syncthreads();
-  for (int i = threadIdx.x; i < G * kHeadDim; i += blockDim.x) {
+  for (int i = static_cast<int>(threadIdx.x); i < G * kHeadDim; i += static_cast<int>(blockDim.x)) {
     const int g = i / kHeadDim, d = i % kHeadDim;
     float big = -INFINITY;
     for (int w = 0; w < kWarps; ++w) big = fmaxf(big, sm_m[w][g]);
@@ -125,8 +129,8 @@ __global__ void __launch_bounds__(kWarps * GPU_WARP_SIZE)
       sum += sm_l[w][g] * f;
       out += sm_acc[w][g][d] * f;
     }
-    const std::size_t part = (static_cast<std::size_t>(seq) * q_heads + kvh * G + g) * splits + split;
-    part_acc[part * kHeadDim + d] = out;
+    const std::size_t part = (sz(seq) * sz(q_heads) + sz(kvh * G + g)) * sz(splits) + sz(split);
+    part_acc[part * sz(kHeadDim) + sz(d)] = out;
     if (d == 0) {
       part_m[part] = big;
       part_l[part] = sum;
@@ -138,17 +142,17 @@ __global__ void __launch_bounds__(kWarps * GPU_WARP_SIZE)
 __global__ void decode_combine(const float* __restrict__ part_m, const float* __restrict__ part_l,
                                const float* __restrict__ part_acc, int splits, int q_heads,
                                float* __restrict__ out) {
-  const int head = blockIdx.x, seq = blockIdx.y, d = threadIdx.x;
-  const std::size_t base = (static_cast<std::size_t>(seq) * q_heads + head) * splits;
+  const int head = static_cast<int>(blockIdx.x), seq = static_cast<int>(blockIdx.y), d = static_cast<int>(threadIdx.x);
+  const std::size_t base = (sz(seq) * sz(q_heads) + sz(head)) * sz(splits);
   float big = -INFINITY;
-  for (int s = 0; s < splits; ++s) big = fmaxf(big, part_m[base + s]);
+  for (int s = 0; s < splits; ++s) big = fmaxf(big, part_m[base + sz(s)]);
   float sum = 0.0f, acc = 0.0f;
   for (int s = 0; s < splits; ++s) {
-    const float f = part_m[base + s] == -INFINITY ? 0.0f : __expf(part_m[base + s] - big);
-    sum += part_l[base + s] * f;
-    acc += part_acc[(base + s) * kHeadDim + d] * f;
+    const float f = part_m[base + sz(s)] == -INFINITY ? 0.0f : __expf(part_m[base + sz(s)] - big);
+    sum += part_l[base + sz(s)] * f;
+    acc += part_acc[(base + sz(s)) * sz(kHeadDim) + sz(d)] * f;
   }
-  out[(static_cast<std::size_t>(seq) * q_heads + head) * kHeadDim + d] = acc / sum;
+  out[(sz(seq) * sz(q_heads) + sz(head)) * sz(kHeadDim) + sz(d)] = acc / sum;
 }
 
 struct DeviceAlloc {
@@ -238,18 +242,18 @@ Status run_point(const DeviceInfo& device, const AttentionConfig& cfg, int batch
   const std::vector<std::int32_t> pages = shuffled_page_table(g, 7);
   GPU_TRY(gpuMalloc(&table.ptr, pages.size() * sizeof(std::int32_t)));
   GPU_TRY(gpuMemcpy(table.ptr, pages.data(), pages.size() * sizeof(std::int32_t), gpuMemcpyHostToDevice));
-  const std::size_t q_values = static_cast<std::size_t>(batch) * g.q_heads * kHeadDim;
+  const std::size_t q_values = sz(batch) * sz(g.q_heads) * sz(kHeadDim);
   std::vector<float> host_q(q_values);
   for (int b = 0; b < batch; ++b) {
     for (int h = 0; h < g.q_heads; ++h) {
       for (int d = 0; d < kHeadDim; ++d) {
-        host_q[(static_cast<std::size_t>(b) * g.q_heads + h) * kHeadDim + d] = query_value(b, h, d, g);
+        host_q[(sz(b) * sz(g.q_heads) + sz(h)) * sz(kHeadDim) + sz(d)] = query_value(b, h, d, g);
       }
     }
   }
   GPU_TRY(gpuMalloc(&q.ptr, q_values * sizeof(float)));
   GPU_TRY(gpuMemcpy(q.ptr, host_q.data(), q_values * sizeof(float), gpuMemcpyHostToDevice));
-  const std::size_t parts = static_cast<std::size_t>(batch) * g.q_heads * splits;
+  const std::size_t parts = sz(batch) * sz(g.q_heads) * sz(splits);
   GPU_TRY(gpuMalloc(&pm.ptr, parts * sizeof(float)));
   GPU_TRY(gpuMalloc(&pl.ptr, parts * sizeof(float)));
   GPU_TRY(gpuMalloc(&pa.ptr, parts * kHeadDim * sizeof(float)));
@@ -259,7 +263,7 @@ Status run_point(const DeviceInfo& device, const AttentionConfig& cfg, int batch
   int next = 0;
   auto call = [&](int set) {
     return launch_decode(g, splits, chunk, q.as<float>(), k.as<std::uint16_t>(), v.as<std::uint16_t>(),
-                         table.as<std::int32_t>() + static_cast<std::size_t>(set) * batch * pps,
+                         table.as<std::int32_t>() + sz(set) * sz(batch) * sz(pps),
                          pm.as<float>(), pl.as<float>(), pa.as<float>(), o.as<float>());
   };
   Events ev;
@@ -305,7 +309,7 @@ Status run_point(const DeviceInfo& device, const AttentionConfig& cfg, int batch
     std::vector<std::uint16_t> hv(hk.size());
     std::vector<std::int32_t> local(static_cast<std::size_t>(pps));
     for (int p = 0; p < pps; ++p) {
-      const std::size_t page = static_cast<std::size_t>(pages[static_cast<std::size_t>(b) * pps + p]);
+      const std::size_t page = sz(pages[sz(b) * sz(pps) + sz(p)]);
       GPU_TRY(gpuMemcpy(hk.data() + static_cast<std::size_t>(p) * g.page_values(),
                         k.as<std::uint16_t>() + page * g.page_values(), page_bytes, gpuMemcpyDeviceToHost));
       GPU_TRY(gpuMemcpy(hv.data() + static_cast<std::size_t>(p) * g.page_values(),
@@ -313,14 +317,14 @@ Status run_point(const DeviceInfo& device, const AttentionConfig& cfg, int batch
       local[static_cast<std::size_t>(p)] = p;
     }
     std::vector<float> got(static_cast<std::size_t>(g.q_heads) * kHeadDim);
-    GPU_TRY(gpuMemcpy(got.data(), o.as<float>() + static_cast<std::size_t>(b) * g.q_heads * kHeadDim,
+    GPU_TRY(gpuMemcpy(got.data(), o.as<float>() + sz(b) * sz(g.q_heads) * sz(kHeadDim),
                       got.size() * sizeof(float), gpuMemcpyDeviceToHost));
     std::vector<double> ref;
     for (int h = 0; h < g.q_heads; h += std::max(1, g.q_heads / 8)) {
       attention_reference(hk.data(), hv.data(), local.data(), b, h, g, ref);
       for (int d = 0; d < kHeadDim; ++d) {
-        const double x = got[static_cast<std::size_t>(h) * kHeadDim + d];
-        const double r = ref[static_cast<std::size_t>(d)];
+        const double x = got[sz(h) * sz(kHeadDim) + sz(d)];
+        const double r = ref[sz(d)];
         if (!std::isfinite(x)) {
           rel_error = 1e30;
           return Status::success();

@@ -214,6 +214,8 @@ class HostBackend final : public Backend {
           for (int b = 0; b < batch; ++b) {
             for (int h = 0; h < g.q_heads; ++h) {
               const int kvh = h / group;
+              std::vector<float> q(hd);
+              for (std::size_t d = 0; d < hd; ++d) q[d] = query_value(b, h, static_cast<int>(d), g) * scale;
               float big = -INFINITY, sum = 0;
               std::fill(total.begin(), total.end(), 0.0f);
               for (int s = 0; s < splits; ++s) {
@@ -227,7 +229,7 @@ class HostBackend final : public Backend {
                        static_cast<std::size_t>(t % g.page_tokens)) * hd;
                   float score = 0;
                   for (std::size_t d = 0; d < hd; ++d) {
-                    score += query_value(b, h, static_cast<int>(d), g) * scale * decode_bf16(k[row + d]);
+                    score += q[d] * decode_bf16(k[row + d]);
                   }
                   const float m_new = std::max(m, score);
                   const float rescale = std::exp(m - m_new), w = std::exp(score - m_new);

@@ -58,6 +58,9 @@ std::string fmt(double v, const char* unit, double scale) {
 int main(int argc, char** argv) {
   Options opt;
   if (const auto error = parse_options(argc, argv, opt)) return fail(*error, kExitUsage);
+  if (const auto unknown = unknown_models(opt.models); !unknown.empty()) {
+    return fail("--models: \"" + unknown.front() + "\" is not a model in data/models.json", kExitUsage);
+  }
   if (opt.help) {
     std::cout << usage_text();
     return 0;
@@ -200,8 +203,6 @@ int main(int argc, char** argv) {
     in.launch_config.samples = 200;
     in.launch_config.graph_samples = 20;
   } else {
-    const auto unknown = unknown_models(opt.models);
-    if (!unknown.empty()) return fail("--models: \"" + unknown.front() + "\" is not in data/models.json", kExitUsage);
     in.dense_shapes = dense_layer_shapes(opt.models);
     in.moe_shapes = expert_shapes(opt.models, &shape_experts);
   }

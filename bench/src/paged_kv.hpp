@@ -73,9 +73,11 @@ inline void attention_reference(const std::uint16_t* k, const std::uint16_t* v,
             static_cast<std::size_t>(t % g.page_tokens)) * static_cast<std::size_t>(g.head_dim) +
            static_cast<std::size_t>(d);
   };
+  std::vector<double> q(static_cast<std::size_t>(g.head_dim));
+  for (int d = 0; d < g.head_dim; ++d) q[static_cast<std::size_t>(d)] = query_value(seq, head, d, g);
   for (int t = 0; t < g.context_tokens; ++t) {
     double s = 0;
-    for (int d = 0; d < g.head_dim; ++d) s += double(query_value(seq, head, d, g)) * decode_bf16(k[at(t, d)]);
+    for (int d = 0; d < g.head_dim; ++d) s += q[static_cast<std::size_t>(d)] * decode_bf16(k[at(t, d)]);
     scores[static_cast<std::size_t>(t)] = s * scale;
     max_score = std::max(max_score, s * scale);
   }

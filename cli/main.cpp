@@ -25,7 +25,7 @@ using gpucalc::ErrorCode;
 using Json = nlohmann::ordered_json;
 
 constexpr const char* kUsage = R"(usage: gpucalc [options] 'SCENARIO'
-       gpucalc --list gpus|models|offerings [--format table|json]
+       gpucalc --list gpus|models|offerings|networks [--format table|json]
        gpucalc --fit-table ['SCENARIO'] [--format json]
        gpucalc --validate [--format table|json]
        gpucalc --keys
@@ -132,6 +132,9 @@ void print_evaluation_table(const gpucalc::Evaluation& ev, bool explain) {
   row("GPUs needed (weights only)", [](const R& r) { return std::to_string(r.fit.gpus_needed_weights_only); });
   row("GPUs needed (weights+KV+reserve)", [](const R& r) { return r.fit.gpus_needed > 0 ? std::to_string(r.fit.gpus_needed) : std::string("more than 1024"); });
   row("fits", [](const R& r) { return r.fit.fits ? std::string("yes") : std::string("no (") + r.fit.reason + ")"; });
+  row("servers needed / deployed", [](const R& r) {
+    return (r.fit.servers_needed > 0 ? std::to_string(r.fit.servers_needed) : std::string("-")) + " / " +
+           std::to_string(r.servers) + (r.stackable ? "" : " (separate units)"); });
   row("instance (TP x PP) x replicas", [](const R& r) {
     return std::to_string(r.fit.deployment.tensor_parallel) + " x " + std::to_string(r.fit.deployment.pipeline_parallel) + " x " + std::to_string(r.fit.replicas); });
   row("free for KV per GPU", [](const R& r) { return gb(r.fit.kv_free_bytes_per_gpu); });
@@ -149,12 +152,18 @@ void print_evaluation_table(const gpucalc::Evaluation& ev, bool explain) {
     row("TTFT", [](const R& r) { return fmt_opt(r.ttft_s, 3, "", " s"); });
     row("TPOT", [](const R& r) { return r.tpot_s ? fmt(*r.tpot_s * 1000.0, 2) + " ms" : "-"; });
     row("US$ per million tokens", [](const R& r) { return fmt_opt(r.usd_per_million_tokens, 3, "US$"); });
+    row("inter-server time per step", [](const R& r) { return r.scale_out_s ? fmt(*r.scale_out_s * 1000.0, 3) + " ms" : "-"; });
+    row("energy per output token", [](const R& r) { return fmt_opt(r.energy_joules_per_output_token, 3, "", " J"); });
+    row("output tok/s per MW", [](const R& r) { return fmt_opt(r.output_tokens_per_s_per_mw, 0); });
+    row("energy US$ per million tokens", [](const R& r) { return fmt_opt(r.energy_usd_per_million_tokens, 3, "US$"); });
   } else {
     row("training tokens/s", [](const R& r) { return fmt_opt(r.train_tokens_per_s, 0); });
     row("memory per GPU", [](const R& r) { return r.train_memory_bytes_per_gpu ? gb(*r.train_memory_bytes_per_gpu) : "-"; });
     row("hours to budget", [](const R& r) { return fmt_opt(r.train_hours, 2); });
     row("GPU-hours", [](const R& r) { return fmt_opt(r.gpu_hours, 1); });
     row("cost of the run", [](const R& r) { return fmt_opt(r.run_cost_usd, 0, "US$"); });
+    row("energy of the run", [](const R& r) { return fmt_opt(r.energy_kwh_per_run, 0, "", " kWh"); });
+    row("energy cost of the run", [](const R& r) { return fmt_opt(r.energy_usd_per_run, 0, "US$"); });
   }
   row("rates", [](const R& r) { return r.rates_label.empty() ? std::string("-") : r.rates_label; });
   print_table(header, rows);
@@ -233,12 +242,24 @@ void list_catalog(const Catalog& catalog, const std::string& what, const std::st
                       std::to_string(m.kv_heads)});
     }
     print_table({"id", "name", "params", "active", "attention", "layers", "kv heads"}, rows);
+  } else if (what == "networks") {
+    for (const auto& n : catalog.networks) {
+      rows.push_back({n.id, n.name, std::to_string(n.nics_per_server) + " x " + fmt(n.nic_line_rate_bytes_per_s / 1e9, 0) + " GB/s",
+                      fmt(n.achieved_bytes_per_s_per_nic.value / 1e9, 1) + " GB/s" + (n.achieved_bytes_per_s_per_nic.estimate ? " (estimate)" : ""),
+                      fmt(n.latency_s.value * 1e6, 1) + " us" + (n.latency_s.estimate ? " (estimate)" : "")});
+    }
+    print_table({"id", "name", "NICs per server", "achieved per NIC", "latency"}, rows);
   } else {
     for (const auto& o : catalog.offerings) {
-      rows.push_back({o.id, o.name, std::to_string(o.gpu_count) + " x " + o.gpu_id,
-                      o.price_usd_per_month ? "US$" + fmt(*o.price_usd_per_month, 0) : "unpriced"});
+      std::string tier = o.tier.empty() ? "-" : o.tier;
+      if (o.price_estimate) tier += " (estimate)";
+      rows.push_back({o.id, std::to_string(o.gpu_count) + " x " + o.gpu_id,
+                      o.price_usd_per_month ? "US$" + fmt(*o.price_usd_per_month, 0) : "unpriced",
+                      o.listed_usd_per_gpu_hour ? "US$" + fmt(*o.listed_usd_per_gpu_hour, 2) + "/GPU-h" : "",
+                      tier, o.scale_out_id.empty() ? "-" : o.scale_out_id,
+                      o.price_source.empty() ? "-" : o.price_source});
     }
-    print_table({"id", "name", "GPUs", "per month"}, rows);
+    print_table({"id", "GPUs", "per month", "listed", "tier", "scale-out", "price source"}, rows);
   }
 }
 
@@ -363,7 +384,10 @@ int main(int argc, char** argv) {
       std::vector<std::string> cells = {r["model"].get<std::string>(), r["weights"].get<std::string>()};
       for (const auto& c : r["cells"]) {
         cells.push_back(std::to_string(c["gpus_needed_weights_only"].get<int>()) + " / " +
-                        (c["gpus_needed"].is_null() ? std::string("-") : std::to_string(c["gpus_needed"].get<int>())));
+                        (c["gpus_needed"].is_null() ? std::string("-") : std::to_string(c["gpus_needed"].get<int>())) +
+                        (c["servers_needed"].is_null() || c["servers_needed"].get<int>() <= 1
+                             ? std::string()
+                             : " (" + std::to_string(c["servers_needed"].get<int>()) + " servers)"));
       }
       rows.push_back(cells);
     }

@@ -39,6 +39,13 @@ void write_result(JsonWriter& w, const OfferingResult& r, bool with_trace) {
   else w.null();
   w.field("fits", f.fits);
   w.field("fit_reason", f.reason);
+  w.key("servers_needed");
+  if (f.servers_needed > 0) w.value(f.servers_needed);
+  else w.null();
+  w.field("servers", r.servers);
+  w.field("deployed_gpus", r.deployed_gpus);
+  w.field("stackable", r.stackable);
+  w.field("scale_out_network", r.scale_out_network);
   w.field("instance_gpus", f.deployment.gpus);
   w.field("tensor_parallel", f.deployment.tensor_parallel);
   w.field("pipeline_parallel", f.deployment.pipeline_parallel);
@@ -50,6 +57,7 @@ void write_result(JsonWriter& w, const OfferingResult& r, bool with_trace) {
   w.field("full_contexts_per_instance", f.full_contexts_per_instance);
   w.field("full_contexts", f.full_contexts);
   w.field("max_context_tokens", f.max_context_tokens);
+  w.field("unit_price_month_usd", r.unit_price_usd_per_month);
   w.field("price_month_usd", r.price_usd_per_month);
   w.field("price_gpu_hour_usd", r.price_usd_per_gpu_hour);
   w.field("price_gb_month_usd", r.price_usd_per_gb_month);
@@ -59,11 +67,18 @@ void write_result(JsonWriter& w, const OfferingResult& r, bool with_trace) {
   w.field("ttft_s", r.ttft_s);
   w.field("tpot_s", r.tpot_s);
   w.field("usd_per_million_tokens", r.usd_per_million_tokens);
+  w.field("scale_out_s", r.scale_out_s);
+  w.field("all_in_power_w_per_gpu", r.all_in_power_w_per_gpu);
+  w.field("energy_joules_per_output_token", r.energy_joules_per_output_token);
+  w.field("output_tokens_per_s_per_mw", r.output_tokens_per_s_per_mw);
+  w.field("energy_usd_per_million_tokens", r.energy_usd_per_million_tokens);
   w.field("train_tokens_per_s", r.train_tokens_per_s);
   w.field("train_hours", r.train_hours);
   w.field("gpu_hours", r.gpu_hours);
   w.field("run_cost_usd", r.run_cost_usd);
   w.field("train_memory_bytes_per_gpu", r.train_memory_bytes_per_gpu);
+  w.field("energy_kwh_per_run", r.energy_kwh_per_run);
+  w.field("energy_usd_per_run", r.energy_usd_per_run);
   w.field("rates_label", r.rates_label);
   w.key("warnings").begin_array();
   for (const auto& warning : r.warnings) w.value(warning);
@@ -122,6 +137,8 @@ void write_gpu(JsonWriter& w, const Gpu& g) {
   if (!g.fp4_native) w.null();
   else w.value(*g.fp4_native == Fp4Encoding::kNvfp4 ? "nvfp4" : "mxfp4");
   w.field("tdp_w", g.tdp_w);
+  w.key("all_in_power_w");
+  write_sourced(w, g.all_in_power_w);
   w.field("form_factor", g.form_factor);
   w.field("cooling", g.cooling);
   w.key("interconnect").begin_object();
@@ -157,6 +174,14 @@ void write_offering(JsonWriter& w, const Offering& o) {
   w.field("gpu_count", o.gpu_count);
   w.field("kind", o.kind);
   w.field("price_month_usd", o.price_usd_per_month);
+  w.field("listed_usd_per_gpu_hour", o.listed_usd_per_gpu_hour);
+  w.field("tier", o.tier);
+  w.field("price_source", o.price_source);
+  w.field("price_date", o.price_date);
+  w.field("price_estimate", o.price_estimate);
+  w.key("scale_out");
+  if (o.scale_out_id.empty()) w.null();
+  else w.value(o.scale_out_id);
   w.field("cpu", o.cpu);
   w.field("ram", o.ram);
   w.field("storage", o.storage);
@@ -165,6 +190,23 @@ void write_offering(JsonWriter& w, const Offering& o) {
   w.key("sources");
   write_strings(w, o.sources);
   w.field("note", o.note);
+  w.end_object();
+}
+
+void write_network(JsonWriter& w, const Network& n) {
+  w.begin_object();
+  w.field("id", n.id);
+  w.field("name", n.name);
+  w.field("kind", n.kind);
+  w.field("nics_per_server", n.nics_per_server);
+  w.field("nic_line_rate_bytes_per_s", n.nic_line_rate_bytes_per_s);
+  w.key("achieved_bytes_per_s_per_nic");
+  write_sourced(w, n.achieved_bytes_per_s_per_nic);
+  w.key("latency_s");
+  write_sourced(w, n.latency_s);
+  w.key("sources");
+  write_strings(w, n.sources);
+  w.field("note", n.note);
   w.end_object();
 }
 
@@ -288,6 +330,9 @@ Result<std::string> fit_table_json(const Catalog& catalog, const Scenario& scena
         w.key("gpus_needed");
         if (f.gpus_needed > 0) w.value(f.gpus_needed);
         else w.null();
+        w.key("servers_needed");
+        if (f.servers_needed > 0) w.value(f.servers_needed);
+        else w.null();
         w.field("fits_offering", f.fits);
         w.field("native_math", native_math);
         w.end_object();
@@ -302,8 +347,8 @@ Result<std::string> fit_table_json(const Catalog& catalog, const Scenario& scena
 }
 
 Result<std::string> catalog_to_json(const Catalog& catalog, std::string_view what) {
-  if (what != "gpus" && what != "offerings" && what != "models") {
-    return make_error(ErrorCode::kBadValue, "list", "must be gpus, models or offerings, got \"" +
+  if (what != "gpus" && what != "offerings" && what != "models" && what != "networks") {
+    return make_error(ErrorCode::kBadValue, "list", "must be gpus, models, offerings or networks, got \"" +
                                                        std::string(what.substr(0, 40)) + "\"");
   }
   JsonWriter w;
@@ -314,6 +359,8 @@ Result<std::string> catalog_to_json(const Catalog& catalog, std::string_view wha
     for (const auto& g : catalog.gpus) write_gpu(w, g);
   } else if (what == "offerings") {
     for (const auto& o : catalog.offerings) write_offering(w, o);
+  } else if (what == "networks") {
+    for (const auto& n : catalog.networks) write_network(w, n);
   } else {
     for (const auto& m : catalog.models) write_model(w, m);
   }

@@ -44,6 +44,8 @@ const std::vector<ScenarioKeyInfo>& scenario_keys() {
       {"capacity", "device", "capacity basis: device (what the card reports) | marketed (as sold)"},
       {"reserve", "5", "GB per GPU held back for runtime, communication buffers, activations"},
       {"price", "", "US$/month per compared offering, comma separated; - keeps the catalog price"},
+      {"servers", "1", "servers per compared offering, comma separated (0 = as many as needed, - = 1)"},
+      {"kwh", "0.08", "US$ per kWh of energy (default: about the US industrial average, EIA 2024)"},
       {"workload", "inference", "inference | pretrain | finetune | lora | qlora"},
       {"input", "1024", "prompt tokens per request"},
       {"output", "1024", "generated tokens per request"},
@@ -73,6 +75,7 @@ const std::vector<ScenarioKeyInfo>& scenario_keys() {
 namespace {
 
 constexpr long long kMaxTokens = 16777216;
+constexpr long long kMaxServers = 128;
 
 Error bad(const std::string& key, const std::string& message) {
   return make_error(ErrorCode::kBadValue, key, message);
@@ -203,7 +206,8 @@ std::optional<Error> parse_bool(const std::string& key, const std::string& v, bo
 }
 
 std::optional<Error> apply(Scenario& s, const std::string& key, const std::string& v,
-                           std::vector<std::string>& price_texts) {
+                           std::vector<std::string>& price_texts,
+                           std::vector<std::string>& server_texts) {
   long long i = 0;
   double d = 0;
   std::optional<Error> e;
@@ -240,6 +244,10 @@ std::optional<Error> apply(Scenario& s, const std::string& key, const std::strin
     if (!(e = parse_num(key, v, 0, 1024, false, d))) s.reserve_gb_per_gpu = d;
   } else if (key == "price") {
     price_texts = split(v, ',');
+  } else if (key == "servers") {
+    server_texts = split(v, ',');
+  } else if (key == "kwh") {
+    if (!(e = parse_num(key, v, 0, 100, true, d))) s.usd_per_kwh = d;
   } else if (key == "workload") {
     static const Workload all[] = {Workload::kInference, Workload::kPretrain, Workload::kFinetune,
                                    Workload::kLora, Workload::kQlora};
@@ -314,6 +322,7 @@ Result<Scenario> decode_scenario(std::string_view text) {
   Scenario s;
   std::vector<std::string> seen;
   std::vector<std::string> price_texts;
+  std::vector<std::string> server_texts;
   bool has_version = false;
   for (const std::string& pair : split(std::string(text), '&')) {
     if (pair.empty()) continue;  // tolerate "a=1&&b=2" and a trailing '&'
@@ -337,7 +346,7 @@ Result<Scenario> decode_scenario(std::string_view text) {
       has_version = true;
       continue;
     }
-    if (auto e = apply(s, *key, *value, price_texts)) return *e;
+    if (auto e = apply(s, *key, *value, price_texts, server_texts)) return *e;
   }
   (void)has_version;  // a string without v= is read as the current version
   if (!price_texts.empty()) {
@@ -355,6 +364,22 @@ Result<Scenario> decode_scenario(std::string_view text) {
     bool any = false;
     for (double p : s.price_usd_per_month) any = any || p >= 0;
     if (!any) s.price_usd_per_month.clear();
+  }
+  if (!server_texts.empty()) {
+    if (server_texts.size() > s.compare.size()) {
+      return range("servers", "lists " + std::to_string(server_texts.size()) + " counts for " +
+                                  std::to_string(s.compare.size()) + " compared offerings");
+    }
+    s.servers.assign(s.compare.size(), 1);
+    for (std::size_t i = 0; i < server_texts.size(); ++i) {
+      if (server_texts[i].empty() || server_texts[i] == "-") continue;
+      long long n = 1;
+      if (auto e = parse_int("servers", server_texts[i], 0, kMaxServers, n)) return *e;
+      s.servers[i] = static_cast<int>(n);
+    }
+    bool any = false;
+    for (int n : s.servers) any = any || n != 1;
+    if (!any) s.servers.clear();
   }
   return s;
 }
@@ -390,6 +415,16 @@ std::string encode_scenario(const Scenario& s) {
     }
     if (last > 0) put("price", prices);
   }
+  if (!s.servers.empty()) {
+    std::size_t last = 0;
+    for (std::size_t i = 0; i < s.servers.size(); ++i) {
+      if (s.servers[i] != 1) last = i + 1;
+    }
+    std::string counts;
+    for (std::size_t i = 0; i < last; ++i) counts += (i ? "," : "") + std::to_string(s.servers[i]);
+    if (last > 0) put("servers", counts);
+  }
+  if (s.usd_per_kwh != d.usd_per_kwh) put("kwh", format_number(s.usd_per_kwh));
   if (s.workload != d.workload) put("workload", workload_name(s.workload));
   if (s.input_tokens != d.input_tokens) put("input", std::to_string(s.input_tokens));
   if (s.output_tokens != d.output_tokens) put("output", std::to_string(s.output_tokens));

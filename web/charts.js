@@ -29,7 +29,8 @@ function niceTicks(max, count = 4) {
 
 /**
  * Horizontal stacked bars on one absolute scale.
- * rows: [{label, sublabel, total, segments: [{cls, value, label}]}]; fmt formats a value.
+ * rows: [{label, sublabel, total, segments: [{cls, value, label, text}]}]; fmt formats an axis value,
+ * `text` is the segment's figure as shown (the core's, formatted).
  */
 export function stackedBars({ width, title, desc, rows, fmt, axisLabel, name }) {
   const narrow = width < 560;
@@ -67,7 +68,7 @@ export function stackedBars({ width, title, desc, rows, fmt, axisLabel, name }) 
     for (const seg of row.segments) {
       if (!(seg.value > 0)) continue;
       const rect = svgEl('rect', { x: x(acc), y: barY, width: Math.max(0.5, x(acc + seg.value) - x(acc)), height: barH, class: `seg ${seg.cls}` });
-      rect.append(svgEl('title', {}, `${row.label}: ${seg.label} ${fmt(seg.value)}`));
+      rect.append(svgEl('title', {}, `${row.label}: ${seg.label}${seg.text === undefined ? ` ${fmt(seg.value)}` : seg.text ? ` ${seg.text}` : ''}`));
       g.append(rect);
       acc += seg.value;
     }

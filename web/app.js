@@ -4,7 +4,7 @@
 import * as gpucalc from './gpucalc.js';
 import * as i18n from './i18n.js';
 import { t } from './i18n.js';
-import { $, setText } from './dom.js';
+import { $, setText, bindInPageLinks } from './dom.js';
 import { state, query, embedded, hooks } from './state.js';
 import { initSchema } from './schema.js';
 import { decodeLenient } from './schema.js';
@@ -132,6 +132,7 @@ function bindControls() {
   });
   bindActions();
   bindCatalog();
+  bindInPageLinks();
   bindLanguage(redrawWords);
   onUrlChange(updateLangLinks);
   observeChartWidths(['memory-chart', 'batch-chart', 'context-chart'], render);
@@ -170,6 +171,7 @@ function openLink(text) {
 
 async function start() {
   if (embedded) document.documentElement.classList.add('embed');
+  if (query.get('view') === 'summary') document.documentElement.classList.add('view-summary');
   applyTheme();
   const lang = i18n.pickLanguage();
   performance.mark('gpucalc:start');

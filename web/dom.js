@@ -81,3 +81,17 @@ export function table(el, { caption, head, rows, rowHeaders = true }) {
 
 /** The CSS class of the i-th compared offering (colours of columns, series, swatches). */
 export const seriesClass = (i) => `s${i + 1}`;
+
+/** In-page links (skip links) move the focus without touching the fragment, which holds the
+ *  scenario. */
+export function bindInPageLinks(root = document) {
+  root.addEventListener('click', (e) => {
+    const a = e.target.closest('a.skip, a.skip-table, a.to-controls');
+    const target = a && document.getElementById(a.getAttribute('href').slice(1));
+    if (!target) return;
+    e.preventDefault();
+    if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');
+    target.focus({ preventScroll: true });
+    target.scrollIntoView({ block: 'start' });
+  });
+}

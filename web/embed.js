@@ -44,6 +44,9 @@
       if (f.dataset.gpucalcBound) continue;
       f.dataset.gpucalcBound = '1';
       f.addEventListener('load', () => hello(f));
+      // Loaded after the frame (a tag manager, a slow script): the frame's ready messages may
+      // be over, so greet it now; it answers with its height.
+      hello(f);
     }
   };
   window.gpucalcEmbed = { init };

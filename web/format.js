@@ -59,6 +59,12 @@ export function verdictParams(params) {
   return out;
 }
 
+/** A catalog text in the page's language: `<field>_<lang>` where the catalog gives one. */
+export function localized(entry, field) {
+  const own = entry[`${field}_${i18n.language()}`];
+  return typeof own === 'string' && own ? own : entry[field];
+}
+
 /** The label of a scenario key as the form shows it. */
 export function keyLabel(key) {
   return i18n.has(key) ? t(key) : key;

@@ -387,3 +387,84 @@ test('screenshots of each view at 1280 and 390 px, zh and en', async () => {
     }
   }
 });
+
+// --- issue 15: what a buyer and an embedding vendor see -------------------------------------
+
+const axeSource = fs.readFileSync(path.join(repo, 'tests/js/node_modules/axe-core/axe.min.js'), 'utf8');
+/** axe-core's serious and critical violations on `page` (run through DevTools, not the page's CSP). */
+async function axeViolations(page) {
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.length} nodes, e.g. ${v.nodes[0].target.join(' ')} ${v.nodes[0].failureSummary.split('\n')[1] || ''}`);
+}
+
+test('axe-core: no serious or critical violation in the default, error and embed states', async () => {
+  const { page, problems } = await openPage(calc.url);
+  assert.deepEqual(await axeViolations(page), [], 'default');
+  await page.fill('#in-context', '-5');
+  await page.waitForSelector('#err-context:not([hidden])');
+  assert.equal(await page.isVisible('#stale-note'), true, 'the stale figures are said in text');
+  assert.deepEqual(await axeViolations(page), [], 'error state');
+  await page.close();
+  const { page: embed } = await openPage(`${calc.url}?embed=1&lang=zh`);
+  assert.deepEqual(await axeViolations(embed), [], 'embed, zh');
+  await embed.close();
+  assert.deepEqual(problems, []);
+});
+
+test('phone: at 390 px the first screen shows the verdict; skip links pass each table', async () => {
+  const { page, problems } = await openPage(calc.url, { viewport: { width: 390, height: 844 } });
+  const box = await page.locator('#verdict-summary').boundingBox();
+  assert.ok(box && box.y + box.height <= 844, `verdict at ${box && box.y}px`);
+  assert.equal(await page.locator('a.skip-table').count(), 5);
+  await page.locator('#sec-price a.skip-table').focus();
+  await page.keyboard.press('Enter');
+  await until(page, () => document.activeElement && document.activeElement.id === 'sec-specs');
+  assert.match(page.url(), /#v=1&/, 'the fragment keeps the scenario');
+  await page.close();
+  assert.deepEqual(problems, []);
+});
+
+test('zh page: no raw codes in the results', async () => {
+  const { page, problems } = await openPage(`${calc.url}?lang=zh#v=1&model=deepseek-v3&weights=bf16&compare=fullgpu-8x-mi355x,fullgpu-1x-h200&users=64`);
+  const body = await page.evaluate(() => document.getElementById('results').innerText);
+  assert.doesNotMatch(body, /\b[a-z]+_[a-z_]+\b/, 'a snake_case code in the zh results');
+  await page.close();
+  assert.deepEqual(problems, []);
+});
+
+test('compact embed (view=summary); a late embed.js still resizes; the full calculator keeps catalog=', async () => {
+  const prices = path.join(hostDir, 'prices.json');
+  fs.writeFileSync(prices, JSON.stringify({ offerings: [{ id: 'fullgpu-8x-mi355x', name: '8x AMD Instinct MI355X',
+    provider: 'FullGPU', gpu: 'mi355x', gpu_count: 8, kind: 'server', price_usd_per_month: 18500, sources: ['test'] }] }));
+  const vendor = await serve({ extraRoutes: { '/prices.json': prices } });
+  const vendorOrigin = new URL(vendor.url).origin;
+  const lateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gpucalc-late-'));
+  fs.writeFileSync(path.join(lateDir, 'favicon.ico'), '');
+  fs.writeFileSync(path.join(lateDir, 'index.html'), `<!doctype html><html><head><meta charset="utf-8"><title>Late</title></head>
+<body><iframe id="calc" data-gpucalc src="${vendorOrigin}/?embed=1&view=summary&catalog=prices.json#v=1&users=4" title="GPU calculator" width="100%" height="300"></iframe>
+</body></html>`);
+  const late = await serve({ root: lateDir, host: 'localhost', csp: `default-src 'self'; script-src 'self' ${vendorOrigin}; frame-src ${vendorOrigin}` });
+  const page = await context.newPage();
+  await page.goto(late.url);
+  const frame = page.frameLocator('#calc');
+  await frame.locator('html.ready').waitFor({ timeout: 30000 });
+  assert.equal(await frame.locator('#controls').isVisible(), false);
+  assert.equal(await frame.locator('#sec-fits').isVisible(), false);
+  assert.equal(await frame.locator('#sec-verdict').isVisible(), true);
+  await until(page, () => true);
+  assert.match(await frame.locator('#keyfigs').innerText(), /\$18,500/);
+  assert.match(await frame.locator('a.open-full').getAttribute('href'), /[?&]catalog=prices\.json.*#v=1&.*users=4/);
+  // embed.js arrives after the frame has stopped announcing itself (~10 s).
+  await page.waitForTimeout(11000);
+  await page.addScriptTag({ url: `${vendorOrigin}/embed.js` });
+  await until(page, () => parseInt(document.getElementById('calc').style.height || '0', 10) > 300, null, 5000);
+  const height = await page.evaluate(() => document.getElementById('calc').clientHeight);
+  assert.ok(height < 2500, `compact embed ${height}px`);
+  await page.screenshot({ path: path.join(shots, 'embed-summary-late.png'), fullPage: true });
+  await page.close();
+  vendor.server.close();
+  late.server.close();
+  fs.rmSync(lateDir, { recursive: true, force: true });
+});

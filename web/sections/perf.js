@@ -24,7 +24,7 @@ export function renderPerf(ev, inputs) {
   const inference = ev.workload === 'inference';
   const rows = [{ cells: [t('rates'), ...ev.results.map((r) => h('span', { class: 'rates' }, ratesText(r)))] }];
   for (const f of inference ? INFERENCE : TRAINING) rows.push({ cells: [t(`f_${f}`), ...ev.results.map((r, i) => figure(r, i, f))] });
-  table($('perf-table'), { caption: t('perf_h'), head: ['', ...ev.results.map((r) => r.offering_name)], rows });
+  table($('perf-table'), { caption: t('perf_h'), head: [t('figure_col'), ...ev.results.map((r) => r.offering_name)], rows });
   const n = (k) => Number(inputs.get(k));
   setText($('perf-note'), inference
     ? t('perf_note', { input: i18n.num(n('input')), output: i18n.num(n('output')), util: i18n.percent(n('util')) })

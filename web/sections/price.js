@@ -2,7 +2,7 @@
 import * as i18n from '../i18n.js';
 import { t } from '../i18n.js';
 import { $, table } from '../dom.js';
-import { figure, fmtField } from '../format.js';
+import { figure, fmtField, localized } from '../format.js';
 import { gpuOf, offeringOf } from '../state.js';
 import { hbmTotalBytes } from '../schema.js';
 
@@ -20,7 +20,7 @@ export function renderPrice(ev) {
         const g = gpuOf(r);
         return `${i18n.num(r.gpu_count)} × ${i18n.gb(g.hbm_marketed_bytes, 0)} ${g.memory_type || ''} = ${fmtField('capacity_bytes_per_gpu', hbmTotalBytes(r, g))}`;
       }),
-      ...DESCRIPTION.map((k) => line(k, (r) => offeringOf(r)[k] || i18n.DASH)),
+      ...DESCRIPTION.map((k) => line(k, (r) => localized(offeringOf(r), k) || i18n.DASH)),
     ],
   });
 }

@@ -3,6 +3,7 @@ import * as i18n from '../i18n.js';
 import { t } from '../i18n.js';
 import { $, table } from '../dom.js';
 import { state } from '../state.js';
+import { localized } from '../format.js';
 
 const tflops = (g, p) => {
   const v = g.peak_flops_per_s && g.peak_flops_per_s[p];
@@ -29,7 +30,7 @@ const ROWS = [
   ['spec_fp8', (g) => tflops(g, 'fp8')],
   ['spec_bf16', (g) => tflops(g, 'bf16')],
   ['spec_interconnect', interconnect],
-  ['spec_form', (g) => [g.form_factor, g.cooling].filter(Boolean).join(' · ')],
+  ['spec_form', (g) => localized(g, 'form_factor') || i18n.DASH],
   ['spec_power', (g) => `${i18n.num(g.tdp_w)} W`],
 ];
 

@@ -163,7 +163,7 @@ function openLink(text) {
   state.linkErrors = errors;
   if (errors.length) {
     const future = errors.find((e) => e.code === 'unsupported_version');
-    const message = errors.map(errorText).join(' ');
+    const message = errors.map(errorText).join(t('list_sep'));
     showNotice(future ? t('notice_future_link', { message }) : t('notice_bad_link', { message }));
   }
   return computed;

@@ -6,26 +6,28 @@ import { h } from './dom.js';
 import { state } from './state.js';
 import { fieldKind, keyInfo } from './schema.js';
 
-const BY_KIND = {
-  bytes: (x) => i18n.gb(x),
-  bytes_small: i18n.mb,
+// One format per unit kind of the core's field registry (README: "JSON output").
+const usd = (x) => i18n.usd(x, Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 1 ? 2 : 3);
+const BY_UNIT = {
+  bytes: (x) => (Math.abs(x) < 1e8 ? i18n.mb(x) : i18n.gb(x)),
   count: (x) => i18n.num(x),
-  usd: (x) => i18n.usd(x),
-  usd_rate: (x) => i18n.usd(x, 2),
-  usd_delta: (x) => (x > 0 ? '+' : '') + i18n.usd(x),
-  usd_per_mtok: (x) => i18n.usd(x, x < 10 ? 3 : 2),
-  rate: (x) => i18n.num(x),
-  rate_small: i18n.sig,
+  tokens: (x) => i18n.num(x),
+  tokens_per_s: i18n.sig,
   seconds: i18n.seconds,
-  hours: (x) => i18n.num(x, 1),
-  fraction: i18n.percent,
+  hours: (x) => i18n.num(x, Math.abs(x) >= 100 ? 0 : 1),
+  usd,
+  ratio: i18n.percent,
 };
 
 /** A result field's value as text ("—" where the core left it empty). */
 export function fmtField(field, value) {
   if (value === null || value === undefined) return i18n.DASH;
-  const f = BY_KIND[fieldKind(field)];
-  return f ? f(value) : typeof value === 'number' ? i18n.sig(value) : String(value);
+  if (typeof value === 'boolean') return t(value ? 'yes' : 'no');
+  const unit = fieldKind(field);
+  const f = BY_UNIT[unit];
+  if (!f || typeof value !== 'number') return typeof value === 'number' ? i18n.sig(value) : String(value);
+  // A difference says its sign (the name carries it: `price_delta_month_usd`).
+  return /_delta_/.test(field) && value > 0 ? `+${f(value)}` : f(value);
 }
 
 /** Whether the core traces a formula for `field` in the workload on screen. */
@@ -42,7 +44,7 @@ export function figure(r, index, field, text = fmtField(field, r[field])) {
       'aria-label': `${text}: ${t('show_formula_for', { what: t(`f_${field}`) })}` }, text);
   }
   const span = h('span', { class: 'val' }, text);
-  if (r[field] === null && /price|usd/.test(fieldKind(field) || field)) span.title = t('unpriced_hint');
+  if (r[field] === null && fieldKind(field) === 'usd') span.title = t('unpriced_hint');
   return span;
 }
 
@@ -67,17 +69,44 @@ export function localized(entry, field) {
 
 /** The label of a scenario key as the form shows it. */
 export function keyLabel(key) {
+  if (i18n.has(`key_${key}`)) return t(`key_${key}`);
   return i18n.has(key) ? t(key) : key;
 }
 
+/** What a key accepts, in words, from the schema row (kind, range, choices). */
+function ruleText(info, params) {
+  const p = { ...(info || {}), ...(params || {}) };
+  const range = { min: i18n.num(p.min, 6), max: i18n.num(p.max, 6) };
+  switch (info && info.kind) {
+    case 'integer': return t('rule_integer', range);
+    case 'number': return t(p.min_exclusive ? 'rule_number_above' : 'rule_number', range);
+    case 'boolean': return t('rule_boolean');
+    case 'choice': return t('rule_choice', { choices: (p.choices || []).join(t('choice_sep')) });
+    case 'id': return t('rule_id');
+    case 'id_list': return t('rule_id_list', { max: i18n.num(p.max) });
+    case 'number_list': return t('rule_number_list');
+    default: return '';
+  }
+}
+
 /**
- * An error of the core as a sentence of the page's language, naming the field: the core's code
- * through the dictionary, the field by its label; the value a link carried, where known.
+ * An error of the core as a sentence of the page's language, naming the field: words from the
+ * core's code, the key's schema row and the error's numbers; the value a link carried, where
+ * known. Errors outside the scenario (a catalog file) keep the core's sentence in English.
  */
 export function errorText(error) {
   const field = (error.field || '').replace(/\[.*$/, '');
-  const english = i18n.language() === 'en' || !i18n.has(`error_${error.code}`);
-  let what = english ? error.message : t(`error_${error.code}`);
-  if (!english && typeof error.value === 'string') what += t('error_got', { value: error.value });
-  return field && keyInfo(field) ? t('error_for_key', { key: keyLabel(field), message: what }) : what;
+  const info = field && keyInfo(field);
+  const got = typeof error.value === 'string' ? t('error_got', { value: error.value }) : '';
+  if (!info) {
+    if (error.code === 'unknown_key') return t('error_for_key', { key: field, message: t('error_unknown_key') }) + got;
+    const english = i18n.language() === 'en' || !i18n.has(`error_${error.code}`);
+    return english ? error.message : `${t(`error_${error.code}`)}${field ? ` (${field})` : ''}`;
+  }
+  const params = Object.fromEntries(Object.entries(error.params || {}));
+  let what;
+  if (error.code === 'unsupported_version') what = t('error_version', { version: error.value || i18n.num(params.version) });
+  else if (error.code === 'unknown_id') what = t(field === 'model' ? 'error_unknown_model' : 'error_unknown_offering');
+  else what = ruleText(info, params) || t(`error_${error.code}`);
+  return t('error_for_key', { key: keyLabel(field), message: what }) + (error.code === 'unsupported_version' ? '' : got);
 }

@@ -1,23 +1,29 @@
 // What the page knows about the core's scenario keys and result fields, in one module: the key
 // schema (names, defaults, ranges, choices, fit keys), the decoded inputs of a result, the
-// provenance codes of the rates, the unit kind of each result field, and a decode that keeps
-// the valid keys of a link. Everything comes from the core through gpucalc.js.
+// provenance codes of the rates, the unit of each result field, and a decode that keeps the
+// valid keys of a link. Everything comes from the core through gpucalc.js.
 //
-// ADAPTER: until the core's key schema, `inputs` echo, `rates_source` codes, field registry and
-// lenient decode reach this branch, the functions marked "until" stand in for them. Nothing
-// outside this module parses a scenario or a label.
+// ADAPTER: where the module does not yet carry the core's key schema, `inputs` echo,
+// `rates_source` codes, field registry or lenient decode, the parts marked "until" stand in
+// for them. Nothing outside this module reads a scenario string or a label.
 import * as gpucalc from './gpucalc.js';
 
 let keyRows = [];
 let byKey = new Map();
+let units = new Map();
 
-/** Reads the schema from the loaded module (once, after gpucalc.load()). */
+/** Reads the schema and the field registry from the loaded module (once, after load()). */
 export function initSchema() {
-  keyRows = gpucalc.scenarioKeys().map((k) => ({ ...UNTIL_SCHEMA[k.key], ...k, key: k.key, defaultText: k.defaultText }));
+  const schema = gpucalc.scenarioSchema();
+  keyRows = schema
+    ? schema.map((k) => ({ ...k, defaultText: k.default_text, fit: Boolean(k.fit_key) }))
+    : gpucalc.scenarioKeys().map((k) => ({ ...UNTIL_SCHEMA[k.key], ...k })); // until the schema
   byKey = new Map(keyRows.map((k) => [k.key, k]));
+  const fields = gpucalc.resultFields();
+  units = new Map(fields ? fields.map((f) => [f.name, f.unit]) : Object.entries(UNTIL_FIELDS));
 }
 
-/** [{key, defaultText, kind, fit, min, max, choices}] in schema order. */
+/** [{key, kind, defaultText, fit, min, max, choices, description}] in schema order. */
 export const keys = () => keyRows;
 export const keyInfo = (key) => byKey.get(key);
 /** Keys the what-fits table depends on. */
@@ -25,11 +31,25 @@ export const fitKeys = () => keyRows.filter((k) => k.fit).map((k) => k.key);
 /** Offerings a scenario may compare. */
 export const maxCompare = () => (byKey.get('compare') || {}).max || 1;
 
+/** A decoded value as scenario text, by its key's kind. */
+function asText(key, value) {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'boolean') return value ? '1' : '0';
+  if (Array.isArray(value)) {
+    const items = value.map((x) => (x === null ? '-' : String(x)));
+    return key === 'price' && items.every((x) => x === '-') ? '' : items.join(',');
+  }
+  return String(value);
+}
+
 /** key -> text of every scenario key of an evaluation, defaults applied, as the core decoded it. */
 export function inputsOf(evaluation) {
-  // until the `inputs` echo: the canonical scenario's pairs over the schema's defaults.
   const map = new Map(keyRows.map((k) => [k.key, k.defaultText]));
-  for (const [k, v] of pairs(evaluation.scenario)) map.set(k, v);
+  if (evaluation.inputs && typeof evaluation.inputs === 'object') {
+    for (const [k, v] of Object.entries(evaluation.inputs)) map.set(k, asText(k, v));
+  } else {
+    for (const [k, v] of pairs(evaluation.scenario)) map.set(k, v); // until the `inputs` echo
+  }
   return map;
 }
 
@@ -54,10 +74,8 @@ export function ratesSource(result) {
   return { source: label.startsWith('public measurements') ? 'measured' : 'peak', estimate, device: '', date: '' };
 }
 
-/** Unit kind of a result field (bytes, count, usd, ...), from the core's field registry. */
-export function fieldKind(name) {
-  return UNTIL_FIELDS[name] || '';
-}
+/** Unit of a result field (bytes, count, usd, ...), from the core's field registry. */
+export const fieldKind = (name) => units.get(name) || '';
 
 /** HBM of an offering as sold: GPUs x the marketed capacity. */
 export function hbmTotalBytes(result, gpu) {
@@ -67,11 +85,16 @@ export function hbmTotalBytes(result, gpu) {
 }
 
 /**
- * Decodes a link's scenario keeping what is valid: {scenario, errors}, `scenario` the text of
- * the keys that decode, `errors` one GpucalcError per key that does not. A newer `v` keeps the
- * keys this version knows.
+ * Decodes a link's scenario keeping what is valid: {scenario, errors}, `scenario` the core's
+ * canonical text of the keys that decode, `errors` one GpucalcError per key that does not
+ * (`value`: the text the link gave it, for the message). A newer `v` keeps the known keys.
  */
 export function decodeLenient(text) {
+  const decoded = gpucalc.decodeScenario(text);
+  if (decoded) {
+    for (const e of decoded.errors) e.value = rawValue(text, e.field);
+    return { scenario: decoded.scenario, errors: decoded.errors };
+  }
   // until the core's lenient decode: drop the key each strict decode names, and retry.
   let parts = text.split('&').filter(Boolean);
   const errors = [];
@@ -84,8 +107,7 @@ export function decodeLenient(text) {
       if (!(e instanceof gpucalc.GpucalcError)) throw e;
       const field = e.field.replace(/\[.*$/, '');
       const bad = (p) => (p.includes('=') ? p.slice(0, p.indexOf('=')) : p) === field;
-      const part = parts.find(bad);
-      if (part !== undefined) e.value = part.slice(part.indexOf('=') + 1);
+      e.value = rawValue(text, field);
       errors.push(e);
       if (field === 'v') parts = parts.map((p) => (bad(p) ? 'v=1' : p));
       else if (field && parts.some(bad)) parts = parts.filter((p) => !bad(p));
@@ -95,6 +117,13 @@ export function decodeLenient(text) {
   return { scenario: 'v=1', errors };
 }
 
+/** What the link's text gave `key` (shown in the message next to the field; never decoded). */
+function rawValue(text, key) {
+  const base = (key || '').replace(/\[.*$/, '');
+  const hit = pairs(text).find(([k]) => k === base);
+  return hit ? hit[1] : undefined;
+}
+
 function pairs(text) {
   return text.split('&').filter(Boolean).map((p) => {
     const eq = p.indexOf('=');
@@ -102,23 +131,23 @@ function pairs(text) {
   });
 }
 
-// until the schema reaches the binding: kinds, fit keys and ranges the page needs.
+// until the schema reaches the binding: the fit keys and the compare limit.
 const UNTIL_SCHEMA = {
-  context: { fit: true }, users: { fit: true }, kv: { fit: true }, reserve: { fit: true },
-  capacity: { fit: true }, compare: { fit: true, min: 1, max: 4 },
+  model: { fit: true }, weights: { fit: true }, context: { fit: true }, users: { fit: true }, kv: { fit: true },
+  reserve: { fit: true }, capacity: { fit: true }, compare: { fit: true, kind: 'id_list', min: 1, max: 4 },
 };
 
-// until the field registry reaches the binding.
+// until the field registry reaches the binding: the registry's unit of each field.
 const UNTIL_FIELDS = {
   capacity_bytes_per_gpu: 'bytes', reserve_bytes_per_gpu: 'bytes', weights_bytes: 'bytes',
   weights_bytes_per_gpu: 'bytes', kv_used_bytes_per_gpu: 'bytes', headroom_bytes_per_gpu: 'bytes',
-  kv_bytes_per_token: 'bytes_small', kv_bytes_per_context: 'bytes', kv_free_bytes_per_gpu: 'bytes',
+  kv_bytes_per_token: 'bytes', kv_bytes_per_context: 'bytes', kv_free_bytes_per_gpu: 'bytes',
   kv_free_bytes: 'bytes', gpus_needed_weights_only: 'count', gpus_needed: 'count',
-  full_contexts_per_instance: 'count', full_contexts: 'count', max_context_tokens: 'count',
+  full_contexts_per_instance: 'count', full_contexts: 'count', max_context_tokens: 'tokens',
   replicas: 'count', instance_gpus: 'count', gpu_count: 'count', tensor_parallel: 'count', pipeline_parallel: 'count',
-  price_month_usd: 'usd', price_gpu_hour_usd: 'usd_rate', price_gb_month_usd: 'usd_rate',
-  price_delta_month_usd: 'usd_delta', max_throughput_tokens_per_s: 'rate', decode_tokens_per_s_per_user: 'rate_small',
-  ttft_s: 'seconds', tpot_s: 'seconds', usd_per_million_tokens: 'usd_per_mtok',
-  train_tokens_per_s: 'rate', train_hours: 'hours', gpu_hours: 'count',
+  price_month_usd: 'usd', price_gpu_hour_usd: 'usd', price_gb_month_usd: 'usd',
+  price_delta_month_usd: 'usd', max_throughput_tokens_per_s: 'tokens_per_s', decode_tokens_per_s_per_user: 'tokens_per_s',
+  ttft_s: 'seconds', tpot_s: 'seconds', usd_per_million_tokens: 'usd',
+  train_tokens_per_s: 'tokens_per_s', train_hours: 'hours', gpu_hours: 'hours',
   run_cost_usd: 'usd', train_memory_bytes_per_gpu: 'bytes',
 };

@@ -6,6 +6,17 @@ import { $, table, setText } from './dom.js';
 import { state } from './state.js';
 import { fmtField } from './format.js';
 
+const UNIT_SUFFIX = [['_bytes_per_s', 'bytes/s'], ['_flops_per_s', 'FLOP/s'], ['_per_s', '/s'], ['_bytes', 'bytes'],
+  ['_usd', 'US$'], ['_gb', 'GB'], ['_mib', 'MiB'], ['_tokens', 'tokens'], ['_s', 's']];
+
+/** A trace input's label with its unit: the dictionary's, else its name in words. */
+function inputLabel(name) {
+  if (i18n.has(`fi_${name}`)) return t(`fi_${name}`);
+  const suffix = UNIT_SUFFIX.find(([s]) => name.endsWith(s));
+  const words = (suffix ? name.slice(0, -suffix[0].length) : name).replace(/_/g, ' ');
+  return suffix ? `${words} (${suffix[1]})` : words;
+}
+
 /** Opens the formula of `field` for the offering at `index` of the evaluation on screen. */
 export function openFormula(index, field) {
   const traced = gpucalc.evaluate(state.evaluation.scenario, { trace: true });
@@ -18,7 +29,7 @@ export function openFormula(index, field) {
   const inputs = Object.entries(tr.inputs || {});
   table($('formula-inputs'), {
     head: [t('input_col'), t('value_col')],
-    rows: inputs.map(([k, v]) => ({ cells: [i18n.has(`fi_${k}`) ? t(`fi_${k}`) : k,
+    rows: inputs.map(([k, v]) => ({ cells: [inputLabel(k),
       typeof v === 'number' ? i18n.num(v, Math.abs(v) < 1 ? 6 : 3) : i18n.DASH] })),
   });
   $('formula-inputs').hidden = inputs.length === 0;

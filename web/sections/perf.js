@@ -55,13 +55,13 @@ function renderSweeps(ev, inputs) {
   setText($('context-caption'), t('context_chart_title'));
   const describe = (xs, series, xf, yf) => series.map((vals, i) => `${names[i]}: ${vals.map((v, j) => `${xf(xs[j])} → ${v === null ? i18n.DASH : yf(v)}`).join(', ')}`).join('. ');
   const keyOf = (box, series, extra) => `${chartWidth(box)}|${i18n.language()}|${names.join('\u0001')}|${extra}|${series.map((v) => v.join(',')).join(';')}`;
-  const context = inputs.get('context');
-  if (chartReady(batchBox)) memo('batch-chart', keyOf(batchBox, batch, context), () => morph(batchBox, lineChart({ name: 'batch',
+  const shape = { input: i18n.num(Number(inputs.get('input'))), output: i18n.num(Number(inputs.get('output'))) };
+  if (chartReady(batchBox)) memo('batch-chart', keyOf(batchBox, batch, `${shape.input}|${shape.output}`), () => morph(batchBox, lineChart({ name: 'batch',
     width: chartWidth(batchBox), title: t('batch_chart_title'),
     desc: describe(BATCH_SWEEP, batch, (x) => i18n.num(x), i18n.sig),
     xs: BATCH_SWEEP, xFmt: (x) => i18n.num(x), yFmt: i18n.sig,
     series: batch.map((values, i) => ({ name: names[i], cls: seriesClass(i), values })),
-    xLabel: t('users_axis', { context: i18n.tokens(Number(context)) }),
+    xLabel: t('users_axis', shape),
   })));
   if (chartReady(ctxBox)) memo('context-chart', keyOf(ctxBox, ctx, ''), () => morph(ctxBox, lineChart({ name: 'context',
     width: chartWidth(ctxBox), title: t('context_chart_title'),

@@ -13,6 +13,7 @@ import { afterFirstPaint, isPainted, firstResultDrawn, memo, redrawAll, chartRea
 import { readForm, writeForm, renderOfferingRows, renderModelOptions, addOffering, syncWorkloadFields,
   clearErrors, showFieldError, setStale, showNotice } from './form.js';
 import { errorText } from './format.js';
+import { renderPresets, markPresets, hideUnknownKeys } from './form-presets.js';
 import { learnTracedFields, openFormula } from './formula.js';
 import { bindActions } from './actions.js';
 import { applyTheme } from './theme.js';
@@ -21,6 +22,7 @@ import { refreshCatalog, loadQueryCatalog, bindCatalog } from './catalog.js';
 import { initEmbed } from './embed-frame.js';
 import { renderVerdict } from './sections/verdict.js';
 import { renderKeyFigures } from './sections/keyfigs.js';
+import { renderServing, renderAccuracy } from './sections/serving.js';
 import { renderMemory } from './sections/memory.js';
 import { renderPerf } from './sections/perf.js';
 import { renderPrice } from './sections/price.js';
@@ -38,6 +40,7 @@ function render() {
   $('results').setAttribute('aria-busy', 'false');
   renderVerdict(ev, inputs);
   renderKeyFigures(ev);
+  renderServing(ev, inputs);
   renderMemory(ev, inputs);
   renderPerf(ev, inputs);
   memo('price', `${ev.scenario}|${state.catalogVersion}|${i18n.language()}`, () => renderPrice(ev));
@@ -64,6 +67,7 @@ function drawFits() { if (state.evaluation) renderFits(state.evaluation, state.i
 /** Shows a computed evaluation: state, formula buttons (learnt after the first paint), sections. */
 function apply({ evaluation, inputs }) {
   learnTracedFields(evaluation, afterFirstPaint, () => { redrawAll(); render(); });
+  const modelChanged = inputs.get('model') !== state.inputs.get('model');
   state.evaluation = evaluation;
   state.inputs = inputs;
   const t0 = performance.now();
@@ -71,6 +75,7 @@ function apply({ evaluation, inputs }) {
   if (state.sweeps === null && (chartReady($('batch-chart')) || chartReady($('context-chart')))) computeSweeps();
   const t1 = performance.now();
   render();
+  if (modelChanged) renderPresets(inputs.get('model')); else markPresets();
   performance.measure('gpucalc:sweeps', { start: t0, end: t1 });
   performance.measure('gpucalc:render', { start: t1, end: performance.now() });
 }
@@ -102,6 +107,7 @@ function redrawWords() {
   $('in-model').value = state.inputs.get('model');
   renderOfferingRows();
   buildFitFilter();
+  renderPresets(state.inputs.get('model'));
   redrawAll();
   render();
 }
@@ -135,7 +141,7 @@ function bindControls() {
   bindInPageLinks();
   bindLanguage(redrawWords);
   onUrlChange(updateLangLinks);
-  observeChartWidths(['memory-chart', 'batch-chart', 'context-chart'], render);
+  observeChartWidths(['curve-chart', 'memory-chart', 'batch-chart', 'context-chart'], render);
   new IntersectionObserver((entries) => {
     fitsVisible = entries.some((e) => e.isIntersecting);
     if (fitsVisible && isPainted()) drawFits();
@@ -148,9 +154,12 @@ function bindControls() {
   dataBox.addEventListener('toggle', (e) => { if (e.target.open) fillSweepTables(); });
   // 'toggle' comes a task after the click: the tables are filled as the summary opens them.
   dataBox.querySelector('summary').addEventListener('click', () => { if (!dataBox.open) fillSweepTables(); });
+  $('curve-data').addEventListener('toggle', (e) => { if (e.target.open && state.drawCurveTable) state.drawCurveTable(); });
+  $('accuracy').addEventListener('toggle', (e) => { if (e.target.open) renderAccuracy(); });
   window.addEventListener('beforeprint', () => {
     state.printing = true;
     if (state.drawSweepTables) state.drawSweepTables();
+    if (state.drawCurveTable) state.drawCurveTable();
     drawFits();
   });
   window.addEventListener('afterprint', () => { state.printing = false; });
@@ -181,6 +190,8 @@ async function start() {
   performance.mark('gpucalc:loaded');
   i18n.translateDocument();
   initSchema();
+  hideUnknownKeys();
+  renderPresets('');
   refreshCatalog();
   renderModelOptions();
   buildFitFilter();
@@ -191,6 +202,7 @@ async function start() {
   const computed = fromLink ? openLink(fromLink) : evaluateText('v=1');
   state.inputs = computed.inputs;
   writeForm(computed.inputs);
+  renderPresets(computed.inputs.get('model'));
   // The form and results are laid out once, filled (style.css hides them until then).
   document.documentElement.classList.add('live');
   apply(computed);

@@ -4,7 +4,7 @@ import * as i18n from './i18n.js';
 import { t } from './i18n.js';
 import { h } from './dom.js';
 import { state } from './state.js';
-import { fieldKind, keyInfo } from './schema.js';
+import { fieldKind, keyInfo, bandOf } from './schema.js';
 
 // One format per unit kind of the core's field registry (README: "JSON output").
 const usd = (x) => i18n.usd(x, Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 1 ? 2 : 3);
@@ -37,15 +37,27 @@ export function isTraced(field) {
   return Boolean(set && set.has(field));
 }
 
-/** A figure of result `r` (offering `index`): a button revealing its formula when traced. */
+/** The error band beside a predicted figure ("±18 % · 40 points"), or null. */
+export function band(r, field) {
+  const b = bandOf(r, field);
+  if (!b || r[field] === null || r[field] === undefined) return null;
+  const params = { pct: i18n.num(b.mape * 100, 0), n: i18n.num(b.points) };
+  return h('span', { class: 'band', title: t('band_hint', params) }, t('band', params));
+}
+
+/** A figure of result `r` (offering `index`): a button revealing its formula when traced, and
+ *  the error band of a predicted figure beside it. */
 export function figure(r, index, field, text = fmtField(field, r[field])) {
+  let node;
   if (isTraced(field) && r[field] !== null && r[field] !== undefined) {
-    return h('button', { type: 'button', class: 'fig', 'data-r': index, 'data-f': field,
+    node = h('button', { type: 'button', class: 'fig', 'data-r': index, 'data-f': field,
       'aria-label': `${text}: ${t('show_formula_for', { what: t(`f_${field}`) })}` }, text);
+  } else {
+    node = h('span', { class: 'val' }, text);
+    if (r[field] === null && fieldKind(field) === 'usd') node.title = t('unpriced_hint');
   }
-  const span = h('span', { class: 'val' }, text);
-  if (r[field] === null && fieldKind(field) === 'usd') span.title = t('unpriced_hint');
-  return span;
+  const b = band(r, field);
+  return b ? h('span', { class: 'with-band' }, node, ' ', b) : node;
 }
 
 /** Verdict parameters, formatted by the unit in their names (`_usd`, `_gb`, `ratio`). */

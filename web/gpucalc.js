@@ -139,3 +139,9 @@ export function resultFields() {
   const m = requireModule();
   return typeof m.resultFields === 'function' ? JSON.parse(m.resultFields()) : null;
 }
+
+/** Whether the module carries the validation tables. */
+export function hasValidation() { return typeof requireModule().validationJson === 'function'; }
+
+/** The validation tables run on the working catalog: {mlperf, serving} (gpucalc --validate). */
+export function validation() { return unwrap(requireModule().validationJson()); }

@@ -77,6 +77,20 @@ export function ratesSource(result) {
 /** Unit of a result field (bytes, count, usd, ...), from the core's field registry. */
 export const fieldKind = (name) => units.get(name) || '';
 
+// Which validation metric's error band covers a predicted figure (the core's `error_band` is
+// keyed by metric: interactivity, throughput_per_gpu, ttft).
+const BAND_METRIC = {
+  decode_tokens_per_s_per_user: 'interactivity', tpot_s: 'interactivity', tokens_per_s_per_user: 'interactivity',
+  ttft_s: 'ttft', total_tokens_per_s_per_gpu: 'throughput_per_gpu', output_tokens_per_s_per_gpu: 'throughput_per_gpu',
+  max_throughput_tokens_per_s: 'throughput_per_gpu', usd_per_million_tokens: 'throughput_per_gpu',
+};
+/** The error band of a predicted figure of `result`: {mape, points} or null. */
+export function bandOf(result, field) {
+  const bands = result.error_band;
+  const b = bands && typeof bands === 'object' ? bands[BAND_METRIC[field]] : null;
+  return b && typeof b.mape === 'number' && b.points > 0 ? b : null;
+}
+
 /** HBM of an offering as sold: GPUs x the marketed capacity. */
 export function hbmTotalBytes(result, gpu) {
   if (typeof result.hbm_marketed_bytes === 'number') return result.hbm_marketed_bytes;

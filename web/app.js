@@ -18,8 +18,8 @@ import { learnTracedFields, openFormula } from './formula.js';
 import { bindActions } from './actions.js';
 import { applyTheme } from './theme.js';
 import { updateLangLinks, bindLanguage } from './language.js';
-import { refreshCatalog, loadQueryCatalog, bindCatalog } from './catalog.js';
-import { initEmbed } from './embed-frame.js';
+import { refreshCatalog, loadQueryCatalog, applyHostCatalog, keepListedOfferings, bindCatalog } from './catalog.js';
+import { initEmbed, catalogFromOpener } from './embed-frame.js';
 import { renderVerdict } from './sections/verdict.js';
 import { renderKeyFigures } from './sections/keyfigs.js';
 import { renderServing, renderAccuracy } from './sections/serving.js';
@@ -197,11 +197,22 @@ async function start() {
   buildFitFilter();
   bindControls();
   await loadQueryCatalog();
+  if (query.get('catalog') === 'opener') {
+    const passed = await catalogFromOpener();
+    if (passed) await applyHostCatalog(passed);
+  }
 
   const fromLink = fragmentText();
-  const computed = fromLink ? openLink(fromLink) : evaluateText('v=1');
+  let computed = fromLink ? openLink(fromLink) : evaluateText('v=1');
   state.inputs = computed.inputs;
   writeForm(computed.inputs);
+  if (state.offeringFilter) {
+    // A vendor's list that replaces the built-in offers (passed on by the embed that opened us).
+    keepListedOfferings();
+    renderOfferingRows();
+    try { computed = evaluateText(readForm()); } catch (e) { if (!(e instanceof gpucalc.GpucalcError)) throw e; }
+    state.inputs = computed.inputs;
+  }
   renderPresets(computed.inputs.get('model'));
   // The form and results are laid out once, filled (style.css hides them until then).
   document.documentElement.classList.add('live');
@@ -214,7 +225,7 @@ async function start() {
   // embed view starts posting its height then, when the content has its final size.
   afterFirstPaint(() => {
     render();
-    if (embedded) initEmbed({ allowed: query.get('parent'), fullUrl: shareUrl, label: t('open_full') });
+    if (embedded) initEmbed({ allowed: query.get('parent'), fullUrl: shareUrl, label: t('open_full'), onCatalog: applyHostCatalog });
     document.documentElement.classList.add('ready');
   });
 }

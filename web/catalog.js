@@ -11,7 +11,8 @@ import { renderModelOptions, renderOfferingRows, showNotice } from './form.js';
 export function refreshCatalog() {
   state.catalogVersion += 1;
   state.traced.clear();
-  state.offerings = gpucalc.catalog('offerings');
+  const offerings = gpucalc.catalog('offerings');
+  state.offerings = state.offeringFilter ? offerings.filter((o) => state.offeringFilter.has(o.id)) : offerings;
   state.models = gpucalc.catalog('models');
   state.gpus = gpucalc.catalog('gpus');
 }
@@ -48,6 +49,7 @@ async function loadCatalogText(text, name, errEl, okEl) {
     refreshCatalog();
     if (okEl) { okEl.textContent = t('pricelist_ok', { name }); okEl.hidden = false; }
     if (errEl) errEl.hidden = true;
+    if (state.offeringFilter) keepListedOfferings();
     renderOfferingRows();
     renderModelOptions();
     if (state.evaluation) { $('in-model').value = state.inputs.get('model'); hooks.update(); }
@@ -60,10 +62,33 @@ async function loadCatalogText(text, name, errEl, okEl) {
   }
 }
 
+/** Only the listed offerings are compared (a vendor list that replaces the built-in offers):
+ *  others leave the comparison, and it is filled up from the list. */
+export function keepListedOfferings() {
+  state.compare = state.compare.filter((c) => state.offeringFilter.has(c.id));
+  for (const o of state.offerings) {
+    if (state.compare.length >= Math.min(2, state.offerings.length)) break;
+    if (!state.compare.some((c) => c.id === o.id)) state.compare.push({ id: o.id, price: '' });
+  }
+}
+
+/**
+ * A price list the embedding host supplied (embed.js) or the frame that opened this page passed
+ * on: added to the catalog, or with mode "replace" the only offerings shown and compared.
+ */
+export async function applyHostCatalog({ text, name, mode }) {
+  let ids = null;
+  if (mode === 'replace') {
+    try { ids = new Set((JSON.parse(text).offerings || []).map((o) => o && o.id).filter((id) => typeof id === 'string')); } catch { ids = null; }
+  }
+  state.offeringFilter = ids && ids.size ? ids : null;
+  return loadCatalogText(text, name, null, null);
+}
+
 /** A same-origin catalog named by `catalog=` in the query (a vendor's price list). */
 export async function loadQueryCatalog() {
   const name = query.get('catalog');
-  if (!name) return;
+  if (!name || name === 'opener') return;
   let url;
   try { url = new URL(name, location.href); } catch { url = null; }
   if (!url || url.origin !== location.origin) {

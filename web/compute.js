@@ -80,7 +80,7 @@ function writeUrl() {
 export function shareUrl() {
   const q = new URLSearchParams();
   if (query.get('lang')) q.set('lang', i18n.language());
-  if (query.get('catalog')) q.set('catalog', query.get('catalog'));
+  if (query.get('catalog') && query.get('catalog') !== 'opener') q.set('catalog', query.get('catalog'));
   const qs = q.toString();
   return `${location.origin}${location.pathname}${qs ? `?${qs}` : ''}#${state.evaluation ? state.evaluation.scenario : ''}`;
 }

@@ -12,6 +12,7 @@ export const state = {
   models: [],
   gpus: [],
   catalogVersion: 0,
+  offeringFilter: null, // Set of offering ids a vendor's list replaced the built-in ones with
   fit: null, // the what-fits table of the scenario's offerings
   fitKey: '',
   fitWeights: null, // precision filter of the what-fits table; null follows the scenario

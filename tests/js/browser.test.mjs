@@ -467,3 +467,36 @@ test('compact embed (view=summary); a late embed.js still resizes; the full calc
   late.server.close();
   fs.rmSync(lateDir, { recursive: true, force: true });
 });
+
+test('a vendor price list from the host page replaces the offers in the embed and survives "Open the full calculator"', async () => {
+  const calcOrigin = new URL(calc.url).origin;
+  fs.writeFileSync(path.join(hostDir, 'vendor-prices.json'), JSON.stringify({ offerings: [
+    { id: 'vendor-8x-mi355x', name: 'Vendor 8x MI355X', provider: 'Vendor', gpu: 'mi355x', gpu_count: 8, kind: 'server', price_usd_per_month: 17000, sources: ['test'] },
+    { id: 'vendor-8x-h200', name: 'Vendor 8x H200', provider: 'Vendor', gpu: 'h200-sxm', gpu_count: 8, kind: 'server', price_usd_per_month: 21000, sources: ['test'] }] }));
+  fs.writeFileSync(path.join(hostDir, 'vendor.html'), `<!doctype html><html><head><meta charset="utf-8"><title>Vendor</title></head>
+<body><iframe id="calc" data-gpucalc data-catalog="vendor-prices.json" data-catalog-mode="replace" src="${calcOrigin}/?embed=1&lang=en#v=1&users=2" title="GPU calculator" width="100%" height="300"></iframe>
+<script src="${calcOrigin}/embed.js" async></script></body></html>`);
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  await page.goto(`${host.url}vendor.html`);
+  const frame = page.frameLocator('#calc');
+  await frame.locator('html.ready').waitFor({ timeout: 30000 });
+  await until(page, () => document.getElementById('calc').contentWindow !== null);
+  await frame.locator('#keyfigs', { hasText: '$17,000' }).waitFor({ timeout: 10000 });
+  const keyfigs = await frame.locator('#keyfigs').innerText();
+  assert.match(keyfigs, /Vendor 8x MI355X[\s\S]*\$17,000/);
+  assert.match(keyfigs, /Vendor 8x H200[\s\S]*\$21,000/);
+  assert.doesNotMatch(keyfigs, /FullGPU|8x AMD Instinct MI355X/, 'the built-in offers are replaced');
+  const options = await frame.locator('#in-offering-0 option').allTextContents();
+  assert.ok(options.every((o) => o.startsWith('Vendor')), options.join(' | '));
+  const [full] = await Promise.all([context.waitForEvent('page'), frame.locator('a.open-full').click()]);
+  await full.waitForSelector('html.ready', { timeout: 30000 });
+  await until(full, () => document.getElementById('keyfigs').textContent.includes('$17,000'));
+  assert.match(full.url(), /catalog=opener/);
+  assert.match(full.url(), /users=2/);
+  assert.doesNotMatch(await full.locator('#keyfigs').innerText(), /FullGPU|8x AMD Instinct MI355X/);
+  await full.close();
+  await page.close();
+  assert.deepEqual(problems, []);
+});

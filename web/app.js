@@ -6,8 +6,7 @@ import * as i18n from './i18n.js';
 import { t } from './i18n.js';
 import { $, setText, bindInPageLinks } from './dom.js';
 import { state, query, embedded, hooks } from './state.js';
-import { initSchema } from './schema.js';
-import { decodeLenient } from './schema.js';
+import { initSchema, decodeLenient, keys } from './schema.js';
 import { evaluateText, computeSweeps, fragmentText, scheduleUrl, shareUrl, onUrlChange } from './compute.js';
 import { afterFirstPaint, isPainted, firstResultDrawn, memo, redrawAll, chartReady, observeChartWidths, whenIdle } from './schedule.js';
 import { readForm, writeForm, renderOfferingRows, renderModelOptions, addOffering, syncWorkloadFields,
@@ -238,4 +237,4 @@ start().catch((e) => {
 });
 
 // For the tests and the benchmark: the state, read-only use.
-window.gpucalcPage = { state, update, render };
+window.gpucalcPage = { state, update, render, schema: keys };

@@ -32,6 +32,8 @@ void add_fit_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scen
     trace(r, "capacity_bytes_per_gpu", "marketed figure read as GiB x 2^30 (no device figure recorded)",
           {{"hbm_marketed_gb", gpu.hbm_marketed_bytes / kBytesPerGB}}, "assumption");
   }
+  trace(r, "offering_hbm_marketed_bytes", "gpu_count x marketed HBM per GPU (decimal GB x 10^9, as sold)",
+        {{"gpu_count", r.gpu_count}, {"hbm_marketed_gb", gpu.hbm_marketed_bytes / kBytesPerGB}});
   trace(r, "reserve_bytes_per_gpu", "reserve_gb x 10^9 (runtime, communication buffers, activations)",
         {{"reserve_gb", s.reserve_gb_per_gpu}});
   trace(r, "weights_bytes_per_gpu", "weights_bytes / instance_gpus",
@@ -129,6 +131,7 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario, bo
     r.gpu_vendor = gpu->vendor;
     r.fp4_native = gpu->fp4_native.has_value();
     r.capacity_assumed = capacity_is_assumed(*gpu, scenario.capacity);
+    r.offering_hbm_marketed_bytes = gpu->hbm_marketed_bytes * r.gpu_count;
     r.fit = fit_memory(*model, *gpu, *off, scenario);
     r.price_usd_per_month = off->price_usd_per_month;
     if (i < scenario.price_usd_per_month.size() && scenario.price_usd_per_month[i] >= 0) {

@@ -500,3 +500,20 @@ test('a vendor price list from the host page replaces the offers in the embed an
   await page.close();
   assert.deepEqual(problems, []);
 });
+
+test('request-shape presets set input, output and context together; controls exist only for schema keys', async () => {
+  const { page, problems } = await openPage(calc.url);
+  assert.equal(await page.getAttribute('#workload-presets button:nth-child(1)', 'aria-pressed'), 'true', 'chat 1K/1K is the default');
+  await page.click('#workload-presets button:nth-child(2)');
+  await until(page, () => location.hash.includes('output=8192'));
+  assert.equal(await page.getAttribute('#workload-presets button:nth-child(2)', 'aria-pressed'), 'true');
+  await page.click('#workload-presets button:nth-child(4)');
+  await until(page, () => location.hash.includes('input=130048'));
+  assert.match(await text(page, '#perf-note'), /130,048 input/);
+  const keys = await page.evaluate(() => window.gpucalcPage.schema().map((k) => k.key));
+  for (const key of ['engine', 'mtp', 'ttft_max', 'tpot_max', 'interactivity']) {
+    assert.equal(await page.locator(`#in-${key}`).isVisible(), keys.includes(key), key);
+  }
+  await page.close();
+  assert.deepEqual(problems, []);
+});

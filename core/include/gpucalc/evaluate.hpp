@@ -24,6 +24,7 @@ struct OfferingResult {
   int gpu_count = 0;
   bool fp4_native = false;        // the GPU's matrix units run FP4
   bool capacity_assumed = false;  // device basis fell back to marketed GiB
+  double offering_hbm_marketed_bytes = 0.0;  // gpu_count x marketed HBM per GPU (as sold)
   MemoryFit fit;
   std::optional<double> price_usd_per_month;
   std::optional<double> price_usd_per_gpu_hour;

@@ -17,7 +17,7 @@ export function renderPrice(ev) {
       ...PRICES.map((f) => line(`f_${f}`, (r, i) => (f === 'price_delta_month_usd' && i === 0 ? i18n.DASH : figure(r, i, f)))),
       line('hbm_total', (r) => {
         const g = gpuOf(r);
-        return `${i18n.num(r.gpu_count)} × ${i18n.gb(g.hbm_marketed_bytes, 0)} ${g.memory_type || ''} = ${fmtField('offering_hbm_marketed_bytes', r.offering_hbm_marketed_bytes)}`;
+        return `${i18n.num(r.deployed_gpus ?? r.gpu_count)} × ${i18n.gb(g.hbm_marketed_bytes, 0)} ${g.memory_type || ''} = ${fmtField('offering_hbm_marketed_bytes', r.offering_hbm_marketed_bytes)}`;
       }),
       ...DESCRIPTION.map((k) => line(k, (r) => localized(offeringOf(r), k) || i18n.DASH)),
     ],

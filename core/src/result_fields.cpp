@@ -141,6 +141,8 @@ const std::vector<ResultField>& result_fields() {
       {"tpot_s", U::kSeconds, S::kInference, [](const R& r) { return v(r.tpot_s); }},
       {"usd_per_million_tokens", U::kUsd, S::kInference,
        [](const R& r) { return v(r.usd_per_million_tokens); }},
+      {"usd_per_million_total_tokens", U::kUsd, S::kInference,
+       [](const R& r) { return v(r.usd_per_million_total_tokens); }},
       {"train_tokens_per_s", U::kTokensPerS, S::kTraining,
        [](const R& r) { return v(r.train_tokens_per_s); }},
       {"train_hours", U::kHours, S::kTraining, [](const R& r) { return v(r.train_hours); }},

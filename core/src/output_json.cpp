@@ -32,6 +32,7 @@ void write_result(JsonWriter& w, const OfferingResult& r, bool with_trace) {
   w.field("weights_bytes", f.weights_bytes);
   w.field("weights_bytes_per_gpu", f.weights_bytes_per_gpu);
   w.field("kv_bytes_per_token", f.kv_bytes_per_token);
+  w.field("state_bytes_per_sequence", f.state_bytes_per_sequence);
   w.field("kv_bytes_per_context", f.kv_bytes_per_context);
   w.field("gpus_needed_weights_only", f.gpus_needed_weights_only);
   w.key("gpus_needed");
@@ -188,8 +189,20 @@ void write_model(JsonWriter& w, const Model& m) {
   w.field("attention", m.attention == AttentionKind::kMla ? "mla" : "gqa");
   w.field("sliding_window_tokens", m.sliding_window_tokens);
   w.field("sliding_window_layers", m.sliding_window_layers);
+  w.field("full_attention_layers", m.full_attention_layers());
+  w.field("linear_attention_layers", m.linear_attention_layers);
+  w.field("index_topk", m.index_topk);
+  w.field("mtp_layers", m.mtp_layers);
+  w.field("params_mtp", m.params_mtp);
   w.field("max_context_tokens", m.max_context_tokens);
   w.field("native_weights", m.native_weights);
+  w.field("checkpoint_quantized", m.checkpoint_quantized);
+  w.key("checkpoint").begin_object();
+  for (std::size_t i = 0; i < kWeightGroupCount; ++i) {
+    w.field(weight_group_name(static_cast<WeightGroup>(i)), m.checkpoint[i].id);
+  }
+  w.end_object();
+  w.field("checkpoint_note", m.checkpoint_note);
   w.key("sources");
   write_strings(w, m.sources);
   w.field("note", m.note);
@@ -212,6 +225,11 @@ std::string evaluation_to_json(const Evaluation& ev, bool with_trace) {
   w.field("params_total", ev.model.params_total);
   w.field("params_active", ev.model.params_active);
   w.field("attention", ev.model.attention == AttentionKind::kMla ? "mla" : "gqa");
+  w.field("full_attention_layers", ev.model.full_attention_layers());
+  w.field("sliding_window_layers", ev.model.sliding_window_layers);
+  w.field("linear_attention_layers", ev.model.linear_attention_layers);
+  w.field("index_topk", ev.model.index_topk);
+  w.field("params_mtp", ev.model.params_mtp);
   w.field("max_context_tokens", ev.model.max_context_tokens);
   w.end_object();
   w.key("results").begin_array();

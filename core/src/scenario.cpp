@@ -36,7 +36,7 @@ const std::vector<ScenarioKeyInfo>& scenario_keys() {
   static const std::vector<ScenarioKeyInfo> keys = {
       {"v", "1", "schema version of the scenario string"},
       {"model", "llama-3.1-70b", "catalog model id"},
-      {"weights", "fp8", "weight format: bf16 | fp8 | fp6 | fp4 | int4"},
+      {"weights", "fp8", "weight format: bf16 | fp8 | fp6 | fp4 | int4 | native (the release's own per module; the default for a model whose release is quantized, else fp8)"},
       {"kv", "fp8", "KV-cache format: bf16 | fp8"},
       {"context", "131072", "tokens per sequence (1 to 16,777,216)"},
       {"users", "1", "concurrent sequences (1 to 1,000,000)"},
@@ -212,8 +212,9 @@ std::optional<Error> apply(Scenario& s, const std::string& key, const std::strin
     s.model = v;
   } else if (key == "weights") {
     auto f = parse_weight_format(v);
-    if (!f) return bad(key, "must be bf16, fp8, fp6, fp4 or int4, got \"" + v + "\"");
+    if (!f) return bad(key, "must be bf16, fp8, fp6, fp4, int4 or native, got \"" + v + "\"");
     s.weights = *f;
+    s.weights_from_model = false;
   } else if (key == "kv") {
     auto f = parse_kv_format(v);
     if (!f) return bad(key, "must be bf16 or fp8, got \"" + v + "\"");
@@ -312,6 +313,7 @@ Result<Scenario> decode_scenario(std::string_view text) {
     return make_error(ErrorCode::kBadValue, "scenario", "is empty; the shortest scenario is v=1");
   }
   Scenario s;
+  s.weights_from_model = true;  // until the string names weights
   std::vector<std::string> seen;
   std::vector<std::string> price_texts;
   bool has_version = false;

@@ -166,7 +166,13 @@ Result<Model> parse_model_entry(const Json& item, const std::string& path) {
   if (f.ok() && m.sources.empty()) f.fail("sources", "is required: every figure carries its source");
   f.str("note", m.note, false);
   read_model_fields(f, m);
-  std::optional<double> total_b, active_b;
+  std::optional<double> total_b, active_b, card_total_b, card_active_b;
+  f.opt_num("card_params_total_b", card_total_b, 0.001, 1e6);
+  f.opt_num("card_params_active_b", card_active_b, 0.001, 1e6);
+  f.str("card_source", m.card_source, false);
+  if (f.ok() && card_total_b && m.card_source.empty()) f.fail("card_source", "is required with card_params_total_b");
+  if (card_total_b) m.card_params_total = *card_total_b * kParamsPerBillion;
+  if (card_active_b) m.card_params_active = *card_active_b * kParamsPerBillion;
   f.opt_num("params_total_b", total_b, 0.001, 1e6);
   f.opt_num("params_active_b", active_b, 0.001, 1e6);
   if (!f.ok()) return f.error();

@@ -108,6 +108,9 @@ struct Model {
   double params_active = 0.0;  // count, used per token (embedding and head included)
   double params_mtp = 0.0;     // count, multi-token-prediction layers (resident, not active)
   GroupParams param_groups{};  // resident parameters per weight group (main + MTP)
+  double card_params_total = 0.0;   // count the model card or id states (0: none)
+  double card_params_active = 0.0;  // count, as the card states it (its own convention)
+  std::string card_source;
   // Softmax attention (full and sliding layers).
   AttentionKind attention = AttentionKind::kGqa;
   bool attention_output_gate = false;  // Qwen3-Next/3.5: q_proj also yields a sigmoid gate

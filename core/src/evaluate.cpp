@@ -38,7 +38,7 @@ void add_weights_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const 
     note += std::string(note.empty() ? "" : "; ") + "includes " + std::to_string(m.mtp_layers) +
             " multi-token-prediction layer(s)";
   }
-  trace(r, "weights_bytes", "sum over weight groups of params x bytes_per_param (block scales included)",
+  trace(r, "weights_bytes", "params_total x bytes_per_param per weight group, summed (block scales included; MTP layers added)",
         std::move(inputs), note);
 }
 

@@ -422,3 +422,26 @@ TEST_CASE("the what-fits table lists the 2026 models") {
     CHECK_MESSAGE(listed, x.id);
   }
 }
+
+TEST_CASE("the formula trace shows each layer group and the per-sequence state") {
+  auto ev = evaluate_text(default_catalog(), "v=1&model=qwen3.5-397b-a17b&compare=fullgpu-8x-h200", true);
+  REQUIRE(ev.ok());
+  const auto& trace = ev.value().results[0].trace;
+  auto find = [&](const std::string& field) -> const TraceEntry* {
+    for (const auto& t : trace) {
+      if (t.field == field) return &t;
+    }
+    return nullptr;
+  };
+  const TraceEntry* full = find("layer_group_full_gqa");
+  const TraceEntry* linear = find("layer_group_linear");
+  REQUIRE(full != nullptr);
+  REQUIRE(linear != nullptr);
+  CHECK(full->inputs[0].second == 15);
+  CHECK(linear->inputs[0].second == 45);
+  CHECK(linear->inputs[1].second == 64 * 128 * 128 * 4.0 + 12288 * 3 * 2.0);
+  REQUIRE(find("state_bytes_per_sequence") != nullptr);
+  const auto j = nlohmann::json::parse(evaluation_to_json(ev.value(), true));
+  CHECK(j["results"][0]["state_bytes_per_sequence"] == 45 * (64 * 128 * 128 * 4.0 + 12288 * 3 * 2.0));
+  CHECK(j["model"]["linear_attention_layers"] == 45);
+}

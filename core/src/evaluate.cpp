@@ -4,6 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "gpucalc/attention.hpp"
 #include "gpucalc/performance.hpp"
 #include "gpucalc/pricing.hpp"
 #include "gpucalc/units.hpp"
@@ -71,6 +72,21 @@ void add_kv_trace(OfferingResult& r, const Model& m, const Scenario& s) {
             " linear-attention layers keep a fixed state instead (state_bytes_per_sequence)";
   }
   trace(r, "kv_bytes_per_token", formula, std::move(inputs), note);
+  // One entry per group of layers of the same attention kind.
+  for (const LayerGroup& g : layer_groups(m, s.kv)) {
+    if (g.kind == "linear") {
+      trace(r, "layer_group_linear", "layers x fixed state per layer (Gated DeltaNet, per sequence)",
+            {{"layers", g.layers}, {"state_bytes_per_layer", g.state_bytes_per_layer}});
+    } else if (g.kind == "sliding") {
+      trace(r, "layer_group_sliding", "layers x kv_bytes_per_layer_token x min(context, window)",
+            {{"layers", g.layers}, {"kv_bytes_per_layer_token", g.kv_bytes_per_token_per_layer},
+             {"window_tokens", g.tokens_cap}});
+    } else {
+      trace(r, "layer_group_" + g.kind, "layers x kv_bytes_per_layer_token x context",
+            {{"layers", g.layers}, {"kv_bytes_per_layer_token", g.kv_bytes_per_token_per_layer}},
+            g.kind == "full_mla_dsa" ? "attention reads the index_topk tokens the indexer picks" : "");
+    }
+  }
   if (m.linear_attention_layers > 0) {
     trace(r, "state_bytes_per_sequence",
           "linear layers x (value_heads x key_head_dim x value_head_dim x state_bytes + "

@@ -394,7 +394,10 @@ Result<Model> import_hf_config(std::string_view config_json, std::string_view id
   }
   m.mtp_layers = r.integer({"num_nextn_predict_layers", "mtp_num_hidden_layers"}, 0, 0, 64);
   if (r.boolean("use_mtp", false)) {  // MiniMax: modules x layers per module
-    m.mtp_layers = r.integer({"num_mtp_modules"}, 1, 0, 64) * r.integer({"mtp_transformer_layers"}, 1, 1, 64);
+    const int modules = r.integer({"num_mtp_modules"}, 1, 0, 64);
+    const int per_module = r.integer({"mtp_transformer_layers"}, 1, 1, 64);
+    if (modules * per_module > 64) r.fail("num_mtp_modules", "times mtp_transformer_layers must not exceed 64");
+    else m.mtp_layers = modules * per_module;
   }
   m.max_context_tokens = r.integer({"max_position_embeddings", "n_positions"}, 0, 0, L::kTokens);
   // A wrapper may state tie_word_embeddings beside text_config rather than inside it.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "gpucalc/attention.hpp"
 #include "gpucalc/units.hpp"
 
 namespace gpucalc {
@@ -241,12 +242,10 @@ namespace {
 
 /** Attention FLOPs of one query token over `context` tokens, whole model. */
 double attention_flops(const Model& m, const ParamSplit& s, double context) {
-  const int sliding = std::min(m.sliding_window_layers, m.layers);
-  const double window = m.sliding_window_tokens > 0
-                            ? std::min(context, static_cast<double>(m.sliding_window_tokens))
-                            : context;
-  return s.attention_flops_per_layer_ctx_token *
-         (static_cast<double>(m.layers - sliding) * context + sliding * window);
+  (void)s;
+  // By layer kind (attention.hpp): sliding layers capped at the window, linear layers a fixed
+  // state update, DSA layers the top-k tokens plus the indexer over the context.
+  return attention_step(m, KvFormat::kBf16, context).flops();
 }
 
 /** Tensor-parallel all-reduce time for one step: two per layer (attention out, FFN out). */

@@ -164,7 +164,7 @@ TEST_CASE("the schema table: one row per key, defaults from Scenario{}, choices 
   for (const auto& k : keys) {
     if (std::string(k.key) == "weights") {
       for (const auto& c : k.choices) CHECK(parse_weight_format(c).has_value());
-      CHECK(k.choices.size() == 5);
+      CHECK(k.choices.size() == 6);  // bf16, fp8, fp6, fp4, int4, native (issue 14)
     }
     if (std::string(k.key) == "kv") {
       for (const auto& c : k.choices) CHECK(parse_kv_format(c).has_value());

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "gpucalc/attention.hpp"
 #include "gpucalc/energy.hpp"
 #include "gpucalc/performance.hpp"
 #include "gpucalc/pricing.hpp"
@@ -19,6 +20,85 @@ void trace(OfferingResult& r, std::string field, std::string formula,
            std::vector<std::pair<std::string, double>> inputs, std::string note = {}) {
   r.trace.push_back(TraceEntry{std::move(field), std::move(formula), std::move(inputs),
                                std::move(note)});
+}
+
+void add_weights_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scenario& s) {
+  const GroupParams bytes = weight_bytes_by_group(m, s.weights, gpu);
+  std::vector<std::pair<std::string, double>> inputs;
+  for (std::size_t i = 0; i < kWeightGroupCount; ++i) {
+    if (m.param_groups[i] <= 0) continue;
+    const std::string name = weight_group_name(static_cast<WeightGroup>(i));
+    inputs.emplace_back(name + "_params", m.param_groups[i]);
+    inputs.emplace_back(name + "_bytes_per_param", bytes[i] / m.param_groups[i]);
+  }
+  std::string note;
+  if (s.weights == WeightFormat::kNative) note = m.checkpoint_note;
+  else if ((s.weights == WeightFormat::kFp4 || s.weights == WeightFormat::kInt4) && m.is_moe()) {
+    note = "4-bit applies to the routed experts; attention, router, shared experts, dense layers, embedding and head stay BF16";
+  }
+  if (m.params_mtp > 0) {
+    note += std::string(note.empty() ? "" : "; ") + "includes " + std::to_string(m.mtp_layers) +
+            " multi-token-prediction layer(s)";
+  }
+  trace(r, "weights_bytes", "params_total x bytes_per_param per weight group, summed (block scales included; MTP layers added)",
+        std::move(inputs), note);
+}
+
+void add_kv_trace(OfferingResult& r, const Model& m, const Scenario& s) {
+  const AttentionLayerBytes l = attention_layer_bytes(m, s.kv, 1);
+  std::string formula;
+  std::vector<std::pair<std::string, double>> inputs = {{"full_attention_layers", m.full_attention_layers()}};
+  if (m.attention == AttentionKind::kMla) {
+    formula = m.index_topk > 0
+                  ? "full layers x (kv_lora_rank + qk_rope_head_dim + index_head_dim) x kv_bytes (MLA + DSA indexer keys)"
+                  : "full layers x (kv_lora_rank + qk_rope_head_dim) x kv_bytes (MLA)";
+    inputs.insert(inputs.end(), {{"kv_lora_rank", m.kv_lora_rank}, {"qk_rope_head_dim", m.qk_rope_head_dim}});
+    if (m.index_topk > 0) inputs.emplace_back("index_head_dim", m.index_head_dim);
+  } else {
+    formula = "full layers x 2 (K and V) x kv_heads x head_dim x kv_bytes";
+    inputs.insert(inputs.end(), {{"kv_heads", m.kv_heads}, {"head_dim", m.head_dim}});
+  }
+  inputs.emplace_back("kv_bytes", kv_bytes_per_value(s.kv));
+  inputs.emplace_back("bytes_per_full_layer_token", l.softmax_per_token + l.indexer_per_token);
+  std::string note;
+  if (m.sliding_window_layers > 0) {
+    inputs.emplace_back("sliding_window_layers", m.sliding_window_layers);
+    inputs.emplace_back("sliding_window_tokens", m.sliding_window_tokens);
+    note = std::to_string(m.sliding_window_layers) + " sliding-window layers hold at most " +
+           std::to_string(m.sliding_window_tokens) + " tokens each";
+  }
+  if (m.linear_attention_layers > 0) {
+    inputs.emplace_back("linear_attention_layers", m.linear_attention_layers);
+    note += std::string(note.empty() ? "" : "; ") + std::to_string(m.linear_attention_layers) +
+            " linear-attention layers keep a fixed state instead (state_bytes_per_sequence)";
+  }
+  trace(r, "kv_bytes_per_token", formula, std::move(inputs), note);
+  // One entry per group of layers of the same attention kind.
+  for (const LayerGroup& g : layer_groups(m, s.kv)) {
+    if (g.kind == "linear") {
+      trace(r, "layer_group_linear", "layers x fixed state per layer (Gated DeltaNet, per sequence)",
+            {{"layers", g.layers}, {"state_bytes_per_layer", g.state_bytes_per_layer}});
+    } else if (g.kind == "sliding") {
+      trace(r, "layer_group_sliding", "layers x kv_bytes_per_layer_token x min(context, window)",
+            {{"layers", g.layers}, {"kv_bytes_per_layer_token", g.kv_bytes_per_token_per_layer},
+             {"window_tokens", g.tokens_cap}});
+    } else {
+      trace(r, "layer_group_" + g.kind, "layers x kv_bytes_per_layer_token x context",
+            {{"layers", g.layers}, {"kv_bytes_per_layer_token", g.kv_bytes_per_token_per_layer}},
+            g.kind == "full_mla_dsa" ? "attention reads the index_topk tokens the indexer picks" : "");
+    }
+  }
+  if (m.linear_attention_layers > 0) {
+    trace(r, "state_bytes_per_sequence",
+          "linear layers x (value_heads x key_head_dim x value_head_dim x state_bytes + "
+          "(2 x key_heads x key_head_dim + value_heads x value_head_dim) x (conv_kernel - 1) x conv_bytes)",
+          {{"linear_attention_layers", m.linear_attention_layers}, {"key_heads", m.linear_key_heads},
+           {"value_heads", m.linear_value_heads}, {"key_head_dim", m.linear_key_head_dim},
+           {"value_head_dim", m.linear_value_head_dim}, {"conv_kernel", m.linear_conv_kernel},
+           {"state_bytes", m.linear_state_bytes_per_value}, {"conv_bytes", m.linear_conv_bytes_per_value}});
+  } else {
+    trace(r, "state_bytes_per_sequence", "0: no linear-attention layers", {});
+  }
 }
 
 void add_fit_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scenario& s) {
@@ -39,9 +119,11 @@ void add_fit_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scen
         {{"reserve_gb", s.reserve_gb_per_gpu}});
   trace(r, "weights_bytes_per_gpu", "weights_bytes / instance_gpus",
         {{"weights_bytes", f.weights_bytes}, {"instance_gpus", f.deployment.gpus}});
-  trace(r, "kv_bytes_per_context", "kv_bytes_per_token x context (sliding-window layers hold at most the window)",
+  trace(r, "kv_bytes_per_context",
+        "kv_bytes_per_token x context + sliding layers x min(context, window) + state_bytes_per_sequence",
         {{"kv_bytes_per_token", f.kv_bytes_per_token}, {"context_tokens", static_cast<double>(s.context_tokens)},
-         {"sliding_window_tokens", m.sliding_window_tokens}});
+         {"sliding_window_layers", m.sliding_window_layers}, {"sliding_window_tokens", m.sliding_window_tokens},
+         {"state_bytes_per_sequence", f.state_bytes_per_sequence}});
   trace(r, "kv_used_bytes_per_gpu", "ceil(users / replicas) x kv_bytes_per_sequence_per_gpu(instance)",
         {{"users", static_cast<double>(s.users)}, {"replicas", f.replicas},
          {"tensor_parallel", f.deployment.tensor_parallel}, {"pipeline_parallel", f.deployment.pipeline_parallel}});
@@ -55,18 +137,8 @@ void add_fit_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scen
         "at most the model's max_context_tokens",
         {{"users", static_cast<double>(s.users)}, {"kv_free_bytes_per_gpu", f.kv_free_bytes_per_gpu},
          {"model_max_context_tokens", static_cast<double>(m.max_context_tokens)}});
-  trace(r, "weights_bytes", "params_total x bytes_per_param(weights format, block scales included)",
-        {{"params_total", m.params_total}, {"bytes_per_param", f.weights_bytes / m.params_total}});
-  if (m.attention == AttentionKind::kMla) {
-    trace(r, "kv_bytes_per_token", "layers x (kv_lora_rank + qk_rope_head_dim) x kv_bytes (MLA)",
-          {{"layers", m.layers}, {"kv_lora_rank", m.kv_lora_rank},
-           {"qk_rope_head_dim", m.qk_rope_head_dim}, {"kv_bytes", kv_bytes_per_value(s.kv)}});
-  } else {
-    trace(r, "kv_bytes_per_token", "2 (K and V) x layers x kv_heads x head_dim x kv_bytes",
-          {{"layers", m.layers}, {"kv_heads", m.kv_heads}, {"head_dim", m.head_dim},
-           {"kv_bytes", kv_bytes_per_value(s.kv)}},
-          m.sliding_window_layers > 0 ? "sliding-window layers hold at most the window" : "");
-  }
+  add_weights_trace(r, m, gpu, s);
+  add_kv_trace(r, m, s);
   trace(r, "gpus_needed_weights_only", "ceil(weights_bytes / capacity_bytes_per_gpu)",
         {{"weights_bytes", f.weights_bytes}, {"capacity_bytes_per_gpu", f.capacity_bytes_per_gpu}});
   trace(r, "gpus_needed",
@@ -100,12 +172,17 @@ void add_fit_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scen
 
 }  // namespace
 
-Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario, bool with_trace) {
-  const Model* model = catalog.find_model(scenario.model);
+Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& as_given, bool with_trace) {
+  const Model* model = catalog.find_model(as_given.model);
   if (model == nullptr) {
     return make_error(ErrorCode::kUnknownId, "model",
-                      "\"" + scenario.model + "\" is not in the catalog (gpucalc --list models)");
+                      "\"" + as_given.model + "\" is not in the catalog (gpucalc --list models)");
   }
+  // A scenario that names no weights takes the model's default (its release's own when that is
+  // quantized); the canonical string then names it, so the link keeps its meaning.
+  Scenario scenario = as_given;
+  if (scenario.weights_from_model) scenario.weights = default_weight_format(*model);
+  scenario.weights_from_model = false;
   if (scenario.compare.empty()) {
     return make_error(ErrorCode::kOutOfRange, "compare", "must list 1 to 4 offerings");
   }

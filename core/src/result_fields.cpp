@@ -108,6 +108,8 @@ const std::vector<ResultField>& result_fields() {
        [](const R& r) { return v(r.fit.weights_bytes_per_gpu); }},
       {"kv_bytes_per_token", U::kBytes, S::kAll,
        [](const R& r) { return v(r.fit.kv_bytes_per_token); }},
+      {"state_bytes_per_sequence", U::kBytes, S::kAll,
+       [](const R& r) { return v(r.fit.state_bytes_per_sequence); }},
       {"kv_bytes_per_context", U::kBytes, S::kAll,
        [](const R& r) { return v(r.fit.kv_bytes_per_context); }},
       {"gpus_needed_weights_only", U::kCount, S::kAll,

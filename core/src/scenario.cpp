@@ -303,7 +303,7 @@ struct Choices;
 template <>
 struct Choices<WeightFormat> {
   static constexpr WeightFormat kAll[] = {WeightFormat::kBf16, WeightFormat::kFp8, WeightFormat::kFp6,
-                                          WeightFormat::kFp4, WeightFormat::kInt4};
+                                          WeightFormat::kFp4, WeightFormat::kInt4, WeightFormat::kNative};
   static const char* name(WeightFormat v) { return weight_format_name(v); }
 };
 template <>
@@ -457,6 +457,21 @@ Row price_list(const char* key, double max, const char* description) {
   return r;
 }
 
+/** `weights`: a choice key that also records that the string named it; without it evaluate
+ *  takes the model's default (native for a quantized release, else fp8). */
+Row weights_row() {
+  static const Row base = choice<&Scenario::weights>(
+      "weights", "weight format; native: the release's own per weight group (the default for a model whose release is quantized, else fp8)",
+      kFit);
+  Row r = base;
+  r.set = [](const ScenarioKey& k, const std::string& v, Scenario& s) -> std::optional<Error> {
+    auto e = base.set(k, v, s);
+    if (!e) s.weights_from_model = false;
+    return e;
+  };
+  return r;
+}
+
 /** `servers`: units (servers or VMs) per compared offering; "-" (or empty) = 1; 0 = as many as
  *  the fit needs. Aligned with `compare` like `price`. */
 Row server_list(const char* key, long long max, const char* description) {
@@ -597,7 +612,7 @@ const std::vector<Row>& rows() {
     std::vector<Row> t = {
         version_row(),
         id<&Scenario::model>("model", "catalog model id", kFit),
-        choice<&Scenario::weights>("weights", "weight format", kFit),
+        weights_row(),
         choice<&Scenario::kv>("kv", "KV-cache format", kFit),
         integer<&Scenario::context_tokens>("context", 2, kMaxScenarioTokens, "longest sequence the deployment holds (vLLM max_model_len): sizes memory and the contexts that fit; input + output fits in it", kFit),
         integer<&Scenario::users>("users", 1, 1000000, "concurrent sequences", kFit),
@@ -647,6 +662,7 @@ const Row* find_row(std::string_view key) {
 /** Reads `text` into `out`. Strict (errors == nullptr): stops at the first error and returns it.
  *  Lenient: records every error, skips that key, and goes on. */
 std::optional<Error> decode_into(std::string_view text, Scenario& out, std::vector<Error>* errors) {
+  out.weights_from_model = true;  // until the string names weights
   auto report = [errors](const Error& e) -> bool {  // true: stop here
     if (errors == nullptr) return true;
     errors->push_back(e);

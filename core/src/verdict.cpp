@@ -117,7 +117,8 @@ void build_verdict(Evaluation& ev) {
       add(rs[*i], "fewer_gpus_needed", "pro",
           {{"gpus_needed", rs[*i].fit.gpus_needed}, {"other_gpus_needed", other}});
     }
-    if (s.weights == WeightFormat::kFp4 || s.weights == WeightFormat::kFp6) {
+    const WeightFormat math = math_weight_format(ev.model, s.weights);  // native: the experts' format
+    if (math == WeightFormat::kFp4 || math == WeightFormat::kFp6) {
       bool any_weight_only = false;
       for (const auto& r : rs) any_weight_only = any_weight_only || !r.fp4_native;
       for (const auto& r : rs) {

@@ -1,3 +1,4 @@
+#include <algorithm>
 // The 2026 catalog models: parameter counts, KV per token, per-sequence state, checkpoint
 // precision and longest contexts, each computed by hand here from the model's config.json
 // (tests/fixtures/hf-configs, copies of shared/reference/model-configs).
@@ -240,8 +241,13 @@ TEST_CASE("2026 models: longest context on 8x H200 and 8x MI355X, by hand") {
       const double budget = free_per_gpu - state;
       const double tokens = sliding_rate > 0 ? (budget - sliding_rate * m.sliding_window_tokens) / full_rate
                                              : budget / full_rate;
-      const long long expect = std::min(static_cast<long long>(std::floor(tokens)), 16777216LL);
+      const long long memory_limit = std::min(static_cast<long long>(std::floor(tokens)), 16777216LL);
+      // Issue 15: the figure stops at the model's own maximum, with a warning saying so.
+      const long long expect = std::min(memory_limit, static_cast<long long>(m.max_context_tokens));
       CHECK(r.fit.max_context_tokens == expect);
+      const bool capped = std::find(r.warnings.begin(), r.warnings.end(),
+                                    "context_capped_at_model_max") != r.warnings.end();
+      CHECK(capped == (memory_limit > expect));
       CHECK(r.fit.state_bytes_per_sequence == x.state_per_sequence);
     }
   }

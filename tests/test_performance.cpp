@@ -382,7 +382,7 @@ TEST_CASE("evaluate fills the performance fields, rates label and trace") {
     REQUIRE(r.decode_tokens_per_s_per_user);
     CHECK(*r.decode_tokens_per_s_per_user == doctest::Approx(1.0 / *r.tpot_s));
     REQUIRE(r.usd_per_million_tokens);
-    CHECK(!r.rates_label.empty());
+    CHECK(std::string(rates_source_name(r.rates_source)).size() > 0);
     bool has_tpot_trace = false;
     for (const auto& t : r.trace) has_tpot_trace = has_tpot_trace || t.field == "tpot_s";
     CHECK(has_tpot_trace);

@@ -5,6 +5,7 @@
 
 #include "gpucalc/throughput.hpp"
 #include "gpucalc/units.hpp"
+#include "provenance.hpp"
 
 namespace gpucalc {
 
@@ -36,7 +37,7 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
                         OfferingResult& r) {
   const ModelConstants& k = default_model_constants();
   const InferenceContext c = make_inference_context(catalog, s, model, gpu, k);
-  r.rates_label = c.rates.label;
+  detail::set_rates_provenance(r, c.rates, catalog, gpu);
   if (!(c.matmul_flops_per_s > 0.0) || !(c.hbm_bytes_per_s > 0.0) || model.hidden_size <= 0) {
     r.warnings.emplace_back("no_rates");  // the GPU has no usable rate: leave the figures empty
     return;
@@ -130,7 +131,7 @@ void estimate_training_result(const Catalog& catalog, const Scenario& s, const M
   const ModelConstants& k = default_model_constants();
   const TrainingEstimate t = estimate_training(catalog, s, model, gpu, offering.gpu_count,
                                                r.fit.capacity_bytes_per_gpu, k);
-  r.rates_label = t.rates.label;
+  detail::set_rates_provenance(r, t.rates, catalog, gpu);
   if (!(t.tokens_per_s > 0.0) || !std::isfinite(t.tokens_per_s)) {
     r.warnings.emplace_back("no_rates");
     return;

@@ -12,7 +12,9 @@ TEST_CASE("the JSON result holds every registry field, in registry order, typed 
   REQUIRE(j.is_object());
   const auto& r = j["results"][0];
   std::size_t i = 0;
-  for (const auto& [key, value] : r.items()) {
+  for (auto it = r.begin(); it != r.end(); ++it) {
+    const std::string key = it.key();
+    const auto& value = it.value();
     if (key == "rates_label" || key == "warnings") break;  // after the registry: compatibility label, lists
     REQUIRE(i < result_fields().size());
     CHECK(key == result_fields()[i].name);

@@ -35,7 +35,7 @@ void trace_rates(OfferingResult& r, const Rates& rates, const ModelConstants& k)
 void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& model,
                         const Gpu& gpu, const Offering& offering, bool with_trace,
                         OfferingResult& r) {
-  const ModelConstants& k = default_model_constants();
+  const ModelConstants& k = *catalog.constants;  // evaluate() checked it is there
   const InferenceContext c = make_inference_context(catalog, s, model, gpu, k);
   detail::set_rates_provenance(r, c.rates, catalog, gpu);
   if (!(c.matmul_flops_per_s > 0.0) || !(c.hbm_bytes_per_s > 0.0) || model.hidden_size <= 0) {
@@ -128,7 +128,7 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
 void estimate_training_result(const Catalog& catalog, const Scenario& s, const Model& model,
                               const Gpu& gpu, const Offering& offering, bool with_trace,
                               OfferingResult& r) {
-  const ModelConstants& k = default_model_constants();
+  const ModelConstants& k = *catalog.constants;  // evaluate() checked it is there
   const TrainingEstimate t = estimate_training(catalog, s, model, gpu, offering.gpu_count,
                                                r.fit.capacity_bytes_per_gpu, k);
   detail::set_rates_provenance(r, t.rates, catalog, gpu);

@@ -301,3 +301,17 @@ TEST_CASE("every data/ file except the validation tables loads as a catalog docu
   }
   CHECK(loaded >= 4);  // gpus, models, offerings, performance
 }
+
+TEST_CASE("one MoE layer count for the parameter count and the roofline (odd layer counts)") {
+  Model m;
+  m.layers = 5;
+  m.experts_routed = 8;
+  m.moe_layer_interval = 2;
+  CHECK(m.moe_layer_count() == 2);  // layers 1 and 3 (0-based): (i + 1) % 2 == 0
+  m.dense_layers = 1;
+  CHECK(m.moe_layer_count() == 2);  // layers 2 and 4
+  m.moe_layer_interval = 1;
+  CHECK(m.moe_layer_count() == 4);
+  m.experts_routed = 0;
+  CHECK(m.moe_layer_count() == 0);
+}

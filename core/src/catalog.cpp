@@ -311,6 +311,11 @@ Result<Catalog> load_default_catalog() {
 
 }  // namespace
 
+int Model::moe_layer_count() const {
+  if (!is_moe()) return 0;
+  return std::max(0, layers - dense_layers) / std::max(1, moe_layer_interval);
+}
+
 const Gpu* Catalog::find_gpu(std::string_view id) const { return find_by_id(gpus, id); }
 const Offering* Catalog::find_offering(std::string_view id) const {
   return find_by_id(offerings, id);
@@ -437,12 +442,7 @@ ParamCount count_params(const Model& m, bool tied_embeddings) {
   }
   const double norms = 2.0 * h;
   const double dense_ffn = 3.0 * h * m.intermediate_size;  // gated MLP: gate, up, down
-  int moe_layers = 0;
-  if (m.is_moe()) {
-    for (int layer = m.dense_layers; layer < m.layers; ++layer) {
-      if ((layer - m.dense_layers + 1) % m.moe_layer_interval == 0) ++moe_layers;
-    }
-  }
+  const int moe_layers = m.moe_layer_count();
   const int dense_layers = m.layers - moe_layers;
   const double expert = 3.0 * h * m.moe_intermediate_size;
   const double router = h * m.experts_routed;

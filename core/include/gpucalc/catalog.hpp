@@ -90,6 +90,10 @@ struct Model {
   std::vector<std::string> sources;
   std::string note;
   bool is_moe() const { return experts_routed > 0; }
+  /** Layers with routed experts: after the `dense_layers` leading dense ones, every
+   *  `moe_layer_interval`-th layer (Hugging Face's convention: layer i is MoE when
+   *  (i - dense + 1) % interval == 0), so floor((layers - dense) / interval). 0 if dense. */
+  int moe_layer_count() const;
 };
 
 struct Catalog {

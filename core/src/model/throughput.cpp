@@ -143,8 +143,7 @@ Rates resolve_rates(const Catalog& catalog, const Gpu& gpu, Precision math,
 ParamSplit split_params(const Model& m) {
   ParamSplit s;
   if (m.is_moe() && m.moe_intermediate_size > 0 && m.experts_active > 0) {
-    const int interval = std::max(1, m.moe_layer_interval);
-    const int moe_layers = std::max(0, (m.layers - m.dense_layers + interval - 1) / interval);
+    const int moe_layers = m.moe_layer_count();
     // SwiGLU expert: gate, up and down projections.
     s.per_expert = static_cast<double>(moe_layers) * 3.0 * m.hidden_size * m.moe_intermediate_size;
     s.expert_total = std::min(s.per_expert * m.experts_routed, 0.98 * m.params_total);

@@ -13,6 +13,7 @@
 #include "gpucalc/result_fields.hpp"
 #include "gpucalc/scenario.hpp"
 #include "gpucalc/units.hpp"
+#include "gpucalc/version.hpp"
 #if __has_include("gpucalc/validation.hpp")
 #include "gpucalc/validation.hpp"
 #define GPUCALC_HAVE_VALIDATION 1
@@ -348,7 +349,7 @@ int main(int argc, char** argv) {
       std::cout << kUsage;
       return 0;
     } else if (a == "--version") {
-      std::cout << "gpucalc 0.1.0 (scenario v" << gpucalc::kScenarioVersion << ")\n";
+      std::cout << "gpucalc " << gpucalc::version() << " (scenario v" << gpucalc::kScenarioVersion << ")\n";
       return 0;
     } else if (a == "--format") {
       format = value("--format");

@@ -128,6 +128,19 @@ check "changed performance.json changes the answer" python3 -c "
 import json; a = json.load(open('$tmp/base.json')); b = json.load(open('$tmp/slow-out.json'))
 assert b['results'][0]['ttft_s'] > a['results'][0]['ttft_s'], (a['results'][0]['ttft_s'], b['results'][0]['ttft_s'])"
 expect_error "performance.json without a constant" "hbm_fraction" --catalog "$tmp/broken-perf.json" 'v=1'
+# Issue 11: reference prices with tier and source, two servers, energy, bad keys.
+"$bin" --list offerings >"$tmp/o.txt"
+check "--list offerings shows tier and source" grep -q "ref-8x-mi300x-neocloud .*neocloud .*InferenceX" "$tmp/o.txt"
+check "--list offerings flags the MI350X estimate" grep -q "ref-8x-mi350x-hyperscaler .*(estimate)" "$tmp/o.txt"
+"$bin" --list networks --format json >"$tmp/n.json"
+check "--list networks" py "$tmp/n.json" "assert {n['id'] for n in d['networks']} >= {'8x400g-connectx7', '8x400g-roce'}"
+"$bin" --format json 'v=1&model=deepseek-v3&weights=bf16&context=4096&compare=fullgpu-8x-h200' >"$tmp/s1.json"
+check "DeepSeek BF16 needs 2 servers" py "$tmp/s1.json" "r=d['results'][0]; assert r['servers_needed'] == 2 and not r['fits'] and any(v['code'] == 'needs_servers' for v in d['verdict'])"
+"$bin" --format json 'v=1&model=deepseek-v3&weights=bf16&context=4096&compare=fullgpu-8x-h200&servers=2' >"$tmp/s2.json"
+check "DeepSeek BF16 on 2 servers" py "$tmp/s2.json" "r=d['results'][0]; assert r['fits'] and r['deployed_gpus'] == 16 and r['price_month_usd'] == 47800 and r['scale_out_s'] > 0 and r['max_throughput_tokens_per_s'] > 0"
+check "energy fields" py "$tmp/m.json" "r=d['results'][1]; assert abs(r['energy_joules_per_output_token'] - 1730*8/r['max_throughput_tokens_per_s']) < 1e-9 and r['output_tokens_per_s_per_mw'] > 0"
+expect_error "servers=-1" "servers" 'v=1&servers=-1'
+expect_error "kwh=0" "kwh" 'v=1&kwh=0'
 
 echo "cli contract: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

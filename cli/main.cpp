@@ -13,6 +13,7 @@
 #include "gpucalc/result_fields.hpp"
 #include "gpucalc/scenario.hpp"
 #include "gpucalc/units.hpp"
+#include "gpucalc/version.hpp"
 #if __has_include("gpucalc/validation.hpp")
 #include "gpucalc/validation.hpp"
 #define GPUCALC_HAVE_VALIDATION 1
@@ -164,10 +165,25 @@ constexpr Label kLabels[] = {
     {"train_memory_bytes_per_gpu", "memory per GPU"},
     {"energy_kwh_per_run", "energy of the run"},
     {"energy_usd_per_run", "energy cost of the run"},
-    {"rates_label", "rates"},
+    {"rates_source", "rates"},
 };
 // Shown in the header line instead of as rows.
 constexpr const char* kHeaderFields[] = {"offering", "offering_name", "gpu"};
+// Folded into the "rates" row's words.
+constexpr const char* kFoldedFields[] = {"rates_estimate", "calibration_device", "calibration_date"};
+
+/** Which rates the figures used, in words made from the codes. */
+std::string rates_words(const gpucalc::OfferingResult& r) {
+  const std::string some = r.rates_estimate ? " (some figures estimate)" : "";
+  switch (r.rates_source) {
+    case gpucalc::RatesSource::kCalibrated:
+      return "calibrated on " + r.calibration_device + ", " + r.calibration_date + some;
+    case gpucalc::RatesSource::kMeasured: return "public measurements" + some;
+    case gpucalc::RatesSource::kPeak: return "datasheet peak" + some;
+    case gpucalc::RatesSource::kOverride: return "scenario override of the achieved fraction" + some;
+  }
+  return "-";
+}
 
 std::string label_of(const char* field) {
   for (const auto& l : kLabels) {
@@ -219,9 +235,11 @@ void print_evaluation_table(const gpucalc::Evaluation& ev, bool explain) {
     if (f.scope != gpucalc::FieldScope::kAll && f.scope != scope) continue;
     bool in_header = false;
     for (const char* h : kHeaderFields) in_header = in_header || std::string_view(h) == f.name;
+    for (const char* h : kFoldedFields) in_header = in_header || std::string_view(h) == f.name;
     if (in_header) continue;
+    const bool rates = std::string_view(f.name) == "rates_source";
     std::vector<std::string> cells = {label_of(f.name)};
-    for (const auto& r : ev.results) cells.push_back(cell(f, f.get(r)));
+    for (const auto& r : ev.results) cells.push_back(rates ? rates_words(r) : cell(f, f.get(r)));
     rows.push_back(cells);
   }
   print_table(header, rows);
@@ -361,7 +379,7 @@ int main(int argc, char** argv) {
       std::cout << kUsage;
       return 0;
     } else if (a == "--version") {
-      std::cout << "gpucalc 0.1.0 (scenario v" << gpucalc::kScenarioVersion << ")\n";
+      std::cout << "gpucalc " << gpucalc::version() << " (scenario v" << gpucalc::kScenarioVersion << ")\n";
       return 0;
     } else if (a == "--format") {
       format = value("--format");

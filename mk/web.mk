@@ -2,14 +2,16 @@
 #   make wasm       build the module (build/wasm) and copy it into web/gen/
 #   make test-wasm  doctest suite under Emscripten in node + node tests of the binding
 #   make test-web   the page in headless Chromium (tests/js/browser.test.mjs)
-#   make bench-web  transfer size, first result painted, update time (headless Chromium)
+#   make perf-web   transfer size, first result painted, update time (headless Chromium);
+#                   `make bench-web` is its old name
+#   make perf-wasm  the page's call (decode + evaluate + JSON) natively and in the module (node)
 WEB_PKGS := emscripten node-acorn chromium fonts-wqy-microhei
 WASM_BUILD := $(BUILD)/wasm
 WASM_JOBS ?= 2
 # Debian's emcc needs acorn from Debian's node module folder; it uses Debian's prebuilt cache.
 EMSDK_ENV := NODE_PATH=/usr/share/nodejs
 
-.PHONY: deps-web wasm test-wasm test-web bench-web web-node-modules
+.PHONY: deps-web wasm test-wasm test-web perf-web bench-web perf-wasm web-node-modules
 
 deps-web:
 	@scripts/install-deps.sh $(WEB_PKGS)
@@ -40,8 +42,13 @@ test-web: wasm web-node-modules
 	node --test tests/js/export.test.mjs
 	node tests/js/browser.test.mjs
 
-bench-web: wasm web-node-modules
+perf-web: wasm web-node-modules
 	node tests/js/bench.mjs
 
+bench-web: perf-web
+
+perf-wasm: native wasm
+	@native=$$($(BUILD)/native/tests/perf_eval_rate --page-rate) && node tests/perf/eval_rate_wasm.mjs $$native
+
 TEST_STEPS += test-wasm test-web
-BENCH_STEPS += bench-web
+PERF_STEPS += perf-wasm perf-web

@@ -239,3 +239,79 @@ TEST_CASE("JSON output: public fields, no NaN, listings") {
   CHECK(e["error"]["code"] == "bad_value");
   CHECK(e["error"]["field"] == "context");
 }
+
+TEST_CASE("model constants are catalog data: replaced by a document, loud when invalid") {
+  const Catalog& base = default_catalog();
+  REQUIRE(base.constants.has_value());
+  std::string text;
+  for (const auto& f : embedded_data_files()) {
+    if (std::string(f.name) == "performance.json") text = f.text;
+  }
+  REQUIRE_FALSE(text.empty());
+  auto doc = nlohmann::json::parse(text, nullptr, false);
+  REQUIRE(doc["schema"] == "gpucalc-performance/1");
+  // The built-in constants are exactly the document's values (no copy of them in C++).
+  CHECK(base.constants->matmul_fraction == doc["matmul_fraction"]["value"].get<double>());
+  CHECK(base.constants->max_batch_sequences == doc["max_batch_sequences"]["value"].get<double>());
+
+  // A copy with another value replaces the constants and changes the answer.
+  auto changed = doc;
+  changed["matmul_fraction"]["value"] = doc["matmul_fraction"]["value"].get<double>() / 2.0;
+  auto extended = extend_catalog(base, changed.dump(), "my-performance.json");
+  REQUIRE_MESSAGE(extended.ok(), (extended.ok() ? "" : extended.error().to_string()));
+  CHECK(extended.value().constants->matmul_fraction == doctest::Approx(base.constants->matmul_fraction / 2.0));
+  auto before = evaluate_text(base, "v=1", false);
+  auto after = evaluate_text(extended.value(), "v=1", false);
+  REQUIRE(before.ok());
+  REQUIRE(after.ok());
+  REQUIRE(before.value().results[0].ttft_s);
+  REQUIRE(after.value().results[0].ttft_s);
+  CHECK(*after.value().results[0].ttft_s > *before.value().results[0].ttft_s);
+
+  // A document missing a constant, or with one out of range, is an error naming it and the file.
+  auto missing = doc;
+  missing.erase("hbm_fraction");
+  auto m = extend_catalog(base, missing.dump(), "my-performance.json");
+  REQUIRE_FALSE(m.ok());
+  CHECK(m.error().field.find("my-performance.json") != std::string::npos);
+  CHECK(m.error().field.find("hbm_fraction") != std::string::npos);
+  auto bad = doc;
+  bad["step_overhead_s"]["value"] = -1;
+  auto b = extend_catalog(base, bad.dump(), "bad.json");
+  REQUIRE_FALSE(b.ok());
+  CHECK(b.error().field.find("step_overhead_s") != std::string::npos);
+
+  // A catalog without constants cannot evaluate, and says why.
+  Catalog none = base;
+  none.constants.reset();
+  auto e = evaluate_text(none, "v=1", false);
+  REQUIRE_FALSE(e.ok());
+  CHECK(e.error().field == "performance");
+}
+
+TEST_CASE("every data/ file except the validation tables loads as a catalog document") {
+  int loaded = 0;
+  for (const auto& f : embedded_data_files()) {
+    const std::string name = f.name;
+    if (name.rfind("validation", 0) == 0) continue;
+    CAPTURE(name);
+    auto r = extend_catalog(default_catalog(), f.text, name);
+    CHECK_MESSAGE(r.ok(), (r.ok() ? "" : r.error().to_string()));
+    ++loaded;
+  }
+  CHECK(loaded >= 4);  // gpus, models, offerings, performance
+}
+
+TEST_CASE("one MoE layer count for the parameter count and the roofline (odd layer counts)") {
+  Model m;
+  m.layers = 5;
+  m.experts_routed = 8;
+  m.moe_layer_interval = 2;
+  CHECK(m.moe_layer_count() == 2);  // layers 1 and 3 (0-based): (i + 1) % 2 == 0
+  m.dense_layers = 1;
+  CHECK(m.moe_layer_count() == 2);  // layers 2 and 4
+  m.moe_layer_interval = 1;
+  CHECK(m.moe_layer_count() == 4);
+  m.experts_routed = 0;
+  CHECK(m.moe_layer_count() == 0);
+}

@@ -382,7 +382,7 @@ TEST_CASE("evaluate fills the performance fields, rates label and trace") {
     REQUIRE(r.decode_tokens_per_s_per_user);
     CHECK(*r.decode_tokens_per_s_per_user == doctest::Approx(1.0 / *r.tpot_s));
     REQUIRE(r.usd_per_million_tokens);
-    CHECK(!r.rates_label.empty());
+    CHECK(std::string(rates_source_name(r.rates_source)).size() > 0);
     bool has_tpot_trace = false;
     for (const auto& t : r.trace) has_tpot_trace = has_tpot_trace || t.field == "tpot_s";
     CHECK(has_tpot_trace);
@@ -397,11 +397,27 @@ TEST_CASE("evaluate fills the performance fields, rates label and trace") {
 }
 
 TEST_CASE("performance constants parse with sources and reject bad values") {
-  auto ok = parse_model_constants(R"({"matmul_fraction": {"value": 0.5, "source": "x"}})");
+  // Every constant is required: the built-in document is the only source of the values.
+  const char* full = R"({"schema": "gpucalc-performance/1",
+      "matmul_fraction": {"value": 0.5, "source": "x"}, "hbm_fraction": 0.9,
+      "moe_expert_gemm_fraction": 0.5, "step_overhead_s": 0.0005, "allreduce_latency_s": 5e-6,
+      "max_batch_sequences": 256, "activation_traffic_factor": 2})";
+  auto ok = parse_model_constants(full);
   REQUIRE(ok);
   CHECK(ok.value().matmul_fraction == doctest::Approx(0.5));
   CHECK_FALSE(parse_model_constants("not json"));
-  CHECK_FALSE(parse_model_constants(R"({"hbm_fraction": 1.5})"));
-  CHECK_FALSE(parse_model_constants(R"({"hbm_fraction": "fast"})"));
+  auto partial = parse_model_constants(R"({"matmul_fraction": {"value": 0.5, "source": "x"}})");
+  REQUIRE_FALSE(partial);
+  CHECK(partial.error().field == "performance.hbm_fraction");
+  auto high = parse_model_constants(std::string(full).replace(std::string(full).find("0.9"), 3, "1.5"));
+  REQUIRE_FALSE(high);
+  CHECK(high.error().field == "performance.hbm_fraction");
+  CHECK(high.error().code == ErrorCode::kOutOfRange);
+  auto text = parse_model_constants(std::string(full).replace(std::string(full).find("0.9"), 3, "\"fast\""));
+  REQUIRE_FALSE(text);
+  CHECK(text.error().field == "performance.hbm_fraction");
+  auto schema = parse_model_constants(R"({"schema": "gpucalc-performance/9"})");
+  REQUIRE_FALSE(schema);
+  CHECK(schema.error().field == "performance.schema");
   CHECK(default_model_constants().max_batch_sequences == doctest::Approx(256.0));
 }

@@ -12,8 +12,10 @@ TEST_CASE("the JSON result holds every registry field, in registry order, typed 
   REQUIRE(j.is_object());
   const auto& r = j["results"][0];
   std::size_t i = 0;
-  for (const auto& [key, value] : r.items()) {
-    if (key == "warnings") break;
+  for (auto it = r.begin(); it != r.end(); ++it) {
+    const std::string key = it.key();
+    const auto& value = it.value();
+    if (key == "rates_label" || key == "warnings") break;  // after the registry: compatibility label, lists
     REQUIRE(i < result_fields().size());
     CHECK(key == result_fields()[i].name);
     const UnitKind unit = result_fields()[i].unit;
@@ -88,4 +90,43 @@ TEST_CASE("CSV: RFC 4180 quoting, formula cells neutralised, numbers plain") {
   REQUIRE(rows.size() == 3);
   for (const auto& row : rows) CHECK(row.size() == result_fields().size() + 1);
   CHECK(rows[2][2] == "a, \"quoted\"\r\nname");
+}
+
+TEST_CASE("rates provenance as codes: measured, calibrated (device and date), override, peak") {
+  auto json_of = [](const Catalog& c, const char* text) {
+    auto ev = evaluate_text(c, text, false);
+    REQUIRE(ev.ok());
+    return nlohmann::json::parse(evaluation_to_json(ev.value(), false), nullptr, false);
+  };
+  const auto pub = json_of(default_catalog(), "v=1&compare=fullgpu-8x-h200");
+  CHECK(pub["results"][0]["rates_source"] == "measured");
+  CHECK(pub["results"][0]["rates_estimate"] == false);
+  CHECK(pub["results"][0]["calibration_device"].is_null());
+  CHECK(pub["results"][0]["rates_label"] == "public measurements");  // compatibility, from codes
+
+  Catalog cal = default_catalog();
+  CalibrationRecord rec;
+  rec.gpu_id = "h200-sxm";
+  rec.device_name = "NVIDIA H200";
+  rec.date = "2026-11-30";
+  rec.hbm_dot_bytes_per_s = 4.5e12;
+  rec.matmul_best_flops_per_s[index_of(Precision::kFp8)] = 1500e12;
+  cal.calibrations.push_back(rec);
+  const auto c = json_of(cal, "v=1&compare=fullgpu-8x-h200");
+  CHECK(c["results"][0]["rates_source"] == "calibrated");
+  CHECK(c["results"][0]["calibration_device"] == "NVIDIA H200");
+  CHECK(c["results"][0]["calibration_date"] == "2026-11-30");
+  CHECK(c["results"][0]["rates_label"] == "calibrated on NVIDIA H200, 2026-11-30");
+
+  const auto o = json_of(cal, "v=1&compare=fullgpu-8x-h200&flops_eff=0.5");
+  CHECK(o["results"][0]["rates_source"] == "override");
+
+  Catalog bare = default_catalog();
+  for (auto& g : bare.gpus) {
+    g.achieved_matmul_flops_per_s = {};
+    g.achieved_hbm_bytes_per_s.reset();
+    g.achieved_allreduce_bus_bytes_per_s.reset();
+  }
+  const auto p = json_of(bare, "v=1&compare=fullgpu-8x-h200");
+  CHECK(p["results"][0]["rates_source"] == "peak");
 }

@@ -229,22 +229,65 @@ const T* find_by_id(const std::vector<T>& items, std::string_view id) {
   return nullptr;
 }
 
+// Documents named by their "schema": one row per kind, reading the text into a partial catalog
+// and merging that into a base. A new kind of data file is a Catalog member and one row here.
+struct DocumentKind {
+  std::string_view schema;
+  std::optional<Error> (*read)(std::string_view text, const std::string& source, Catalog& part);
+  void (*merge)(Catalog& base, Catalog& part);
+};
+
+const DocumentKind kDocumentKinds[] = {
+    {kCalibrationSchema,
+     [](std::string_view text, const std::string& source, Catalog& part) -> std::optional<Error> {
+       auto rec = parse_calibration_record(text, source);
+       if (!rec) return rec.error();
+       part.calibrations.push_back(std::move(rec).value());
+       return std::nullopt;
+     },
+     [](Catalog& base, Catalog& part) {
+       for (auto& rec : part.calibrations) base.calibrations.push_back(std::move(rec));
+     }},
+    {kPerformanceSchema,
+     [](std::string_view text, const std::string& source, Catalog& part) -> std::optional<Error> {
+       auto constants = parse_model_constants(text);
+       if (!constants) {
+         Error e = constants.error();
+         e.field = source + ": " + e.field;
+         return e;
+       }
+       part.constants = constants.value();
+       return std::nullopt;
+     },
+     [](Catalog& base, Catalog& part) {
+       if (part.constants) base.constants = part.constants;
+     }},
+};
+
+/** Every embedded data file but the validation tables (they are read by --validate). */
+bool is_catalog_file(std::string_view name) { return name.rfind("validation", 0) != 0; }
+
 Result<Catalog> load_default_catalog() {
   Catalog catalog;
   for (const auto& file : embedded_data_files()) {
-    const std::string_view name = file.name;
-    const bool is_catalog = name == "gpus.json" || name == "models.json" ||
-                            name == "offerings.json" ||
-                            (name.rfind("calibration/", 0) == 0 && name.size() > 17);
-    if (!is_catalog) continue;
-    auto next = extend_catalog(catalog, file.text, name);
+    if (!is_catalog_file(file.name)) continue;
+    auto next = extend_catalog(catalog, file.text, file.name);
     if (!next) return next.error();
     catalog = std::move(next).value();
+  }
+  if (!catalog.constants) {
+    return make_error(ErrorCode::kInvalidCatalog, "performance.json",
+                      "is missing: the built-in catalog has no model constants");
   }
   return catalog;
 }
 
 }  // namespace
+
+int Model::moe_layer_count() const {
+  if (!is_moe()) return 0;
+  return std::max(0, layers - dense_layers) / std::max(1, moe_layer_interval);
+}
 
 const Gpu* Catalog::find_gpu(std::string_view id) const { return find_by_id(gpus, id); }
 const Offering* Catalog::find_offering(std::string_view id) const {
@@ -278,17 +321,20 @@ Result<Catalog> parse_catalog_json(std::string_view json_text, std::string_view 
     return make_error(ErrorCode::kInvalidCatalog, source, "must be a JSON object");
   }
   Catalog out;
-  if (doc.contains("schema") && doc["schema"].is_string() &&
-      doc["schema"].get<std::string>() == kCalibrationSchema) {
-    auto rec = parse_calibration_record(json_text, source);
-    if (!rec) return rec.error();
-    out.calibrations.push_back(std::move(rec).value());
-    return out;
+  if (doc.contains("schema") && doc["schema"].is_string()) {
+    const std::string schema = doc["schema"].get<std::string>();
+    for (const DocumentKind& kind : kDocumentKinds) {
+      if (schema != kind.schema) continue;
+      if (auto e = kind.read(json_text, source, out)) return *e;
+      return out;
+    }
   }
   if (!doc.contains("gpus") && !doc.contains("networks") && !doc.contains("offerings") &&
       !doc.contains("models")) {
+    std::string kinds;
+    for (const DocumentKind& kind : kDocumentKinds) kinds += ", \"" + std::string(kind.schema) + "\"";
     return make_error(ErrorCode::kInvalidCatalog, source,
-                      "holds none of \"gpus\", \"networks\", \"offerings\", \"models\" and is no calibration record");
+                      "holds none of \"gpus\", \"networks\", \"offerings\", \"models\" and has no known \"schema\"" + kinds);
   }
   if (auto e = parse_array(doc, "gpus", source, out.gpus, parse_gpu)) return *e;
   if (auto e = parse_array(doc, "networks", source, out.networks, parse_network)) return *e;
@@ -307,7 +353,7 @@ Result<Catalog> extend_catalog(const Catalog& base, std::string_view json_text,
   merge_by_id(out.networks, extra.networks);
   merge_by_id(out.offerings, extra.offerings);
   merge_by_id(out.models, extra.models);
-  for (auto& rec : extra.calibrations) out.calibrations.push_back(std::move(rec));
+  for (const DocumentKind& kind : kDocumentKinds) kind.merge(out, extra);
   auto valid = validate_catalog(out);
   if (!valid) {
     Error e = valid.error();

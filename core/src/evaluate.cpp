@@ -173,6 +173,10 @@ void add_fit_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scen
 }  // namespace
 
 Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& as_given, bool with_trace) {
+  if (!catalog.constants) {
+    return make_error(ErrorCode::kInvalidCatalog, "performance",
+                      "the catalog holds no model constants (a gpucalc-performance/1 document)");
+  }
   const Model* model = catalog.find_model(as_given.model);
   if (model == nullptr) {
     return make_error(ErrorCode::kUnknownId, "model",

@@ -39,6 +39,7 @@ FieldValue v(std::string_view x) {
 }
 FieldValue v(const std::string& x) { return v(std::string_view(x)); }
 FieldValue v(const char* x) { return v(std::string_view(x)); }
+FieldValue text_or_null(const std::string& x) { return x.empty() ? FieldValue{} : v(x); }
 
 }  // namespace
 
@@ -179,7 +180,10 @@ const std::vector<ResultField>& result_fields() {
        [](const R& r) { return v(r.train_memory_bytes_per_gpu); }},
       {"energy_kwh_per_run", U::kKwh, S::kTraining, [](const R& r) { return v(r.energy_kwh_per_run); }},
       {"energy_usd_per_run", U::kUsd, S::kTraining, [](const R& r) { return v(r.energy_usd_per_run); }},
-      {"rates_label", U::kText, S::kAll, [](const R& r) { return v(r.rates_label); }},
+      {"rates_source", U::kText, S::kAll, [](const R& r) { return v(rates_source_name(r.rates_source)); }},
+      {"rates_estimate", U::kFlag, S::kAll, [](const R& r) { return v(r.rates_estimate); }},
+      {"calibration_device", U::kText, S::kAll, [](const R& r) { return text_or_null(r.calibration_device); }},
+      {"calibration_date", U::kText, S::kAll, [](const R& r) { return text_or_null(r.calibration_date); }},
   };
   return fields;
 }

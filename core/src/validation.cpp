@@ -74,7 +74,10 @@ Result<ValidationRow> run_entry(const Catalog& catalog, const Json& e, const std
     return make_error(ErrorCode::kUnknownId, path + ".scenario.compare", "names an unknown offering");
   }
   row.gpu_id = gpu->id;
-  const ModelConstants& k = default_model_constants();
+  if (!catalog.constants) {
+    return make_error(ErrorCode::kInvalidCatalog, "performance", "the catalog holds no model constants");
+  }
+  const ModelConstants& k = *catalog.constants;
   if (row.unit == "tokens_per_s") {
     const InferenceContext c = make_inference_context(catalog, s, *model, *gpu, k);
     LatencyLimits limits;

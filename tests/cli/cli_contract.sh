@@ -105,6 +105,29 @@ check "json echoes inputs" py "$tmp/m.json" "assert d['inputs']['capacity'] == '
 "$bin" --fit-table --format json 'v=1' >"$tmp/f.json"
 check "--fit-table" py "$tmp/f.json" "assert len(d['rows']) > 0"
 
+# Every data/ file but the validation tables loads with --catalog; a changed copy of
+# performance.json changes the answer; an invalid one fails loudly, naming the file and field.
+for f in "$src"/data/*.json "$src"/data/calibration/*.json; do
+  [ -e "$f" ] || continue
+  case "$(basename "$f")" in validation*) continue ;; esac
+  cp "$f" "$tmp/copy-$(basename "$f")"
+  check "--catalog copy of $(basename "$f")" bash -c '"$0" --catalog "$1" --format json v=1 >/dev/null' \
+    "$bin" "$tmp/copy-$(basename "$f")"
+done
+python3 - "$src/data/performance.json" "$tmp/slow.json" "$tmp/broken-perf.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["matmul_fraction"]["value"] = d["matmul_fraction"]["value"] / 2
+json.dump(d, open(sys.argv[2], "w"))
+del d["hbm_fraction"]
+json.dump(d, open(sys.argv[3], "w"))
+PY
+"$bin" --format json 'v=1' >"$tmp/base.json"
+"$bin" --catalog "$tmp/slow.json" --format json 'v=1' >"$tmp/slow-out.json"
+check "changed performance.json changes the answer" python3 -c "
+import json; a = json.load(open('$tmp/base.json')); b = json.load(open('$tmp/slow-out.json'))
+assert b['results'][0]['ttft_s'] > a['results'][0]['ttft_s'], (a['results'][0]['ttft_s'], b['results'][0]['ttft_s'])"
+expect_error "performance.json without a constant" "hbm_fraction" --catalog "$tmp/broken-perf.json" 'v=1'
 # Issue 11: reference prices with tier and source, two servers, energy, bad keys.
 "$bin" --list offerings >"$tmp/o.txt"
 check "--list offerings shows tier and source" grep -q "ref-8x-mi300x-neocloud .*neocloud .*InferenceX" "$tmp/o.txt"

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "gpucalc/calibration.hpp"
+#include "gpucalc/model_constants.hpp"
 #include "gpucalc/precision.hpp"
 #include "gpucalc/result.hpp"
 
@@ -172,6 +173,10 @@ struct Model {
   int full_attention_layers() const {
     return layers - sliding_window_layers - linear_attention_layers;
   }
+  /** Layers with routed experts: after the `dense_layers` leading dense ones, every
+   *  `moe_layer_interval`-th layer (Hugging Face's convention: layer i is MoE when
+   *  (i - dense + 1) % interval == 0), so floor((layers - dense) / interval). 0 if dense. */
+  int moe_layer_count() const;
 };
 
 struct Catalog {
@@ -180,6 +185,7 @@ struct Catalog {
   std::vector<Offering> offerings;
   std::vector<Model> models;
   std::vector<CalibrationRecord> calibrations;
+  std::optional<ModelConstants> constants;  // data/performance.json; evaluate() needs it
 
   const Gpu* find_gpu(std::string_view id) const;
   const Offering* find_offering(std::string_view id) const;
@@ -196,14 +202,16 @@ constexpr std::size_t kMaxJsonTextBytes = 16u << 20;
 
 /**
  * Parses one JSON document into a partial catalog. The document may hold any of the arrays
- * "gpus", "networks", "offerings", "models", or be a calibration record ("schema": "gpucalc-calibration/1").
+ * "gpus", "networks", "offerings", "models", or be a document of a kind named by its "schema":
+ * a calibration record ("gpucalc-calibration/1"), the model constants ("gpucalc-performance/1").
  * Every entry is validated; an error names `source_name`, the entry and the field.
  */
 Result<Catalog> parse_catalog_json(std::string_view json_text, std::string_view source_name);
 
 /**
  * Returns `base` extended by the entries of `json_text`: an entry whose id exists replaces it,
- * a new id is appended. Cross references (offering -> GPU) are checked on the result.
+ * a new id is appended; a constants document replaces the constants whole. Cross references
+ * (offering -> GPU) are checked on the result.
  */
 Result<Catalog> extend_catalog(const Catalog& base, std::string_view json_text,
                                std::string_view source_name);
@@ -211,8 +219,9 @@ Result<Catalog> extend_catalog(const Catalog& base, std::string_view json_text,
 /** Checks cross references and uniqueness of ids. */
 Result<bool> validate_catalog(const Catalog& catalog);
 
-/** The catalog compiled from data/ JSON files and data/calibration/ records (empty if that data is
- *  invalid, which build_default_catalog() reports and the tests check). */
+/** The catalog compiled from every data/ JSON file except the validation tables, and the
+ *  data/calibration/ records (empty if that data is invalid, which build_default_catalog()
+ *  reports and the tests check). */
 const Catalog& default_catalog();
 Result<Catalog> build_default_catalog();
 

@@ -19,6 +19,13 @@ struct TraceEntry {
   std::string note;
 };
 
+/** Which rates the throughput figures used, as a code: a scenario override of the achieved
+ *  fraction of peak, a calibration record from bench/, public measurements (gpus.json), or the
+ *  datasheet peak. The CLI and the page word it; the core does not. */
+enum class RatesSource { kPeak, kMeasured, kCalibrated, kOverride };
+/** "peak" | "measured" | "calibrated" | "override" */
+const char* rates_source_name(RatesSource source);
+
 struct OfferingResult {
   std::string offering_id, offering_name, gpu_id, gpu_name, gpu_vendor;
   int gpu_count = 0;
@@ -56,7 +63,10 @@ struct OfferingResult {
   std::optional<double> energy_usd_per_million_tokens;
   std::optional<double> energy_kwh_per_run;
   std::optional<double> energy_usd_per_run;
-  std::string rates_label;   // "calibrated on <device>, <date>" | "public measurements" | "datasheet peak"
+  RatesSource rates_source = RatesSource::kPeak;
+  bool rates_estimate = false;     // some rate is a flagged estimate
+  std::string calibration_device;  // when rates_source is calibrated: the record's device name
+  std::string calibration_date;    // ... and its ISO 8601 date
   std::vector<std::string> warnings;  // codes, e.g. "context_exceeds_model"
   std::vector<TraceEntry> trace;
 };

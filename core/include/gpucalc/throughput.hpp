@@ -16,6 +16,7 @@
 
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/memory.hpp"
+#include "gpucalc/model_constants.hpp"
 #include "gpucalc/precision.hpp"
 #include "gpucalc/result.hpp"
 #include "gpucalc/scale_out.hpp"
@@ -23,21 +24,6 @@
 
 namespace gpucalc {
 
-/** Global constants of the model (data/performance.json); the same for every GPU. */
-struct ModelConstants {
-  double matmul_fraction = 0.65;           // of the achieved (microbenchmark) matmul rate
-  double hbm_fraction = 0.9;               // of the achieved (BabelStream Dot) HBM rate
-  double moe_expert_gemm_fraction = 0.5;   // expert GEMMs relative to dense GEMMs
-  double step_overhead_s = 0.0005;         // per decode or prefill step
-  double allreduce_latency_s = 0.000005;   // per small-message all-reduce
-  double max_batch_sequences = 256;        // engine default per instance
-  double activation_traffic_factor = 2.0;  // training: activations written then read
-};
-
-/** Parses data/performance.json text ("gpucalc-performance/1"). */
-Result<ModelConstants> parse_model_constants(std::string_view json_text);
-/** The constants compiled in from data/performance.json (built-in defaults if absent). */
-const ModelConstants& default_model_constants();
 
 /** Math precision of inference: FP4/FP6 run natively where the GPU has the path, else the
  *  weights are dequantised to FP8 (or BF16); INT4 is weight-only with BF16 math. */

@@ -97,8 +97,7 @@ ParamCount count_params(const Model& m, bool tied_embeddings) {
   add(g, WeightGroup::kNorms, softmax_layers * norms_per_softmax + m.linear_attention_layers * norms +
                                   m.layers * 2.0 * h + h);
   // MoE layers: every moe_layer_interval-th layer after the leading dense ones.
-  const int interval = std::max(1, m.moe_layer_interval);
-  const int moe_layers = m.is_moe() ? std::max(0, m.layers - m.dense_layers) / interval : 0;
+  const int moe_layers = m.moe_layer_count();
   const int dense_layers = m.layers - moe_layers;
   const double dense_ffn = 3.0 * h * m.intermediate_size;  // gated MLP: gate, up, down
   add(g, WeightGroup::kDenseFfn, dense_layers * dense_ffn);

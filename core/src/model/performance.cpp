@@ -6,6 +6,7 @@
 
 #include "gpucalc/throughput.hpp"
 #include "gpucalc/units.hpp"
+#include "provenance.hpp"
 
 namespace gpucalc {
 
@@ -35,14 +36,14 @@ void trace_rates(OfferingResult& r, const Rates& rates, const ModelConstants& k)
 void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& model,
                         const Gpu& gpu, const Offering& offering, bool with_trace,
                         OfferingResult& r) {
-  const ModelConstants& k = default_model_constants();
+  const ModelConstants& k = *catalog.constants;  // evaluate() checked it is there
   InferenceContext c = make_inference_context(catalog, s, model, gpu, k);
   // Several servers: instances may span them over the scale-out network (stackable), or each
   // unit holds its own copies (separate VMs): the best split of one unit, times the units.
   const Network* network = catalog.scale_out_of(offering);
   const int unit_gpus = std::max(1, r.gpu_count);
   if (network != nullptr) c.scale_out = make_scale_out_link(*network, unit_gpus, r.servers);
-  r.rates_label = c.rates.label;
+  detail::set_rates_provenance(r, c.rates, catalog, gpu);
   if (!(c.matmul_flops_per_s > 0.0) || !(c.hbm_bytes_per_s > 0.0) || model.hidden_size <= 0) {
     r.warnings.emplace_back("no_rates");  // the GPU has no usable rate: leave the figures empty
     return;
@@ -155,7 +156,7 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
 void estimate_training_result(const Catalog& catalog, const Scenario& s, const Model& model,
                               const Gpu& gpu, const Offering& offering, bool with_trace,
                               OfferingResult& r) {
-  const ModelConstants& k = default_model_constants();
+  const ModelConstants& k = *catalog.constants;  // evaluate() checked it is there
   const Network* network = catalog.scale_out_of(offering);
   if (network == nullptr && r.servers > 1) {
     r.warnings.emplace_back("not_stackable");  // no network between the units to train over
@@ -165,7 +166,7 @@ void estimate_training_result(const Catalog& catalog, const Scenario& s, const M
   if (network != nullptr) link = make_scale_out_link(*network, std::max(1, r.gpu_count), r.servers);
   const TrainingEstimate t = estimate_training(catalog, s, model, gpu, offering.gpu_count,
                                                r.fit.capacity_bytes_per_gpu, k, link);
-  r.rates_label = t.rates.label;
+  detail::set_rates_provenance(r, t.rates, catalog, gpu);
   if (!(t.tokens_per_s > 0.0) || !std::isfinite(t.tokens_per_s)) {
     r.warnings.emplace_back("no_rates");
     return;

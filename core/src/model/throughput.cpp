@@ -20,21 +20,6 @@ constexpr double kWeightBytes16 = 2.0;
 constexpr double kGradBytes16 = 2.0;
 constexpr double kOptimizerBytes = 12.0;
 
-bool read_constant(const Json& j, const char* key, double& out) {
-  if (!j.contains(key)) return true;
-  const Json& v = j.at(key);
-  const Json* num = &v;
-  if (v.is_object()) {
-    if (!v.contains("value")) return false;
-    num = &v.at("value");
-  }
-  if (!num->is_number()) return false;
-  const double x = num->get<double>();
-  if (!(x > 0.0 && x < 1e9)) return false;
-  out = x;
-  return true;
-}
-
 bool has_peak(const Gpu& gpu, Precision p) {
   const auto& v = gpu.peak_flops_per_s[index_of(p)];
   return v.has_value() && *v > 0.0;
@@ -46,44 +31,6 @@ double peak_or_zero(const Gpu& gpu, Precision p) {
 }
 
 }  // namespace
-
-Result<ModelConstants> parse_model_constants(std::string_view json_text) {
-  const Json j = Json::parse(json_text.begin(), json_text.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    return make_error(ErrorCode::kInvalidJson, "performance.json", "is not a JSON object");
-  }
-  ModelConstants c;
-  const char* keys[] = {"matmul_fraction",     "hbm_fraction",          "moe_expert_gemm_fraction",
-                        "step_overhead_s",     "allreduce_latency_s",   "max_batch_sequences",
-                        "activation_traffic_factor"};
-  double* outs[] = {&c.matmul_fraction,     &c.hbm_fraction,        &c.moe_expert_gemm_fraction,
-                    &c.step_overhead_s,     &c.allreduce_latency_s, &c.max_batch_sequences,
-                    &c.activation_traffic_factor};
-  for (std::size_t i = 0; i < 7; ++i) {
-    if (!read_constant(j, keys[i], *outs[i])) {
-      return make_error(ErrorCode::kInvalidCatalog, std::string("performance.json.") + keys[i],
-                        "must be a positive number or {\"value\": number, \"source\": ...}");
-    }
-  }
-  if (c.matmul_fraction > 1.0 || c.hbm_fraction > 1.0 || c.moe_expert_gemm_fraction > 1.0) {
-    return make_error(ErrorCode::kOutOfRange, "performance.json",
-                      "fractions must lie between 0 and 1");
-  }
-  return c;
-}
-
-const ModelConstants& default_model_constants() {
-  static const ModelConstants constants = [] {
-    for (const auto& f : embedded_data_files()) {
-      if (std::string_view(f.name) == "performance.json") {
-        auto r = parse_model_constants(f.text);
-        if (r) return r.value();
-      }
-    }
-    return ModelConstants{};
-  }();
-  return constants;
-}
 
 Precision inference_math_precision(const Gpu& gpu, WeightFormat weights) {
   const Precision fp8_or_bf16 = has_peak(gpu, Precision::kFp8) ? Precision::kFp8 : Precision::kBf16;
@@ -199,8 +146,7 @@ Rates resolve_rates(const Catalog& catalog, const Gpu& gpu, Precision math,
 ParamSplit split_params(const Model& m) {
   ParamSplit s;
   if (m.is_moe() && m.moe_intermediate_size > 0 && m.experts_active > 0) {
-    const int interval = std::max(1, m.moe_layer_interval);
-    const int moe_layers = std::max(0, (m.layers - m.dense_layers + interval - 1) / interval);
+    const int moe_layers = m.moe_layer_count();
     // SwiGLU expert: gate, up and down projections.
     s.per_expert = static_cast<double>(moe_layers) * 3.0 * m.hidden_size * m.moe_intermediate_size;
     s.expert_total = std::min(s.per_expert * m.experts_routed, 0.98 * m.params_total);

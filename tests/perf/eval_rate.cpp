@@ -1,8 +1,13 @@
-// Scenario evaluations per second on one core (`make bench`): memory fit alone, and the full
-// evaluation (fit, price, throughput with the replicas x TP and batch search, verdict).
+// Scenario evaluations per CPU second on one core (`make perf`): memory fit alone, the full
+// evaluation (fit, price, throughput with the replicas x TP and batch search, verdict), and the
+// page's call: decode + evaluate + JSON of one scenario (kPageScenario), which
+// tests/perf/eval_rate_wasm.mjs measures in the WASM module for the native/WASM ratio.
 // Targets (issue 3): >= 1,000,000/s for the fit, >= 100,000/s for the full evaluation.
-#include <chrono>
+// `perf_eval_rate --page-rate` prints only the page-call rate (a number per second).
+#include <ctime>
 #include <cstdio>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "gpucalc/catalog.hpp"
@@ -14,32 +19,48 @@ using namespace gpucalc;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+/** CPU seconds of this process: on a shared machine wall time counts the other jobs too. */
+double cpu_seconds() { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; }
 
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-/** Runs `body(i)` in growing batches until `min_s` seconds pass; returns calls per second. */
+/** Runs `body(i)` in growing batches until `min_s` CPU seconds pass; returns calls per CPU
+ *  second. */
 template <class F>
 double rate_per_s(F body, double min_s) {
   long long done = 0;
   long long batch = 1024;
-  const auto t0 = Clock::now();
+  const double t0 = cpu_seconds();
   double elapsed = 0.0;
   while (elapsed < min_s) {
     for (long long i = 0; i < batch; ++i) body(done + i);
     done += batch;
-    elapsed = seconds_since(t0);
+    elapsed = cpu_seconds() - t0;
     if (batch < (1LL << 22)) batch *= 2;
   }
   return static_cast<double>(done) / elapsed;
 }
 
+/** The scenario of the page-call rate, the same in tests/perf/eval_rate_wasm.mjs. */
+constexpr const char* kPageScenario = "v=1";
+
+/** decode + evaluate + JSON (no trace) of kPageScenario per second, as the page calls it. */
+double page_call_rate(const Catalog& catalog, double min_s) {
+  volatile std::size_t sink = 0;
+  return rate_per_s(
+      [&](long long) {
+        auto ev = evaluate_text(catalog, kPageScenario, false);
+        sink = sink + (ev ? evaluation_to_json(ev.value(), false).size() : 0);
+      },
+      min_s);
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   const Catalog& catalog = default_catalog();
+  if (argc > 1 && std::strcmp(argv[1], "--page-rate") == 0) {
+    std::printf("%.0f\n", page_call_rate(catalog, 2.0));
+    return 0;
+  }
   // A spread of scenarios: four models, two weight formats, several lengths and user counts.
   std::vector<Scenario> scenarios;
   const char* models[] = {"llama-3.1-70b", "deepseek-v3", "mixtral-8x7b", "llama-3.1-8b"};
@@ -112,6 +133,9 @@ int main() {
               fit_rate >= 1e6 ? "ok" : "BELOW TARGET");
   std::printf("  full evaluation, throughput search: %12.0f /s  (target >=   100,000)  %s\n", full_rate,
               full_rate >= 1e5 ? "ok" : "BELOW TARGET");
+  const double page_rate = page_call_rate(catalog, 1.0);
+  std::printf("  decode + evaluate + JSON of '%s':  %10.0f /s  (the page's call, natively)\n",
+              kPageScenario, page_rate);
   if (failures > 0) std::printf("  %lld evaluations failed\n", failures);
   return failures > 0 ? 1 : 0;
 }

@@ -1,0 +1,35 @@
+#pragma once
+/**
+ * Global constants of the throughput model: a catalog document ("schema":
+ * "gpucalc-performance/1", data/performance.json) like the GPUs and prices, replaceable with
+ * `--catalog FILE` or the page's price-list loader. There are no defaults in C++: every field
+ * comes from the document, and a document missing one is an error naming it.
+ */
+#include <string_view>
+
+#include "gpucalc/result.hpp"
+
+namespace gpucalc {
+
+constexpr std::string_view kPerformanceSchema = "gpucalc-performance/1";
+
+/** The same for every GPU, model and workload; each value's source is in the document. To add
+ *  one: a member here and a row in core/src/model/constants.cpp. */
+struct ModelConstants {
+  double matmul_fraction = 0.0;            // of the achieved (microbenchmark) matmul rate
+  double hbm_fraction = 0.0;               // of the achieved (BabelStream Dot) HBM rate
+  double moe_expert_gemm_fraction = 0.0;   // expert GEMMs relative to dense GEMMs
+  double step_overhead_s = 0.0;            // per decode or prefill step
+  double allreduce_latency_s = 0.0;        // per small-message all-reduce
+  double max_batch_sequences = 0.0;        // engine default per instance
+  double activation_traffic_factor = 0.0;  // training: activations written then read
+};
+
+/** Parses a gpucalc-performance/1 document. Each constant is a number or {"value": number,
+ *  "source": "..."}; every constant is required and range-checked; errors name the field. */
+Result<ModelConstants> parse_model_constants(std::string_view json_text);
+
+/** The built-in catalog's constants (data/performance.json as compiled in). */
+const ModelConstants& default_model_constants();
+
+}  // namespace gpucalc

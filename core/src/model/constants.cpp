@@ -1,0 +1,79 @@
+// The model constants document (model_constants.hpp): one row per constant.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "gpucalc/catalog.hpp"
+#include "gpucalc/model_constants.hpp"
+
+namespace gpucalc {
+
+namespace {
+
+using Json = nlohmann::json;
+
+struct ConstantRow {
+  const char* name;
+  double ModelConstants::*member;
+  double max;  // every constant is more than 0 and at most this
+};
+
+// Fractions are of an achieved rate, so at most 1; the others are bounded only against typos.
+const ConstantRow kConstants[] = {
+    {"matmul_fraction", &ModelConstants::matmul_fraction, 1.0},
+    {"hbm_fraction", &ModelConstants::hbm_fraction, 1.0},
+    {"moe_expert_gemm_fraction", &ModelConstants::moe_expert_gemm_fraction, 1.0},
+    {"step_overhead_s", &ModelConstants::step_overhead_s, 1.0},
+    {"allreduce_latency_s", &ModelConstants::allreduce_latency_s, 1.0},
+    {"max_batch_sequences", &ModelConstants::max_batch_sequences, 1e6},
+    {"activation_traffic_factor", &ModelConstants::activation_traffic_factor, 100.0},
+};
+
+Error invalid(const std::string& field, const std::string& message) {
+  return make_error(ErrorCode::kInvalidCatalog, "performance." + field, message);
+}
+
+}  // namespace
+
+Result<ModelConstants> parse_model_constants(std::string_view json_text) {
+  if (json_text.size() > kMaxJsonTextBytes) {
+    return make_error(ErrorCode::kTooLarge, "performance", "is larger than 16 MiB");
+  }
+  const Json j = Json::parse(json_text.begin(), json_text.end(), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return make_error(ErrorCode::kInvalidJson, "performance", "is not a JSON object");
+  }
+  if (j.contains("schema") && !(j["schema"].is_string() && j["schema"] == kPerformanceSchema)) {
+    return invalid("schema", "must be \"" + std::string(kPerformanceSchema) + "\"");
+  }
+  ModelConstants c;
+  for (const ConstantRow& row : kConstants) {
+    if (!j.contains(row.name)) {
+      return invalid(row.name, "is required (a number, or {\"value\": number, \"source\": ...})");
+    }
+    const Json& v = j.at(row.name);
+    const Json* num = &v;
+    if (v.is_object()) {
+      if (!v.contains("value")) return invalid(std::string(row.name) + ".value", "is required");
+      num = &v.at("value");
+    }
+    if (!num->is_number()) return invalid(row.name, "must be a number");
+    const double x = num->get<double>();
+    if (!(x > 0.0 && x <= row.max)) {
+      Error e = make_error(
+          ErrorCode::kOutOfRange, "performance." + std::string(row.name),
+          "must be more than 0 and at most " + Json(row.max).dump() + ", got " + Json(x).dump());
+      e.params = {{"max", row.max}, {"value", x}};
+      return e;
+    }
+    c.*row.member = x;
+  }
+  return c;
+}
+
+const ModelConstants& default_model_constants() {
+  static const ModelConstants none;  // only when the built-in catalog is invalid (a test fails)
+  const Catalog& catalog = default_catalog();
+  return catalog.constants ? *catalog.constants : none;
+}
+
+}  // namespace gpucalc

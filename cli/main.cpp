@@ -152,6 +152,7 @@ constexpr Label kLabels[] = {
     {"tpot_s", "TPOT"},
     {"usd_per_million_tokens", "US$ per million tokens"},
     {"scale_out_s", "inter-server time per step"},
+    {"scale_out_strategy", "across servers"},
     {"all_in_power_w_per_gpu", "all-in power per GPU"},
     {"energy_joules_per_output_token", "energy per output token"},
     {"output_tokens_per_s_per_mw", "output tok/s per MW"},

@@ -411,10 +411,13 @@ Result<bool> validate_catalog(const Catalog& catalog) {
     }
   }
   for (const auto& c : catalog.calibrations) {
-    if (catalog.find_gpu(c.gpu_id) == nullptr) {
+    const Gpu* gpu = catalog.find_gpu(c.gpu_id);
+    if (gpu == nullptr) {
       return make_error(ErrorCode::kInvalidCatalog, c.source_name + ": gpu_id",
                         "names GPU \"" + c.gpu_id + "\", which is not in the catalog");
     }
+    auto plausible = check_calibration_against_gpu(c, *gpu);
+    if (!plausible) return plausible.error();
   }
   return true;
 }

@@ -467,7 +467,8 @@ int main(int argc, char** argv) {
                         (c["gpus_needed"].is_null() ? std::string("-") : std::to_string(c["gpus_needed"].get<int>())) +
                         (c["servers_needed"].is_null() || c["servers_needed"].get<int>() <= 1
                              ? std::string()
-                             : " (" + std::to_string(c["servers_needed"].get<int>()) + " servers)"));
+                             : " (" + std::to_string(c["servers_needed"].get<int>()) +
+                                   (c.value("stackable", true) ? " servers)" : " units, not stackable)")));
       }
       rows.push_back(cells);
     }

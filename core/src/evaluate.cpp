@@ -33,6 +33,8 @@ void add_fit_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scen
     trace(r, "capacity_bytes_per_gpu", "marketed figure read as GiB x 2^30 (no device figure recorded)",
           {{"hbm_marketed_gb", gpu.hbm_marketed_bytes / kBytesPerGB}}, "assumption");
   }
+  trace(r, "offering_hbm_marketed_bytes", "deployed_gpus x marketed HBM per GPU (decimal GB x 10^9, as sold)",
+        {{"deployed_gpus", r.deployed_gpus}, {"hbm_marketed_gb", gpu.hbm_marketed_bytes / kBytesPerGB}});
   trace(r, "reserve_bytes_per_gpu", "reserve_gb x 10^9 (runtime, communication buffers, activations)",
         {{"reserve_gb", s.reserve_gb_per_gpu}});
   trace(r, "weights_bytes_per_gpu", "weights_bytes / instance_gpus",
@@ -146,6 +148,7 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario, bo
     }
     r.servers = r.fit.servers;
     r.deployed_gpus = r.gpu_count * r.servers;
+    r.offering_hbm_marketed_bytes = gpu->hbm_marketed_bytes * r.deployed_gpus;
     r.unit_price_usd_per_month = off->price_usd_per_month;
     if (i < scenario.price_usd_per_month.size() && scenario.price_usd_per_month[i] >= 0) {
       r.unit_price_usd_per_month = scenario.price_usd_per_month[i];

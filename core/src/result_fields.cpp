@@ -99,6 +99,8 @@ const std::vector<ResultField>& result_fields() {
       {"capacity_bytes_per_gpu", U::kBytes, S::kAll,
        [](const R& r) { return v(r.fit.capacity_bytes_per_gpu); }},
       {"capacity_assumed", U::kFlag, S::kAll, [](const R& r) { return v(r.capacity_assumed); }},
+      {"offering_hbm_marketed_bytes", U::kBytes, S::kAll,
+       [](const R& r) { return v(r.offering_hbm_marketed_bytes); }},
       {"reserve_bytes_per_gpu", U::kBytes, S::kAll,
        [](const R& r) { return v(r.fit.reserve_bytes_per_gpu); }},
       {"weights_bytes", U::kBytes, S::kAll, [](const R& r) { return v(r.fit.weights_bytes); }},

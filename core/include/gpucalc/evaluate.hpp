@@ -24,6 +24,7 @@ struct OfferingResult {
   int gpu_count = 0;
   bool fp4_native = false;        // the GPU's matrix units run FP4
   bool capacity_assumed = false;  // device basis fell back to marketed GiB
+  double offering_hbm_marketed_bytes = 0.0;  // deployed GPUs x marketed HBM per GPU (as sold)
   MemoryFit fit;
   // --- servers (issue 11): fit.servers units of the offering deployed ---
   int servers = 1;            // = fit.servers

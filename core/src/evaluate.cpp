@@ -50,8 +50,11 @@ void add_fit_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scen
   trace(r, "full_contexts_per_instance", "floor(kv_free_bytes_per_gpu / kv_bytes_per_sequence_per_gpu(instance))",
         {{"kv_free_bytes_per_gpu", f.kv_free_bytes_per_gpu}, {"context_tokens", static_cast<double>(s.context_tokens)},
          {"tensor_parallel", f.deployment.tensor_parallel}});
-  trace(r, "max_context_tokens", "largest context c with users_per_instance x kv_bytes_per_sequence_per_gpu(c) <= kv_free_bytes_per_gpu",
-        {{"users", static_cast<double>(s.users)}, {"kv_free_bytes_per_gpu", f.kv_free_bytes_per_gpu}});
+  trace(r, "max_context_tokens",
+        "largest context c with users_per_instance x kv_bytes_per_sequence_per_gpu(c) <= kv_free_bytes_per_gpu, "
+        "at most the model's max_context_tokens",
+        {{"users", static_cast<double>(s.users)}, {"kv_free_bytes_per_gpu", f.kv_free_bytes_per_gpu},
+         {"model_max_context_tokens", static_cast<double>(m.max_context_tokens)}});
   trace(r, "weights_bytes", "params_total x bytes_per_param(weights format, block scales included)",
         {{"params_total", m.params_total}, {"bytes_per_param", f.weights_bytes / m.params_total}});
   if (m.attention == AttentionKind::kMla) {
@@ -146,6 +149,11 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario, bo
       span.servers = r.fit.servers_needed;
       r.fit = fit_memory(*model, *gpu, *off, scenario, span);
     }
+    // The model reads no further than its maximum context, however much KV room is left.
+    if (model->max_context_tokens > 0 && r.fit.max_context_tokens > model->max_context_tokens) {
+      r.fit.max_context_tokens = model->max_context_tokens;
+      r.warnings.emplace_back("context_capped_at_model_max");
+    }
     r.servers = r.fit.servers;
     r.deployed_gpus = r.gpu_count * r.servers;
     r.offering_hbm_marketed_bytes = gpu->hbm_marketed_bytes * r.deployed_gpus;
@@ -177,6 +185,18 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario, bo
     deployed.gpu_count = r.deployed_gpus;
     estimate_performance(catalog, scenario, *model, *gpu, deployed, with_trace, r);
     estimate_energy(*gpu, scenario, with_trace, r);
+    if (r.usd_per_million_tokens) {
+      const auto input = static_cast<double>(scenario.input_tokens);
+      const auto output = static_cast<double>(scenario.output_tokens);
+      r.usd_per_million_total_tokens = usd_per_million_total_tokens(*r.usd_per_million_tokens, input, output);
+      if (with_trace) {
+        trace(r, "usd_per_million_total_tokens",
+              "usd_per_million_tokens x output / (input + output): the same operating point, every "
+              "request's input and output tokens counted",
+              {{"usd_per_million_tokens", *r.usd_per_million_tokens}, {"input_tokens", input},
+               {"output_tokens", output}});
+      }
+    }
     ev.results.push_back(std::move(r));
   }
   if (!ev.results.empty() && ev.results.front().price_usd_per_month) {

@@ -220,6 +220,7 @@ std::string evaluation_to_json(const Evaluation& ev, bool with_trace) {
     w.field("offering", v.offering_id);
     w.field("code", v.code);
     w.field("kind", v.kind);
+    w.field("basis", v.basis);
     w.key("params");
     write_pairs(w, v.params);
     w.end_object();

@@ -544,7 +544,53 @@ Row version_row() {
   return r;
 }
 
-// The table. Order is the canonical order. To add a key: a Scenario member (scenario.hpp) and
+/** A request (input + output tokens) must fit in the context the deployment holds (vLLM's
+ *  max_model_len), for inference; training reads `seq` instead. Reported on the key that can
+ *  give way (input, else output, else context) with the other two keys in the params, and
+ *  fixed up to that bound so a lenient decode still evaluates. */
+std::optional<Error> request_fits_context(Scenario& s) {
+  if (s.workload != Workload::kInference) return std::nullopt;
+  const long long input = s.input_tokens, output = s.output_tokens, context = s.context_tokens;
+  if (input + output <= context) return std::nullopt;
+  std::string field;
+  double min = 1, max = 0;
+  if (output < context) {
+    field = "input";
+    max = static_cast<double>(context - output);
+    s.input_tokens = context - output;
+  } else if (input < context) {
+    field = "output";
+    max = static_cast<double>(context - input);
+    s.output_tokens = context - input;
+  } else {
+    field = "context";
+    min = static_cast<double>(input + output);
+    max = static_cast<double>(kMaxScenarioTokens);
+    s.context_tokens = std::min(input + output, kMaxScenarioTokens);
+    if (s.input_tokens + s.output_tokens > s.context_tokens) {
+      s.input_tokens = s.context_tokens / 2;
+      s.output_tokens = s.context_tokens - s.input_tokens;
+    }
+  }
+  Error e = make_error(ErrorCode::kRequestExceedsContext, field,
+                       "a request of input " + std::to_string(input) + " + output " +
+                           std::to_string(output) + " tokens is longer than context " +
+                           std::to_string(context) +
+                           " (the longest sequence the deployment holds); lower input or output, "
+                           "or raise context");
+  e.params = {{"min", min}, {"max", max}, {"input", static_cast<double>(input)},
+              {"output", static_cast<double>(output)}, {"context", static_cast<double>(context)}};
+  return e;
+}
+
+/** `row` with a cross-key check run once every key is read. */
+Row with_finish(Row row, std::optional<Error> (*finish)(Scenario&)) {
+  row.finish = finish;
+  return row;
+}
+
+// The table. Order is the canonical order. A request holds at least one token in and one out,
+// so `context` starts at 2 and `input`, `output` stop one short of the longest context. To add a key: a Scenario member (scenario.hpp) and
 // one row here; README's key table is checked against `gpucalc --keys` by the CLI contract.
 const std::vector<Row>& rows() {
   static const std::vector<Row> table = [] {
@@ -553,7 +599,7 @@ const std::vector<Row>& rows() {
         id<&Scenario::model>("model", "catalog model id", kFit),
         choice<&Scenario::weights>("weights", "weight format", kFit),
         choice<&Scenario::kv>("kv", "KV-cache format", kFit),
-        integer<&Scenario::context_tokens>("context", 1, kMaxScenarioTokens, "tokens per sequence", kFit),
+        integer<&Scenario::context_tokens>("context", 2, kMaxScenarioTokens, "longest sequence the deployment holds (vLLM max_model_len): sizes memory and the contexts that fit; input + output fits in it", kFit),
         integer<&Scenario::users>("users", 1, 1000000, "concurrent sequences", kFit),
         id_list<&Scenario::compare>("compare", kMaxCompared, "offering ids, comma separated", kFit),
         choice<&Scenario::capacity>("capacity", "capacity basis: device (what the card reports) or marketed (as sold)", kFit),
@@ -562,8 +608,9 @@ const std::vector<Row>& rows() {
         server_list("servers", kMaxServers, "servers (units) per compared offering, comma separated; 0 = as many as needed, - = 1"),
         number<&Scenario::usd_per_kwh>("kwh", 0, 100, true, "US$ per kWh of energy (default: about the US industrial average, EIA 2024)"),
         choice<&Scenario::workload>("workload", "what the offering runs"),
-        integer<&Scenario::input_tokens>("input", 1, kMaxScenarioTokens, "prompt tokens per request"),
-        integer<&Scenario::output_tokens>("output", 1, kMaxScenarioTokens, "generated tokens per request"),
+        with_finish(integer<&Scenario::input_tokens>("input", 1, kMaxScenarioTokens - 1, "prompt tokens per request (prefill, TTFT, the KV a request holds)"),
+                    request_fits_context),
+        integer<&Scenario::output_tokens>("output", 1, kMaxScenarioTokens - 1, "generated tokens per request (decode, TPOT, cost per million tokens)"),
         integer<&Scenario::tp>("tp", 0, 1024, "GPUs per model instance; 0 = auto: one copy over the offering (most KV room)"),
         integer<&Scenario::seq_tokens>("seq", 1, 1048576, "training sequence length (tokens)"),
         integer<&Scenario::train_tokens>("tokens", 1, 1000000000000000LL, "training budget (tokens)"),

@@ -43,7 +43,8 @@ struct OfferingResult {
   std::optional<double> decode_tokens_per_s_per_user;
   std::optional<double> ttft_s;
   std::optional<double> tpot_s;
-  std::optional<double> usd_per_million_tokens;
+  std::optional<double> usd_per_million_tokens;        // per million output tokens
+  std::optional<double> usd_per_million_total_tokens;  // per million input + output tokens, same point
   std::optional<double> train_tokens_per_s;
   std::optional<double> train_hours;
   std::optional<double> gpu_hours;
@@ -66,6 +67,7 @@ struct VerdictItem {
   std::string offering_id;
   std::string code;  // e.g. "more_hbm_per_gpu" (README lists them)
   std::string kind;  // "pro" | "con" | "note"
+  std::string basis;  // the result field (or, for stack reasons, the scenario key) it rests on
   std::vector<std::pair<std::string, double>> params;
 };
 

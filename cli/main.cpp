@@ -154,6 +154,7 @@ constexpr Label kLabels[] = {
     {"usd_per_million_tokens", "US$ per million output tokens"},
     {"usd_per_million_total_tokens", "US$ per million tokens in + out"},
     {"scale_out_s", "inter-server time per step"},
+    {"scale_out_strategy", "across servers"},
     {"all_in_power_w_per_gpu", "all-in power per GPU"},
     {"energy_joules_per_output_token", "energy per output token"},
     {"output_tokens_per_s_per_mw", "output tok/s per MW"},
@@ -486,7 +487,8 @@ int main(int argc, char** argv) {
                         (c["gpus_needed"].is_null() ? std::string("-") : std::to_string(c["gpus_needed"].get<int>())) +
                         (c["servers_needed"].is_null() || c["servers_needed"].get<int>() <= 1
                              ? std::string()
-                             : " (" + std::to_string(c["servers_needed"].get<int>()) + " servers)"));
+                             : " (" + std::to_string(c["servers_needed"].get<int>()) +
+                                   (c.value("stackable", true) ? " servers)" : " units, not stackable)")));
       }
       rows.push_back(cells);
     }

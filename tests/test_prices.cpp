@@ -242,6 +242,7 @@ TEST_CASE("DeepSeek-V3 BF16 on HGX H200: two servers needed, then fits on 16 GPU
   REQUIRE(b.scale_out_s);
   const double hop_s = 58 * 2 * (kNicLatencyS + 1.0 / 2 * 8 * 0.5 * 7168 * 2 / 8 / kNicBytesPerS);
   CHECK(*b.scale_out_s == doctest::Approx(hop_s));
+  CHECK(b.scale_out_strategy == "expert_parallel");
   // Against an ideal network the step is that much slower, and the throughput lower.
   const Evaluation ideal = eval_ok(ideal_network_catalog(), base + "&servers=2");
   const OfferingResult& i = ideal.results[0];
@@ -288,6 +289,7 @@ TEST_CASE("a model that fits one server: more servers are replicas, no inter-nod
   const Evaluation pp = eval_ok(c, "v=1&model=llama-3.1-70b&weights=fp8&context=8192&users=4&tp=16&compare=fullgpu-8x-h200&servers=2");
   REQUIRE(pp.results[0].scale_out_s);
   CHECK(*pp.results[0].scale_out_s == doctest::Approx(kNicLatencyS + 4.0 * 8192 * 2 / 8 / kNicBytesPerS));
+  CHECK(pp.results[0].scale_out_strategy == "pipeline");
 }
 
 TEST_CASE("single-GPU VMs cannot be stacked into one model-parallel deployment") {

@@ -321,6 +321,7 @@ Result<std::string> fit_table_json(const Catalog& catalog, const Scenario& scena
         w.key("servers_needed");
         if (f.servers_needed > 0) w.value(f.servers_needed);
         else w.null();
+        w.field("stackable", catalog.scale_out_of(*offerings[i]) != nullptr);
         w.field("fits_offering", f.fits);
         w.field("native_math", native_math);
         w.end_object();

@@ -163,6 +163,7 @@ const std::vector<ResultField>& result_fields() {
       {"usd_per_million_total_tokens", U::kUsd, S::kInference,
        [](const R& r) { return v(r.usd_per_million_total_tokens); }},
       {"scale_out_s", U::kSeconds, S::kInference, [](const R& r) { return v(r.scale_out_s); }},
+      {"scale_out_strategy", U::kText, S::kInference, [](const R& r) { return v(r.scale_out_strategy); }},
       {"all_in_power_w_per_gpu", U::kWatts, S::kAll,
        [](const R& r) { return v(r.all_in_power_w_per_gpu); }},
       {"energy_joules_per_output_token", U::kJoules, S::kInference,

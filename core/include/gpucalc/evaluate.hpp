@@ -39,6 +39,7 @@ struct OfferingResult {
   bool stackable = false;     // the offering has a scale-out network
   std::string scale_out_network;                 // its id, "" when none
   std::optional<double> scale_out_s;             // inter-node time of one decode step (users)
+  std::string scale_out_strategy;  // "expert_parallel" | "pipeline" when an instance spans servers
   std::optional<double> unit_price_usd_per_month;  // one unit of the offering
   std::optional<double> price_usd_per_month;     // the deployment: unit price x servers
   std::optional<double> price_usd_per_gpu_hour;

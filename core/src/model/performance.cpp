@@ -88,6 +88,7 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     const int spanned = servers_spanned(c.scale_out, d.gpus);
     if (network != nullptr && spanned > 1) {
       r.scale_out_s = dec.scale_out_s;
+      r.scale_out_strategy = model.is_moe() ? "expert_parallel" : "pipeline";
       if (with_trace) {
         trace(r, "scale_out_s",
               model.is_moe()

@@ -4,9 +4,21 @@
 // 2. embed.js in the host answers {type: "gpucalc:hello"}; the page accepts it only from
 //    window.parent (the message's source) and, when `parent=` lists origins, only from those.
 // 3. From then on the page posts {type: "gpucalc:height", height} to that origin alone.
+/**
+ * The origins `parent=` lists, normalised as a browser writes an origin ("https://Host.example/"
+ * -> "https://host.example", default port dropped); an entry that is no URL matches nothing.
+ */
+export function allowedParentOrigins(allowed) {
+  const originOf = (entry) => {
+    try { return new URL(entry).origin; } catch (e) { return 'null'; }
+  };
+  return (allowed || '').split(/[\s,]+/).filter(Boolean).map(originOf).filter((o) => o !== 'null');
+}
+
 export function initEmbed({ allowed, fullUrl, label }) {
   if (window.parent === window) return;
-  const allowedOrigins = (allowed || '').split(/[\s,]+/).filter(Boolean);
+  const allowedOrigins = allowedParentOrigins(allowed);
+  const restricted = (allowed || '').trim() !== '';
   let parentOrigin = null;
   let lastHeight = 0;
 
@@ -21,7 +33,7 @@ export function initEmbed({ allowed, fullUrl, label }) {
   window.addEventListener('message', (e) => {
     if (e.source !== window.parent) return;
     if (!e.data || typeof e.data !== 'object' || e.data.type !== 'gpucalc:hello') return;
-    if (allowedOrigins.length && !allowedOrigins.includes(e.origin)) return;
+    if (restricted && !allowedOrigins.includes(e.origin)) return;
     if (e.origin === 'null') return;
     parentOrigin = e.origin;
     lastHeight = 0;

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "gpucalc/units.hpp"
 #include "json_fields.hpp"
+#include "json_strict.hpp"
 
 namespace gpucalc {
 
@@ -12,6 +14,14 @@ using detail::Fields;
 using detail::Json;
 
 namespace {
+
+// Smallest rates a catalog may state (the same floor as memory_bandwidth_tbps): anything lower
+// is a typo or a hostile figure, and would make throughput zero and the price per token US$0.
+constexpr double kMinTflops = 0.001;
+constexpr double kMinTbps = 0.001;
+constexpr double kMinGbps = 0.001;
+// Largest parameter count a model may have, computed or given (params_total_b <= 1e6).
+constexpr double kMaxParams = 1e6 * kParamsPerBillion;
 
 std::string entry_path(std::string_view source, const char* array, std::size_t i,
                        const Json& item) {
@@ -34,11 +44,11 @@ void read_common(Fields& f, std::string& id, std::string& name, std::vector<std:
 }
 
 std::optional<SourcedFigure> read_figure(Fields& parent, const char* key, double scale,
-                                         double max) {
+                                         double min, double max) {
   auto sub = parent.object(key);
   if (!sub) return std::nullopt;
   SourcedFigure fig;
-  sub->num("value", fig.value, true, 0.0, max);
+  sub->num("value", fig.value, true, min, max);
   sub->boolean("estimate", fig.estimate);
   std::vector<std::string> src;
   sub->strings("source", src);
@@ -68,7 +78,7 @@ Result<Gpu> parse_gpu(const Json& item, const std::string& path) {
   f.num("hbm_gb", hbm_gb, true, 1.0, 100000.0);
   g.hbm_marketed_bytes = hbm_gb * kBytesPerGB;
   std::optional<double> mib;
-  f.opt_num("hbm_device_mib", mib, 1.0, 1e8);
+  f.opt_num("hbm_device_mib", mib, 1024.0, 1e8);  // 1 GiB .. 100 TB, as hbm_gb
   if (mib) g.hbm_device_bytes = *mib * kBytesPerMiB;
   double tbps = 0;
   f.num("memory_bandwidth_tbps", tbps, true, 0.001, 1000.0);
@@ -77,6 +87,10 @@ Result<Gpu> parse_gpu(const Json& item, const std::string& path) {
     for (std::size_t i = 0; i < kPrecisionCount; ++i) {
       std::optional<double> t;
       peaks->opt_num(precision_name(static_cast<Precision>(i)), t, 0.0, 1e7);
+      if (t && *t > 0 && *t < kMinTflops) {
+        peaks->fail(precision_name(static_cast<Precision>(i)),
+                    "must be null, 0 (no native path) or at least 0.001 TFLOPS");
+      }
       if (t && *t > 0) g.peak_flops_per_s[i] = *t * kFlopsPerTflop;
     }
     f.adopt(*peaks);
@@ -118,13 +132,14 @@ Result<Gpu> parse_gpu(const Json& item, const std::string& path) {
     if (auto mm = ach->object("matmul_tflops")) {
       for (std::size_t i = 0; i < kPrecisionCount; ++i) {
         g.achieved_matmul_flops_per_s[i] =
-            read_figure(*mm, precision_name(static_cast<Precision>(i)), kFlopsPerTflop, 1e7);
+            read_figure(*mm, precision_name(static_cast<Precision>(i)), kFlopsPerTflop,
+                        kMinTflops, 1e7);
       }
       ach->adopt(*mm);
     }
-    g.achieved_hbm_bytes_per_s = read_figure(*ach, "hbm_tbps", kBytesPerTB, 1000.0);
+    g.achieved_hbm_bytes_per_s = read_figure(*ach, "hbm_tbps", kBytesPerTB, kMinTbps, 1000.0);
     g.achieved_allreduce_bus_bytes_per_s =
-        read_figure(*ach, "allreduce_bus_gbps", kBytesPerGB, 1e6);
+        read_figure(*ach, "allreduce_bus_gbps", kBytesPerGB, kMinGbps, 1e6);
     f.adopt(*ach);
   }
   if (!f.ok()) return f.error();
@@ -180,7 +195,10 @@ void read_model_fields(Fields& f, Model& m) {
   f.integer("max_context_tokens", m.max_context_tokens, false, 0, 1 << 30);
   f.str("native_weights", m.native_weights, false);
   if (!f.ok()) return;
-  if (m.attention == AttentionKind::kGqa && m.heads % m.kv_heads != 0) {
+  if (m.head_dim < 1 && (m.attention == AttentionKind::kGqa || m.v_head_dim == 0)) {
+    // GQA sizes its KV and attention by head_dim; MLA by its own widths (v_head_dim, ranks).
+    f.fail("head_dim", "is required when hidden_size / heads is below 1");
+  } else if (m.attention == AttentionKind::kGqa && m.heads % m.kv_heads != 0) {
     f.fail("kv_heads", "must divide heads (" + std::to_string(m.heads) + ")");
   } else if (m.attention == AttentionKind::kMla && m.kv_lora_rank == 0) {
     f.fail("kv_lora_rank", "is required for MLA attention");
@@ -208,6 +226,13 @@ Result<Model> parse_model(const Json& item, const std::string& path) {
   f.opt_num("params_active_b", active_b, 0.001, 1e6);
   if (!f.ok()) return f.error();
   const ParamCount counted = count_params(m, false);
+  if (!(counted.total > 0 && counted.total <= kMaxParams)) {
+    char count[32];
+    std::snprintf(count, sizeof count, "%.4g", counted.total / kParamsPerBillion);
+    f.fail("params_total_b", std::string("the dimensions give ") + count +
+                                 " B parameters; at most 1,000,000 B (check layers, hidden_size, heads, experts)");
+    return f.error();
+  }
   m.params_total = total_b ? *total_b * kParamsPerBillion : counted.total;
   m.params_active = active_b ? *active_b * kParamsPerBillion
                              : (total_b && !m.is_moe() ? m.params_total : counted.active);
@@ -231,9 +256,18 @@ std::optional<Error> parse_array(const Json& doc, const char* key, std::string_v
     return make_error(ErrorCode::kTooLarge, std::string(source) + ": " + key,
                       "holds more than 10,000 entries");
   }
+  const std::size_t first = out.size();
   for (std::size_t i = 0; i < arr.size(); ++i) {
-    auto r = parse(arr[i], entry_path(source, key, i, arr[i]));
+    const std::string path = entry_path(source, key, i, arr[i]);
+    auto r = parse(arr[i], path);
     if (!r) return r.error();
+    for (std::size_t j = first; j < out.size(); ++j) {
+      if (out[j].id == r.value().id) {
+        return make_error(ErrorCode::kInvalidCatalog, path + ".id",
+                          "\"" + r.value().id + "\" is used twice in this file (first at " + key +
+                              "[" + std::to_string(j - first) + "])");
+      }
+    }
     out.push_back(std::move(r).value());
   }
   return std::nullopt;
@@ -293,10 +327,9 @@ Result<Catalog> parse_catalog_json(std::string_view json_text, std::string_view 
   if (json_text.size() > kMaxJsonTextBytes) {
     return make_error(ErrorCode::kTooLarge, source, "is larger than 16 MiB");
   }
-  const Json doc = Json::parse(json_text.begin(), json_text.end(), nullptr, false);
-  if (doc.is_discarded()) {
-    return make_error(ErrorCode::kInvalidJson, source, "is not valid JSON");
-  }
+  auto parsed = detail::parse_json_strict(json_text, source);
+  if (!parsed) return parsed.error();
+  const Json& doc = parsed.value();
   if (!doc.is_object()) {
     return make_error(ErrorCode::kInvalidCatalog, source, "must be a JSON object");
   }
@@ -382,13 +415,14 @@ ParamCount count_params(const Model& m, bool tied_embeddings) {
   const double embed = static_cast<double>(m.vocab_size) * h * (tied_embeddings ? 1.0 : 2.0);
   double attn = 0.0;
   if (m.attention == AttentionKind::kMla) {
-    const double qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
+    const double qk = static_cast<double>(m.qk_nope_head_dim) + m.qk_rope_head_dim;
     const double v = m.v_head_dim > 0 ? m.v_head_dim : m.head_dim;
     const double q = m.q_lora_rank > 0
-                         ? h * m.q_lora_rank + m.q_lora_rank + m.q_lora_rank * m.heads * qk
+                         ? h * m.q_lora_rank + m.q_lora_rank + static_cast<double>(m.q_lora_rank) * m.heads * qk
                          : h * m.heads * qk;
-    const double kv = h * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank +
-                      m.kv_lora_rank * m.heads * (m.qk_nope_head_dim + v);
+    // In double throughout: kv_lora_rank x heads alone passes 2^31 inside the parse bounds.
+    const double kv = h * (static_cast<double>(m.kv_lora_rank) + m.qk_rope_head_dim) +
+                      m.kv_lora_rank + static_cast<double>(m.kv_lora_rank) * m.heads * (m.qk_nope_head_dim + v);
     attn = q + kv + m.heads * v * h;
   } else {
     attn = h * m.heads * m.head_dim + 2.0 * h * m.kv_heads * m.head_dim +

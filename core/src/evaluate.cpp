@@ -4,8 +4,10 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "gpucalc/invariants.hpp"
 #include "gpucalc/performance.hpp"
 #include "gpucalc/pricing.hpp"
+#include "gpucalc/throughput.hpp"
 #include "gpucalc/units.hpp"
 
 namespace gpucalc {
@@ -89,6 +91,35 @@ void add_fit_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scen
   }
 }
 
+/**
+ * Training and fine-tuning fit on the training memory (weights, gradients and optimizer state
+ * as sharded, activations, reserve: estimate_training), not on the inference KV fit. A run that
+ * does not fit says so (fit_reason training_does_not_fit), has no time nor cost, and the
+ * verdict never recommends it.
+ */
+void apply_training_fit(const Catalog& catalog, const Scenario& s, const Model& m, const Gpu& gpu,
+                        const Offering& off, bool with_trace, OfferingResult& r) {
+  const TrainingEstimate t = estimate_training(catalog, s, m, gpu, off.gpu_count,
+                                               r.fit.capacity_bytes_per_gpu, default_model_constants());
+  r.train_memory_bytes_per_gpu = t.memory_bytes_per_gpu;
+  r.fit.fits = t.fits;
+  r.fit.reason = t.fits ? "ok" : "training_does_not_fit";
+  if (!t.fits) {
+    r.train_tokens_per_s.reset();
+    r.train_hours.reset();
+    r.gpu_hours.reset();
+    r.run_cost_usd.reset();
+    if (std::find(r.warnings.begin(), r.warnings.end(), "training_does_not_fit") == r.warnings.end()) {
+      r.warnings.emplace_back("training_does_not_fit");
+    }
+  }
+  if (with_trace) {
+    trace(r, "fits", "train_memory_bytes_per_gpu <= capacity_bytes_per_gpu (training memory, not the inference KV fit)",
+          {{"train_memory_bytes_per_gpu", t.memory_bytes_per_gpu},
+           {"capacity_bytes_per_gpu", r.fit.capacity_bytes_per_gpu}});
+  }
+}
+
 }  // namespace
 
 Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario, bool with_trace) {
@@ -153,11 +184,16 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario, bo
     if (r.capacity_assumed) r.warnings.emplace_back("capacity_assumed_gib");
     if (with_trace) add_fit_trace(r, *model, *gpu, scenario);
     estimate_performance(catalog, scenario, *model, *gpu, *off, with_trace, r);
+    if (scenario.workload != Workload::kInference) {
+      apply_training_fit(catalog, scenario, *model, *gpu, *off, with_trace, r);
+    }
     ev.results.push_back(std::move(r));
   }
   if (!ev.results.empty() && ev.results.front().price_usd_per_month) {
     ev.results.front().price_delta_usd_per_month = 0.0;
   }
+  auto invariants = enforce_output_invariants(ev);
+  if (!invariants) return invariants.error();
   build_verdict(ev);
   return ev;
 }

@@ -384,3 +384,16 @@ TEST_CASE("output invariants hold over the built-in catalog's models and workloa
   auto table = fit_table_json(default_catalog(), Scenario{});
   CHECK_MESSAGE(table.ok(), (table.ok() ? "" : table.error().to_string()));
 }
+
+TEST_CASE("an error quoting bytes that are not UTF-8 is still a JSON error object") {
+  // "%FF" decodes to a lone 0xFF byte; the JSON dump used to abort on it (the page and the
+  // WASM binding return errors through error_to_json).
+  for (const char* text : {"v=1&model=%FF", "v=1&model=\xff\xfe", "v=1&compare=%C3"}) {
+    CAPTURE(text);
+    auto s = decode_scenario(text);
+    const Error e = s.ok() ? evaluate(default_catalog(), s.value(), false).error() : s.error();
+    const auto j = nlohmann::json::parse(error_to_json(e), nullptr, false);
+    REQUIRE_FALSE(j.is_discarded());
+    CHECK(j["error"]["field"].is_string());
+  }
+}

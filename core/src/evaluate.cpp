@@ -208,7 +208,8 @@ Result<Evaluation> evaluate_text(const Catalog& catalog, std::string_view scenar
 std::string error_to_json(const Error& error) {
   Json j;
   j["error"] = {{"code", error_code_name(error.code)}, {"field", error.field}, {"message", error.message}};
-  return j.dump();
+  // Messages may quote input bytes that are not UTF-8: replaced (U+FFFD), never an abort.
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace gpucalc

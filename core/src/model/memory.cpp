@@ -25,7 +25,7 @@ constexpr double kMaxInt = 2147483647.0;
 double kv_bytes_per_layer_token_per_gpu(const Model& m, KvFormat kv, int tp) {
   const double b = kv_bytes_per_value(kv);
   if (m.attention == AttentionKind::kMla) {
-    return static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim) * b;  // replicated per rank
+    return (static_cast<double>(m.kv_lora_rank) + m.qk_rope_head_dim) * b;  // replicated per rank
   }
   return 2.0 * ceil_div(m.kv_heads, tp) * m.head_dim * b;
 }

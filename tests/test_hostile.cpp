@@ -65,7 +65,8 @@ void require_invariants(const Evaluation& ev) {
 
 }  // namespace
 
-TEST_CASE("pretraining DeepSeek-V3 on 8 GPUs does not fit: training memory, not the inference fit") {
+TEST_CASE(
+    "pretraining DeepSeek-V3 on 8 GPUs does not fit: training memory, not the inference fit") {
   const Evaluation ev = test::eval_ok(default_catalog(), "v=1&workload=pretrain&model=deepseek-v3");
   const Model& m = *default_catalog().find_model("deepseek-v3");
   // By hand: TP 8 (the largest tried), ZeRO 1 over DP 1: 16 B per parameter / 8; selective
@@ -136,7 +137,8 @@ TEST_CASE("MLA parameter count is computed in floating point (no int overflow)")
   const double q = h * r + r + r * heads * qk;
   const double kv = h * (r + 64) + r + r * heads * (128 + v);
   const double attn = q + kv + heads * v * h;
-  const double expected = 129280.0 * h * 2.0 + h + 61.0 * (attn + 2.0 * h) + 61.0 * 3.0 * h * 18432.0;
+  const double expected =
+      129280.0 * h * 2.0 + h + 61.0 * (attn + 2.0 * h) + 61.0 * 3.0 * h * 18432.0;
   CHECK(count_params(m, false).total == doctest::Approx(expected));
   CHECK(expected > 1e15);  // beyond the catalog's 1,000,000 B limit, hence the error above
 }
@@ -150,7 +152,8 @@ TEST_CASE("GPUs for the weights alone never comes out negative (double-to-int ov
   c.models.push_back(m);
   Scenario s;
   s.model = "huge";
-  const MemoryFit fit = fit_memory(m, *c.find_gpu("h200-sxm"), *c.find_offering("fullgpu-8x-h200"), s);
+  const MemoryFit fit =
+      fit_memory(m, *c.find_gpu("h200-sxm"), *c.find_offering("fullgpu-8x-h200"), s);
   CHECK(fit.gpus_needed_weights_only == -1);  // checked cast: "cannot compute", not INT_MIN
   auto ev = evaluate(c, s, false);
   REQUIRE_FALSE(ev.ok());
@@ -158,7 +161,8 @@ TEST_CASE("GPUs for the weights alone never comes out negative (double-to-int ov
   CHECK(ev.error().code == ErrorCode::kOutOfRange);
   auto table = fit_table_json(c, s);
   REQUIRE_FALSE(table.ok());
-  CHECK(table.error().field.find("fit_table(huge, bf16, fullgpu-8x-mi355x).gpus_needed_weights_only") == 0);
+  CHECK(table.error().field.find(
+            "fit_table(huge, bf16, fullgpu-8x-mi355x).gpus_needed_weights_only") == 0);
 }
 
 TEST_CASE("catalog counts: a uint64 gpu_count is reported as written, not as -1") {
@@ -205,8 +209,10 @@ TEST_CASE("duplicate ids and duplicate JSON keys are refused with the path") {
           "hostile.json: x[1][1].b");
   }
   SUBCASE("in a config.json") {
-    auto m = import_hf_config(R"({"hidden_size":4096,"num_attention_heads":32,"num_hidden_layers":32,
-        "num_hidden_layers":2,"vocab_size":32000,"intermediate_size":14336})", "dup");
+    auto m =
+        import_hf_config(R"({"hidden_size":4096,"num_attention_heads":32,"num_hidden_layers":32,
+        "num_hidden_layers":2,"vocab_size":32000,"intermediate_size":14336})",
+                         "dup");
     REQUIRE_FALSE(m.ok());
     CHECK(m.error().field == "config.json: num_hidden_layers");
   }
@@ -220,7 +226,8 @@ TEST_CASE("duplicate ids and duplicate JSON keys are refused with the path") {
   SUBCASE("the same key in two objects is fine") {
     auto c = extend_catalog(default_catalog(), R"({"offerings":[
         {"id":"a1","name":"x","gpu":"h200-sxm","gpu_count":8,"sources":["s"]},
-        {"id":"a2","name":"x","gpu":"h200-sxm","gpu_count":8,"sources":["s"]}]})", "ok.json");
+        {"id":"a2","name":"x","gpu":"h200-sxm","gpu_count":8,"sources":["s"]}]})",
+                            "ok.json");
     CHECK_MESSAGE(c.ok(), (c.ok() ? "" : c.error().to_string()));
   }
 }
@@ -377,7 +384,8 @@ TEST_CASE("output invariants hold over the built-in catalog's models and workloa
       require_invariants(ev);
       for (const auto& r : ev.results) {
         if (!r.fit.fits) CHECK(ev.recommended_offering_id != r.offering_id);
-        if (ev.scenario.workload != Workload::kInference && !r.fit.fits) CHECK_FALSE(r.run_cost_usd);
+        if (ev.scenario.workload != Workload::kInference && !r.fit.fits)
+          CHECK_FALSE(r.run_cost_usd);
       }
     }
   }

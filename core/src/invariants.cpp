@@ -107,7 +107,8 @@ std::optional<std::string> rate_violation(const OfferingResult& r) {
     if (!r.max_throughput_tokens_per_s) return "usd_per_million_tokens";
     const double x = *r.usd_per_million_tokens;
     const bool priced = r.price_usd_per_month && *r.price_usd_per_month > 0.0;
-    if (!std::isfinite(x) || x < 0.0 || (priced && !positive_finite(x))) return "usd_per_million_tokens";
+    if (!std::isfinite(x) || x < 0.0 || (priced && !positive_finite(x)))
+      return "usd_per_million_tokens";
   }
   if (r.run_cost_usd) {
     if (!r.train_tokens_per_s) return "run_cost_usd";

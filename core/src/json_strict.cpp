@@ -11,7 +11,7 @@ using Json = nlohmann::json;
 
 /** One open object or array while parsing: where it sits and what it has seen. */
 struct Frame {
-  std::string label;           // ".key" or "[i]" relative to the parent; "" for the root
+  std::string label;  // ".key" or "[i]" relative to the parent; "" for the root
   bool is_array = false;
   std::size_t next_index = 0;  // arrays: index of the next element
   std::string key;             // objects: the key whose value is being read

@@ -17,6 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     gpucalc::fuzz::check_json_text(listed.value(), true);
   }
   auto other = gpucalc::catalog_to_json(catalog, what);
-  gpucalc::fuzz::check_json_text(other ? other.value() : gpucalc::error_to_json(other.error()), true);
+  gpucalc::fuzz::check_json_text(other ? other.value() : gpucalc::error_to_json(other.error()),
+                                 true);
   return 0;
 }

@@ -19,10 +19,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (c < 0x20 || c == 0x7f || c1) gpucalc::fuzz::violated("control character printed raw");
   }
   // The input as an offering's name and a model's name (JSON-escaped by nlohmann).
-  const std::string name = nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string name =
+      nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   auto part = nlohmann::json::parse(
       R"({"offerings":[{"id":"p","name":)" + name +
-          R"(,"gpu":"h200-sxm","gpu_count":8,"price_usd_per_month":1000,"sources":[)" + name + "]}]}",
+          R"(,"gpu":"h200-sxm","gpu_count":8,"price_usd_per_month":1000,"sources":[)" + name +
+          "]}]}",
       nullptr, false);
   if (part.is_discarded()) return 0;
   auto c = gpucalc::extend_catalog(gpucalc::default_catalog(), part.dump(), "names.json");
@@ -30,8 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   gpucalc::Scenario s;
   s.compare = {"p", "fullgpu-8x-mi355x"};
   gpucalc::fuzz::evaluate_and_check(c.value(), s);
-  gpucalc::fuzz::check_json_text(gpucalc::error_to_json(gpucalc::make_error(
-                                     gpucalc::ErrorCode::kBadValue, text, text)),
-                                 false);
+  gpucalc::fuzz::check_json_text(
+      gpucalc::error_to_json(gpucalc::make_error(gpucalc::ErrorCode::kBadValue, text, text)),
+      false);
   return 0;
 }

@@ -14,7 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto s = gpucalc::decode_scenario(text);
   if (!s) return 0;
   gpucalc::Scenario scenario = s.value();
-  if (scenario.workload == gpucalc::Workload::kInference) scenario.workload = workloads[data[0] % 4];
+  if (scenario.workload == gpucalc::Workload::kInference)
+    scenario.workload = workloads[data[0] % 4];
   auto ev = gpucalc::evaluate(gpucalc::default_catalog(), scenario, true);
   if (!ev) return 0;
   gpucalc::fuzz::check_evaluation(ev.value());

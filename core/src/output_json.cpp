@@ -3,8 +3,10 @@
 
 #include "gpucalc/evaluate.hpp"
 #include "gpucalc/invariants.hpp"
+#include "gpucalc/result_fields.hpp"
 #include "gpucalc/units.hpp"
 #include "json_writer.hpp"
+#include "scenario_inputs.hpp"
 
 namespace gpucalc {
 
@@ -20,52 +22,18 @@ void write_pairs(JsonWriter& w, const std::vector<std::pair<std::string, double>
 }
 
 void write_result(JsonWriter& w, const OfferingResult& r, bool with_trace) {
-  const MemoryFit& f = r.fit;
   w.begin_object();
-  w.field("offering", r.offering_id);
-  w.field("offering_name", r.offering_name);
-  w.field("gpu", r.gpu_id);
-  w.field("gpu_name", r.gpu_name);
-  w.field("gpu_count", r.gpu_count);
-  w.field("capacity_bytes_per_gpu", f.capacity_bytes_per_gpu);
-  w.field("capacity_assumed", r.capacity_assumed);
-  w.field("reserve_bytes_per_gpu", f.reserve_bytes_per_gpu);
-  w.field("weights_bytes", f.weights_bytes);
-  w.field("weights_bytes_per_gpu", f.weights_bytes_per_gpu);
-  w.field("kv_bytes_per_token", f.kv_bytes_per_token);
-  w.field("kv_bytes_per_context", f.kv_bytes_per_context);
-  w.field("gpus_needed_weights_only", f.gpus_needed_weights_only);
-  w.key("gpus_needed");
-  if (f.gpus_needed > 0) w.value(f.gpus_needed);
-  else w.null();
-  w.field("fits", f.fits);
-  w.field("fit_reason", f.reason);
-  w.field("instance_gpus", f.deployment.gpus);
-  w.field("tensor_parallel", f.deployment.tensor_parallel);
-  w.field("pipeline_parallel", f.deployment.pipeline_parallel);
-  w.field("replicas", f.replicas);
-  w.field("kv_free_bytes_per_gpu", f.kv_free_bytes_per_gpu);
-  w.field("kv_used_bytes_per_gpu", f.kv_used_bytes_per_gpu);
-  w.field("headroom_bytes_per_gpu", f.headroom_bytes_per_gpu);
-  w.field("kv_free_bytes", f.kv_free_bytes);
-  w.field("full_contexts_per_instance", f.full_contexts_per_instance);
-  w.field("full_contexts", f.full_contexts);
-  w.field("max_context_tokens", f.max_context_tokens);
-  w.field("price_month_usd", r.price_usd_per_month);
-  w.field("price_gpu_hour_usd", r.price_usd_per_gpu_hour);
-  w.field("price_gb_month_usd", r.price_usd_per_gb_month);
-  w.field("price_delta_month_usd", r.price_delta_usd_per_month);
-  w.field("max_throughput_tokens_per_s", r.max_throughput_tokens_per_s);
-  w.field("decode_tokens_per_s_per_user", r.decode_tokens_per_s_per_user);
-  w.field("ttft_s", r.ttft_s);
-  w.field("tpot_s", r.tpot_s);
-  w.field("usd_per_million_tokens", r.usd_per_million_tokens);
-  w.field("train_tokens_per_s", r.train_tokens_per_s);
-  w.field("train_hours", r.train_hours);
-  w.field("gpu_hours", r.gpu_hours);
-  w.field("run_cost_usd", r.run_cost_usd);
-  w.field("train_memory_bytes_per_gpu", r.train_memory_bytes_per_gpu);
-  w.field("rates_label", r.rates_label);
+  for (const ResultField& f : result_fields()) {
+    w.key(f.name);
+    const FieldValue x = f.get(r);
+    switch (x.type) {
+      case FieldValue::Type::kNull: w.null(); break;
+      case FieldValue::Type::kNumber: w.value(x.number); break;
+      case FieldValue::Type::kInteger: w.value(x.integer); break;
+      case FieldValue::Type::kFlag: w.value(x.flag); break;
+      case FieldValue::Type::kText: w.value(x.text); break;
+    }
+  }
   w.key("warnings").begin_array();
   for (const auto& warning : r.warnings) w.value(warning);
   w.end_array();
@@ -205,6 +173,8 @@ std::string evaluation_to_json(const Evaluation& ev, bool with_trace) {
   w.begin_object();
   w.field("schema", "gpucalc-result/1");
   w.field("scenario", ev.canonical);
+  w.key("inputs");
+  detail::write_scenario_inputs(w, ev.scenario);
   w.field("capacity_basis", capacity_basis_name(ev.scenario.capacity));
   w.field("workload", workload_name(ev.scenario.workload));
   w.key("model").begin_object();

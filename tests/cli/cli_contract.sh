@@ -90,6 +90,18 @@ JSON
 check "hf config import" py "$tmp/h.json" "assert abs(d['model']['params_total'] - 8.03e9) < 0.05e9"
 "$bin" --keys >"$tmp/k.txt"
 check "--keys lists keys" grep -q "^compare" "$tmp/k.txt"
+# README's key table is the schema's: regenerate it with gpucalc --keys --format markdown.
+"$bin" --keys --format markdown >"$tmp/k.md"
+sed -n '/<!-- keys:begin/,/<!-- keys:end/p' "$src/README.md" | grep '^|' >"$tmp/readme-keys.md"
+check "README key table matches gpucalc --keys --format markdown" diff "$tmp/k.md" "$tmp/readme-keys.md"
+"$bin" --keys --format json >"$tmp/k.json"
+check "--keys --format json" py "$tmp/k.json" "assert d[0]['key'] == 'v' and all('kind' in k and 'default' in k for k in d)"
+# CSV: RFC 4180 from the core (CRLF lines, the scenario cell quoted: it holds commas).
+check "csv quoted scenario, CRLF" python3 -c '
+import subprocess, sys
+out = subprocess.run([sys.argv[1], "--format", "csv", "v=1"], capture_output=True).stdout
+assert out.count(b"\r\n") == 3 and b"\r\n\"v=1&model=" in out, out[:200]' "$bin"
+check "json echoes inputs" py "$tmp/m.json" "assert d['inputs']['capacity'] == 'marketed' and d['inputs']['users'] == 1 and d['inputs']['util'] == 0.7"
 "$bin" --fit-table --format json 'v=1' >"$tmp/f.json"
 check "--fit-table" py "$tmp/f.json" "assert len(d['rows']) > 0"
 

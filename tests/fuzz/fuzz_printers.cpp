@@ -1,7 +1,7 @@
 // Fuzz the printers: the JSON writer through evaluation_to_json (with and without the trace)
 // and error_to_json, on a catalog whose names and notes come from the input, and the CLI's
-// terminal escaping (cli/safe_io.hpp): no control byte survives it. The CSV writer joins when it
-// moves into the core.
+// terminal escaping (cli/safe_io.hpp): no control byte survives it. The core's CSV writer is
+// checked on every evaluation (fuzz_support.hpp: RFC 4180, no formula cell).
 #include <cstdint>
 #include <string>
 

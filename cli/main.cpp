@@ -27,7 +27,7 @@ using gpucalc::ErrorCode;
 using Json = nlohmann::ordered_json;
 
 constexpr const char* kUsage = R"(usage: gpucalc [options] 'SCENARIO'
-       gpucalc --list gpus|models|offerings [--format table|json]
+       gpucalc --list gpus|models|offerings|networks [--format table|json]
        gpucalc --fit-table ['SCENARIO'] [--format json]
        gpucalc --validate [--format table|json]
        gpucalc --keys [--format table|json|markdown]
@@ -136,6 +136,11 @@ constexpr Label kLabels[] = {
     {"gpus_needed", "GPUs needed (weights+KV+reserve)"},
     {"fits", "fits"},
     {"fit_reason", "fit"},
+    {"servers_needed", "servers needed"},
+    {"servers", "servers deployed"},
+    {"deployed_gpus", "GPUs deployed"},
+    {"stackable", "servers can be joined (scale-out network)"},
+    {"scale_out_network", "scale-out network"},
     {"instance_gpus", "GPUs per instance"},
     {"tensor_parallel", "tensor parallel"},
     {"pipeline_parallel", "pipeline parallel"},
@@ -147,7 +152,8 @@ constexpr Label kLabels[] = {
     {"full_contexts_per_instance", "full contexts per instance"},
     {"full_contexts", "full contexts, offering"},
     {"max_context_tokens", "longest context for users"},
-    {"price_month_usd", "price per month"},
+    {"unit_price_month_usd", "price per month, one unit"},
+    {"price_month_usd", "price per month, deployment"},
     {"price_gpu_hour_usd", "per GPU-hour"},
     {"price_gb_month_usd", "per GB of HBM per month"},
     {"price_delta_month_usd", "vs first, per month"},
@@ -156,11 +162,18 @@ constexpr Label kLabels[] = {
     {"ttft_s", "TTFT"},
     {"tpot_s", "TPOT"},
     {"usd_per_million_tokens", "US$ per million tokens"},
+    {"scale_out_s", "inter-server time per step"},
+    {"all_in_power_w_per_gpu", "all-in power per GPU"},
+    {"energy_joules_per_output_token", "energy per output token"},
+    {"output_tokens_per_s_per_mw", "output tok/s per MW"},
+    {"energy_usd_per_million_tokens", "energy US$ per million tokens"},
     {"train_tokens_per_s", "training tokens/s"},
     {"train_hours", "hours to budget"},
     {"gpu_hours", "GPU-hours"},
     {"run_cost_usd", "cost of the run"},
     {"train_memory_bytes_per_gpu", "memory per GPU"},
+    {"energy_kwh_per_run", "energy of the run"},
+    {"energy_usd_per_run", "energy cost of the run"},
     {"rates_label", "rates"},
 };
 // Shown in the header line instead of as rows.
@@ -191,6 +204,9 @@ std::string cell(const gpucalc::ResultField& f, const gpucalc::FieldValue& x) {
       if (n == 0) return "US$0";
       return (n < 0 ? "-US$" : "US$") + fmt(std::fabs(n), std::fabs(n) >= 1000 ? 0 : std::fabs(n) >= 1 ? 2 : 3);
     case UnitKind::kRatio: return fmt(n, 3);
+    case UnitKind::kWatts: return fmt(n, 0) + " W";
+    case UnitKind::kJoules: return fmt(n, 3) + " J";
+    case UnitKind::kKwh: return fmt(n, 0) + " kWh";
     case UnitKind::kCount:
     case UnitKind::kText:
     case UnitKind::kFlag: break;
@@ -316,12 +332,24 @@ void list_catalog(const Catalog& catalog, const std::string& what, const std::st
                       std::to_string(m.kv_heads)});
     }
     print_table({"id", "name", "params", "active", "attention", "layers", "kv heads"}, rows);
+  } else if (what == "networks") {
+    for (const auto& n : catalog.networks) {
+      rows.push_back({n.id, n.name, std::to_string(n.nics_per_server) + " x " + fmt(n.nic_line_rate_bytes_per_s / 1e9, 0) + " GB/s",
+                      fmt(n.achieved_bytes_per_s_per_nic.value / 1e9, 1) + " GB/s" + (n.achieved_bytes_per_s_per_nic.estimate ? " (estimate)" : ""),
+                      fmt(n.latency_s.value * 1e6, 1) + " us" + (n.latency_s.estimate ? " (estimate)" : "")});
+    }
+    print_table({"id", "name", "NICs per server", "achieved per NIC", "latency"}, rows);
   } else {
     for (const auto& o : catalog.offerings) {
-      rows.push_back({o.id, o.name, std::to_string(o.gpu_count) + " x " + o.gpu_id,
-                      o.price_usd_per_month ? "US$" + fmt(*o.price_usd_per_month, 0) : "unpriced"});
+      std::string tier = o.tier.empty() ? "-" : o.tier;
+      if (o.price_estimate) tier += " (estimate)";
+      rows.push_back({o.id, std::to_string(o.gpu_count) + " x " + o.gpu_id,
+                      o.price_usd_per_month ? "US$" + fmt(*o.price_usd_per_month, 0) : "unpriced",
+                      o.listed_usd_per_gpu_hour ? "US$" + fmt(*o.listed_usd_per_gpu_hour, 2) + "/GPU-h" : "",
+                      tier, o.scale_out_id.empty() ? "-" : o.scale_out_id,
+                      o.price_source.empty() ? "-" : o.price_source});
     }
-    print_table({"id", "name", "GPUs", "per month"}, rows);
+    print_table({"id", "GPUs", "per month", "listed", "tier", "scale-out", "price source"}, rows);
   }
 }
 
@@ -452,7 +480,10 @@ int main(int argc, char** argv) {
       std::vector<std::string> cells = {r["model"].get<std::string>(), r["weights"].get<std::string>()};
       for (const auto& c : r["cells"]) {
         cells.push_back(std::to_string(c["gpus_needed_weights_only"].get<int>()) + " / " +
-                        (c["gpus_needed"].is_null() ? std::string("-") : std::to_string(c["gpus_needed"].get<int>())));
+                        (c["gpus_needed"].is_null() ? std::string("-") : std::to_string(c["gpus_needed"].get<int>())) +
+                        (c["servers_needed"].is_null() || c["servers_needed"].get<int>() <= 1
+                             ? std::string()
+                             : " (" + std::to_string(c["servers_needed"].get<int>()) + " servers)"));
       }
       rows.push_back(cells);
     }

@@ -71,6 +71,8 @@ void check_fit(Checker& c, const MemoryFit& f) {
   c.count("full_contexts_per_instance", f.full_contexts_per_instance);
   c.count("full_contexts", f.full_contexts);
   c.count("max_context_tokens", f.max_context_tokens);
+  c.at_least_one("servers", f.servers);
+  c.count("servers_needed", f.servers_needed);
   c.signed_value("kv_free_bytes_per_gpu", f.kv_free_bytes_per_gpu);
   c.signed_value("kv_free_bytes", f.kv_free_bytes);
   c.signed_value("headroom_bytes_per_gpu", f.headroom_bytes_per_gpu);
@@ -83,6 +85,15 @@ std::string result_path(std::size_t i, const OfferingResult& r) {
 void check_result(Checker& c, const OfferingResult& r) {
   c.at_least_one("gpu_count", r.gpu_count);
   check_fit(c, r.fit);
+  c.at_least_one("deployed_gpus", r.deployed_gpus);
+  c.size("scale_out_s", r.scale_out_s);
+  c.size("unit_price_month_usd", r.unit_price_usd_per_month);
+  c.size("all_in_power_w_per_gpu", r.all_in_power_w_per_gpu);
+  c.size("energy_joules_per_output_token", r.energy_joules_per_output_token);
+  c.size("output_tokens_per_s_per_mw", r.output_tokens_per_s_per_mw);
+  c.size("energy_usd_per_million_tokens", r.energy_usd_per_million_tokens);
+  c.size("energy_kwh_per_run", r.energy_kwh_per_run);
+  c.size("energy_usd_per_run", r.energy_usd_per_run);
   c.size("price_month_usd", r.price_usd_per_month);
   c.size("price_gpu_hour_usd", r.price_usd_per_gpu_hour);
   c.size("price_gb_month_usd", r.price_usd_per_gb_month);
@@ -109,6 +120,15 @@ std::optional<std::string> rate_violation(const OfferingResult& r) {
     const bool priced = r.price_usd_per_month && *r.price_usd_per_month > 0.0;
     if (!std::isfinite(x) || x < 0.0 || (priced && !positive_finite(x)))
       return "usd_per_million_tokens";
+  }
+  if (!r.max_throughput_tokens_per_s) {
+    if (r.energy_joules_per_output_token) return "energy_joules_per_output_token";
+    if (r.output_tokens_per_s_per_mw) return "output_tokens_per_s_per_mw";
+    if (r.energy_usd_per_million_tokens) return "energy_usd_per_million_tokens";
+  }
+  if (!r.train_tokens_per_s) {
+    if (r.energy_kwh_per_run) return "energy_kwh_per_run";
+    if (r.energy_usd_per_run) return "energy_usd_per_run";
   }
   if (r.run_cost_usd) {
     if (!r.train_tokens_per_s) return "run_cost_usd";
@@ -146,7 +166,12 @@ Result<bool> enforce_output_invariants(Evaluation& ev) {
     if (r.max_throughput_tokens_per_s && !usable_rate(r.max_throughput_tokens_per_s)) {
       clear(r.max_throughput_tokens_per_s);
     }
-    if (!r.max_throughput_tokens_per_s) clear(r.usd_per_million_tokens);
+    if (!r.max_throughput_tokens_per_s) {
+      clear(r.usd_per_million_tokens);
+      clear(r.energy_joules_per_output_token);  // energy per token follows from the throughput
+      clear(r.output_tokens_per_s_per_mw);
+      clear(r.energy_usd_per_million_tokens);
+    }
     if (r.usd_per_million_tokens) {
       const double x = *r.usd_per_million_tokens;
       const bool priced = r.price_usd_per_month && *r.price_usd_per_month > 0.0;
@@ -171,7 +196,11 @@ Result<bool> enforce_output_invariants(Evaluation& ev) {
       clear(r.gpu_hours);
       clear(r.run_cost_usd);
     }
-    if (!r.train_tokens_per_s) clear(r.run_cost_usd);
+    if (!r.train_tokens_per_s) {
+      clear(r.run_cost_usd);
+      clear(r.energy_kwh_per_run);
+      clear(r.energy_usd_per_run);
+    }
     if (cleared && !rate_not_computable(r)) r.warnings.emplace_back(kNotComputable);
     Checker c(result_path(i, r));
     check_result(c, r);

@@ -91,6 +91,8 @@ void write_gpu(JsonWriter& w, const Gpu& g) {
   if (!g.fp4_native) w.null();
   else w.value(*g.fp4_native == Fp4Encoding::kNvfp4 ? "nvfp4" : "mxfp4");
   w.field("tdp_w", g.tdp_w);
+  w.key("all_in_power_w");
+  write_sourced(w, g.all_in_power_w);
   w.field("form_factor", g.form_factor);
   w.field("cooling", g.cooling);
   w.key("interconnect").begin_object();
@@ -126,6 +128,14 @@ void write_offering(JsonWriter& w, const Offering& o) {
   w.field("gpu_count", o.gpu_count);
   w.field("kind", o.kind);
   w.field("price_month_usd", o.price_usd_per_month);
+  w.field("listed_usd_per_gpu_hour", o.listed_usd_per_gpu_hour);
+  w.field("tier", o.tier);
+  w.field("price_source", o.price_source);
+  w.field("price_date", o.price_date);
+  w.field("price_estimate", o.price_estimate);
+  w.key("scale_out");
+  if (o.scale_out_id.empty()) w.null();
+  else w.value(o.scale_out_id);
   w.field("cpu", o.cpu);
   w.field("ram", o.ram);
   w.field("storage", o.storage);
@@ -134,6 +144,23 @@ void write_offering(JsonWriter& w, const Offering& o) {
   w.key("sources");
   write_strings(w, o.sources);
   w.field("note", o.note);
+  w.end_object();
+}
+
+void write_network(JsonWriter& w, const Network& n) {
+  w.begin_object();
+  w.field("id", n.id);
+  w.field("name", n.name);
+  w.field("kind", n.kind);
+  w.field("nics_per_server", n.nics_per_server);
+  w.field("nic_line_rate_bytes_per_s", n.nic_line_rate_bytes_per_s);
+  w.key("achieved_bytes_per_s_per_nic");
+  write_sourced(w, n.achieved_bytes_per_s_per_nic);
+  w.key("latency_s");
+  write_sourced(w, n.latency_s);
+  w.key("sources");
+  write_strings(w, n.sources);
+  w.field("note", n.note);
   w.end_object();
 }
 
@@ -263,6 +290,9 @@ Result<std::string> fit_table_json(const Catalog& catalog, const Scenario& scena
         w.key("gpus_needed");
         if (f.gpus_needed > 0) w.value(f.gpus_needed);
         else w.null();
+        w.key("servers_needed");
+        if (f.servers_needed > 0) w.value(f.servers_needed);
+        else w.null();
         w.field("fits_offering", f.fits);
         w.field("native_math", native_math);
         w.end_object();
@@ -277,8 +307,8 @@ Result<std::string> fit_table_json(const Catalog& catalog, const Scenario& scena
 }
 
 Result<std::string> catalog_to_json(const Catalog& catalog, std::string_view what) {
-  if (what != "gpus" && what != "offerings" && what != "models") {
-    return make_error(ErrorCode::kBadValue, "list", "must be gpus, models or offerings, got \"" +
+  if (what != "gpus" && what != "offerings" && what != "models" && what != "networks") {
+    return make_error(ErrorCode::kBadValue, "list", "must be gpus, models, offerings or networks, got \"" +
                                                        std::string(what.substr(0, 40)) + "\"");
   }
   JsonWriter w;
@@ -289,6 +319,8 @@ Result<std::string> catalog_to_json(const Catalog& catalog, std::string_view wha
     for (const auto& g : catalog.gpus) write_gpu(w, g);
   } else if (what == "offerings") {
     for (const auto& o : catalog.offerings) write_offering(w, o);
+  } else if (what == "networks") {
+    for (const auto& n : catalog.networks) write_network(w, n);
   } else {
     for (const auto& m : catalog.models) write_model(w, m);
   }

@@ -79,6 +79,12 @@ const char* unit_kind_name(UnitKind unit) {
       return "usd";
     case U::kRatio:
       return "ratio";
+    case U::kWatts:
+      return "watts";
+    case U::kJoules:
+      return "joules";
+    case U::kKwh:
+      return "kwh";
   }
   return "text";
 }
@@ -108,6 +114,12 @@ const std::vector<ResultField>& result_fields() {
        [](const R& r) { return r.fit.gpus_needed > 0 ? v(r.fit.gpus_needed) : FieldValue{}; }},
       {"fits", U::kFlag, S::kAll, [](const R& r) { return v(r.fit.fits); }},
       {"fit_reason", U::kText, S::kAll, [](const R& r) { return v(r.fit.reason); }},
+      {"servers_needed", U::kCount, S::kAll,
+       [](const R& r) { return r.fit.servers_needed > 0 ? v(r.fit.servers_needed) : FieldValue{}; }},
+      {"servers", U::kCount, S::kAll, [](const R& r) { return v(r.servers); }},
+      {"deployed_gpus", U::kCount, S::kAll, [](const R& r) { return v(r.deployed_gpus); }},
+      {"stackable", U::kFlag, S::kAll, [](const R& r) { return v(r.stackable); }},
+      {"scale_out_network", U::kText, S::kAll, [](const R& r) { return v(r.scale_out_network); }},
       {"instance_gpus", U::kCount, S::kAll, [](const R& r) { return v(r.fit.deployment.gpus); }},
       {"tensor_parallel", U::kCount, S::kAll,
        [](const R& r) { return v(r.fit.deployment.tensor_parallel); }},
@@ -126,6 +138,8 @@ const std::vector<ResultField>& result_fields() {
       {"full_contexts", U::kCount, S::kAll, [](const R& r) { return v(r.fit.full_contexts); }},
       {"max_context_tokens", U::kTokens, S::kAll,
        [](const R& r) { return v(r.fit.max_context_tokens); }},
+      {"unit_price_month_usd", U::kUsd, S::kAll,
+       [](const R& r) { return v(r.unit_price_usd_per_month); }},
       {"price_month_usd", U::kUsd, S::kAll, [](const R& r) { return v(r.price_usd_per_month); }},
       {"price_gpu_hour_usd", U::kUsd, S::kAll,
        [](const R& r) { return v(r.price_usd_per_gpu_hour); }},
@@ -141,6 +155,15 @@ const std::vector<ResultField>& result_fields() {
       {"tpot_s", U::kSeconds, S::kInference, [](const R& r) { return v(r.tpot_s); }},
       {"usd_per_million_tokens", U::kUsd, S::kInference,
        [](const R& r) { return v(r.usd_per_million_tokens); }},
+      {"scale_out_s", U::kSeconds, S::kInference, [](const R& r) { return v(r.scale_out_s); }},
+      {"all_in_power_w_per_gpu", U::kWatts, S::kAll,
+       [](const R& r) { return v(r.all_in_power_w_per_gpu); }},
+      {"energy_joules_per_output_token", U::kJoules, S::kInference,
+       [](const R& r) { return v(r.energy_joules_per_output_token); }},
+      {"output_tokens_per_s_per_mw", U::kTokensPerS, S::kInference,
+       [](const R& r) { return v(r.output_tokens_per_s_per_mw); }},
+      {"energy_usd_per_million_tokens", U::kUsd, S::kInference,
+       [](const R& r) { return v(r.energy_usd_per_million_tokens); }},
       {"train_tokens_per_s", U::kTokensPerS, S::kTraining,
        [](const R& r) { return v(r.train_tokens_per_s); }},
       {"train_hours", U::kHours, S::kTraining, [](const R& r) { return v(r.train_hours); }},
@@ -148,6 +171,8 @@ const std::vector<ResultField>& result_fields() {
       {"run_cost_usd", U::kUsd, S::kTraining, [](const R& r) { return v(r.run_cost_usd); }},
       {"train_memory_bytes_per_gpu", U::kBytes, S::kTraining,
        [](const R& r) { return v(r.train_memory_bytes_per_gpu); }},
+      {"energy_kwh_per_run", U::kKwh, S::kTraining, [](const R& r) { return v(r.energy_kwh_per_run); }},
+      {"energy_usd_per_run", U::kUsd, S::kTraining, [](const R& r) { return v(r.energy_usd_per_run); }},
       {"rates_label", U::kText, S::kAll, [](const R& r) { return v(r.rates_label); }},
   };
   return fields;

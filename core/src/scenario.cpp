@@ -40,6 +40,9 @@ namespace {
 
 using detail::JsonWriter;
 
+/** Most servers (units of one offering) one deployment may use: 128 x 8 = 1,024 GPUs. */
+constexpr long long kMaxServers = 128;
+
 /** Longest number text the codec reads; encode writes at most as many digits as it read. */
 constexpr std::size_t kMaxNumberChars = 64;
 
@@ -454,6 +457,61 @@ Row price_list(const char* key, double max, const char* description) {
   return r;
 }
 
+/** `servers`: units (servers or VMs) per compared offering; "-" (or empty) = 1; 0 = as many as
+ *  the fit needs. Aligned with `compare` like `price`. */
+Row server_list(const char* key, long long max, const char* description) {
+  Row r = make_row(key, KeyKind::kNumberList, description, false);
+  r.info.min = 0;
+  r.info.max = static_cast<double>(max);
+  r.is_default = [](const Scenario& s) { return s.servers.empty(); };
+  r.set = [](const ScenarioKey& k, const std::string& v, Scenario& s) -> std::optional<Error> {
+    std::vector<int> counts;
+    for (const auto& item : split(v, ',')) {
+      long long n = 1;
+      if (!item.empty() && item != "-") {
+        if (auto e = parse_int(k.key, item, static_cast<long long>(k.min), static_cast<long long>(k.max), n)) return e;
+      }
+      counts.push_back(static_cast<int>(n));
+    }
+    s.servers = counts;
+    return std::nullopt;
+  };
+  r.finish = [](Scenario& s) -> std::optional<Error> {
+    auto& counts = s.servers;
+    if (counts.empty()) return std::nullopt;
+    if (counts.size() > s.compare.size()) {
+      Error e = range("servers", "lists " + std::to_string(counts.size()) + " counts for " +
+                                     std::to_string(s.compare.size()) + " compared offerings");
+      e.params = {{"count", static_cast<double>(counts.size())},
+                  {"max", static_cast<double>(s.compare.size())}};
+      counts.clear();
+      return e;
+    }
+    counts.resize(s.compare.size(), 1);
+    bool any = false;
+    for (int n : counts) any = any || n != 1;
+    if (!any) counts.clear();
+    return std::nullopt;
+  };
+  r.text = [](const Scenario& s) {
+    std::size_t last = 0;
+    for (std::size_t i = 0; i < s.servers.size(); ++i) {
+      if (s.servers[i] != 1) last = i + 1;
+    }
+    std::string out;
+    for (std::size_t i = 0; i < last; ++i) out += (i ? "," : "") + std::to_string(s.servers[i]);
+    return out;
+  };
+  r.echo = [](const Scenario& s, JsonWriter& w) {
+    w.begin_array();
+    for (std::size_t i = 0; i < s.compare.size(); ++i) {
+      w.value(static_cast<long long>(i < s.servers.size() ? s.servers[i] : 1));
+    }
+    w.end_array();
+  };
+  return r;
+}
+
 /** `v`: the schema version. Older than 1 is out of range; newer is unsupported (the lenient
  *  decode still keeps the keys it knows). */
 Row version_row() {
@@ -500,7 +558,9 @@ const std::vector<Row>& rows() {
         id_list<&Scenario::compare>("compare", kMaxCompared, "offering ids, comma separated", kFit),
         choice<&Scenario::capacity>("capacity", "capacity basis: device (what the card reports) or marketed (as sold)", kFit),
         number<&Scenario::reserve_gb_per_gpu>("reserve", 0, 1024, false, "GB per GPU held back for runtime, communication buffers, activations", kFit),
-        price_list("price", 1e9, "US$/month per compared offering, comma separated; - keeps the catalog price"),
+        price_list("price", 1e9, "US$/month per compared offering (one unit), comma separated; - keeps the catalog price"),
+        server_list("servers", kMaxServers, "servers (units) per compared offering, comma separated; 0 = as many as needed, - = 1"),
+        number<&Scenario::usd_per_kwh>("kwh", 0, 100, true, "US$ per kWh of energy (default: about the US industrial average, EIA 2024)"),
         choice<&Scenario::workload>("workload", "what the offering runs"),
         integer<&Scenario::input_tokens>("input", 1, kMaxScenarioTokens, "prompt tokens per request"),
         integer<&Scenario::output_tokens>("output", 1, kMaxScenarioTokens, "generated tokens per request"),

@@ -134,6 +134,19 @@ expect_error "uint64 gpu_count" "gpu_count" --catalog "$tmp/u64.json" 'v=1'
 check "uint64 gpu_count: says what was written" grep -q "got 18446744073709551615" "$tmp/err"
 "$bin" --format json 'v=1&workload=pretrain&model=deepseek-v3' >"$tmp/p.json"
 check "pretraining DeepSeek-V3 does not fit, no cost, not recommended" py "$tmp/p.json" "assert all(not r['fits'] and r['fit_reason'] == 'training_does_not_fit' and r['run_cost_usd'] is None for r in d['results']) and d['recommended'] is None"
+# Issue 11: reference prices with tier and source, two servers, energy, bad keys.
+"$bin" --list offerings >"$tmp/o.txt"
+check "--list offerings shows tier and source" grep -q "ref-8x-mi300x-neocloud .*neocloud .*InferenceX" "$tmp/o.txt"
+check "--list offerings flags the MI350X estimate" grep -q "ref-8x-mi350x-hyperscaler .*(estimate)" "$tmp/o.txt"
+"$bin" --list networks --format json >"$tmp/n.json"
+check "--list networks" py "$tmp/n.json" "assert {n['id'] for n in d['networks']} >= {'8x400g-connectx7', '8x400g-roce'}"
+"$bin" --format json 'v=1&model=deepseek-v3&weights=bf16&context=4096&compare=fullgpu-8x-h200' >"$tmp/s1.json"
+check "DeepSeek BF16 needs 2 servers" py "$tmp/s1.json" "r=d['results'][0]; assert r['servers_needed'] == 2 and not r['fits'] and any(v['code'] == 'needs_servers' for v in d['verdict'])"
+"$bin" --format json 'v=1&model=deepseek-v3&weights=bf16&context=4096&compare=fullgpu-8x-h200&servers=2' >"$tmp/s2.json"
+check "DeepSeek BF16 on 2 servers" py "$tmp/s2.json" "r=d['results'][0]; assert r['fits'] and r['deployed_gpus'] == 16 and r['price_month_usd'] == 47800 and r['scale_out_s'] > 0 and r['max_throughput_tokens_per_s'] > 0"
+check "energy fields" py "$tmp/m.json" "r=d['results'][1]; assert abs(r['energy_joules_per_output_token'] - 1730*8/r['max_throughput_tokens_per_s']) < 1e-9 and r['output_tokens_per_s_per_mw'] > 0"
+expect_error "servers=-1" "servers" 'v=1&servers=-1'
+expect_error "kwh=0" "kwh" 'v=1&kwh=0'
 
 echo "cli contract: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -5,7 +5,8 @@
  *
  * 1. A rate is a finite number of at least kMinReportedTokensPerS. One that is not (zero, a
  *    denormal, infinite or NaN, e.g. from a calibration figure of 5e-324 B/s) cannot be computed:
- *    it and every figure derived from it become empty (null), the result gets the warning
+ *    it and every figure derived from it (price and energy per token, hours, run cost, energy
+ *    per run) become empty (null), the result gets the warning
  *    `rate_not_computable`, and such an offering is never priced per token nor recommended.
  *    Never US$0 per million tokens for a zero throughput.
  * 2. Sizes (bytes), counts (GPUs, replicas, contexts, tokens), times (s, hours) and prices (US$)

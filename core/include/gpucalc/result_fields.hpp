@@ -27,9 +27,12 @@ enum class UnitKind {
   kHours,       // hours (wall-clock or GPU-hours)
   kUsd,         // US dollars
   kRatio,       // a fraction, 0..1 unless the name says otherwise
+  kWatts,       // watts (power per GPU)
+  kJoules,      // joules (energy per token)
+  kKwh,         // kilowatt-hours (energy per run)
 };
 /** "text" | "flag" | "count" | "bytes" | "tokens" | "tokens_per_s" | "seconds" | "hours" |
- *  "usd" | "ratio" */
+ *  "usd" | "ratio" | "watts" | "joules" | "kwh" */
 const char* unit_kind_name(UnitKind unit);
 
 /** Which workloads a field means something for (the CLI table shows only those). */

@@ -40,6 +40,12 @@ struct Scenario {
   double reserve_gb_per_gpu = 5.0;  // runtime + communication buffers + activation workspace
   // Price overrides, aligned with `compare`; a negative value keeps the catalog price.
   std::vector<double> price_usd_per_month;
+  // Servers (units of the offering) per compared offering, aligned with `compare`; missing
+  // entries are 1; 0 = as many as the fit needs.
+  std::vector<int> servers;
+  // Energy price, US$ per kWh: about the US industrial-sector average retail price (EIA
+  // Electric Power Monthly, table 5.6.A, 2024: about 8 cents); README: scenario keys.
+  double usd_per_kwh = 0.08;
   // Throughput, training and cost (issue 3)
   Workload workload = Workload::kInference;
   long long input_tokens = 1024;

@@ -36,27 +36,33 @@ test-asan: deps-native
 	cd $(BUILD)/asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS)
 
-FUZZ_SECONDS ?= 20
+# Every target asserts the output invariants (tests/fuzz/fuzz_support.hpp); UBSan is fatal.
+FUZZ_TARGETS := scenario training catalog offerings calibration hf_config fit_table listings printers
+FUZZ_SECONDS ?= 15
 $(BUILD)/fuzz/CMakeCache.txt: | deps-native
 	cmake -S . -B $(BUILD)/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUCALC_FUZZ=ON \
 	  -DGPUCALC_BUILD_TESTS=ON -DCMAKE_CXX_COMPILER=clang++
 
 fuzz-build: deps-native $(BUILD)/fuzz/CMakeCache.txt
-	cmake --build $(BUILD)/fuzz -j $(JOBS) --target fuzz_scenario fuzz_catalog fuzz_hf_config
+	cmake --build $(BUILD)/fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
 
-# Brief runs in `make test`; `make fuzz FUZZ_SECONDS=600` for longer ones.
+# Brief runs in `make test` (9 targets x 15 s); `make fuzz` runs each FUZZ_LONG_SECONDS (300 s). Findings go to $(BUILD)/fuzz/artifacts-<target>/, never into the source tree.
 test-fuzz-smoke: fuzz-build
-	@for t in scenario catalog hf_config; do \
-	  mkdir -p $(BUILD)/fuzz/corpus-$$t; \
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(BUILD)/fuzz/corpus-$$t $(BUILD)/fuzz/artifacts-$$t; \
 	  echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
+	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  $(BUILD)/fuzz/tests/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
-	    -print_final_stats=0 $(BUILD)/fuzz/corpus-$$t tests/fuzz/seeds/$$t >$(BUILD)/fuzz/fuzz_$$t.log 2>&1 \
+	    -dict=tests/fuzz/json.dict -artifact_prefix=$(BUILD)/fuzz/artifacts-$$t/ \
+	    -print_final_stats=1 $(BUILD)/fuzz/corpus-$$t tests/fuzz/seeds/$$t >$(BUILD)/fuzz/fuzz_$$t.log 2>&1 \
 	    || { tail -40 $(BUILD)/fuzz/fuzz_$$t.log; exit 1; }; \
 	  grep -E '^(#[0-9]+|Done)' $(BUILD)/fuzz/fuzz_$$t.log | tail -1; \
+	  grep -E '^stat::number_of_executed_units' $(BUILD)/fuzz/fuzz_$$t.log; \
 	done
 
+FUZZ_LONG_SECONDS ?= 300
 fuzz:
-	$(MAKE) test-fuzz-smoke FUZZ_SECONDS=$${FUZZ_SECONDS:-300}
+	$(MAKE) test-fuzz-smoke FUZZ_SECONDS=$(FUZZ_LONG_SECONDS)
 
 perf-native: native
 	$(BUILD)/native/tests/perf_eval_rate

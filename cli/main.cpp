@@ -14,6 +14,7 @@
 #include "gpucalc/scenario.hpp"
 #include "gpucalc/units.hpp"
 #include "gpucalc/version.hpp"
+#include "safe_io.hpp"
 #if __has_include("gpucalc/validation.hpp")
 #include "gpucalc/validation.hpp"
 #define GPUCALC_HAVE_VALIDATION 1
@@ -50,24 +51,26 @@ exit status: 0 ok, 2 bad input (one line on stderr), 1 other failure
 )";
 
 [[noreturn]] void fail(const std::string& message, int status = 2) {
-  std::string line = message;
-  for (char& c : line) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
+  // Escaped (names may carry ESC or NUL) and written whole: the line never stops at a NUL.
+  std::string line = gpucalc::cli::printable(message);
   if (line.size() > 300) line = line.substr(0, 300) + "...";
-  std::fprintf(stderr, "gpucalc: error: %s\n", line.c_str());
+  line = "gpucalc: error: " + line + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
   std::exit(status);
 }
 
 [[noreturn]] void fail(const Error& e) { fail(e.to_string()); }
 
+/** A --catalog or --hf-config file, read no further than the core's 16 MiB limit. */
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path + ": cannot be read");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (ss.str().size() > gpucalc::kMaxJsonTextBytes) fail(path + ": is larger than 16 MiB");
-  return ss.str();
+  std::FILE* in = std::fopen(path.c_str(), "rb");
+  if (in == nullptr) fail(path + ": cannot be read");
+  bool read_error = false;
+  auto text = gpucalc::cli::read_bounded(in, gpucalc::kMaxJsonTextBytes, read_error);
+  std::fclose(in);
+  if (!text) fail(path + ": is larger than 16 MiB");
+  if (read_error) fail(path + ": cannot be read");
+  return std::move(*text);
 }
 
 std::string fmt(double x, int decimals) {
@@ -84,8 +87,16 @@ std::string fmt(double x, int decimals) {
 }
 std::string gb(double bytes) { return fmt(bytes / gpucalc::kBytesPerGB, 2) + " GB"; }
 
-void print_table(const std::vector<std::string>& header,
-                 const std::vector<std::vector<std::string>>& rows) {
+void print_table(const std::vector<std::string>& raw_header,
+                 const std::vector<std::vector<std::string>>& raw_rows) {
+  // Cells carry catalog names: escape control characters before measuring and printing.
+  std::vector<std::string> header;
+  for (const auto& cell : raw_header) header.push_back(gpucalc::cli::printable(cell));
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& raw : raw_rows) {
+    rows.emplace_back();
+    for (const auto& cell : raw) rows.back().push_back(gpucalc::cli::printable(cell));
+  }
   std::vector<std::size_t> width(header.size(), 0);
   auto measure = [&](const std::vector<std::string>& r) {
     for (std::size_t i = 0; i < r.size() && i < width.size(); ++i) {
@@ -223,7 +234,7 @@ std::string cell(const gpucalc::ResultField& f, const gpucalc::FieldValue& x) {
 
 void print_evaluation_table(const gpucalc::Evaluation& ev, bool explain) {
   std::cout << "scenario: " << ev.canonical << "\n";
-  std::cout << "model: " << ev.model.name << " (" << fmt(ev.model.params_total / 1e9, 2)
+  std::cout << "model: " << gpucalc::cli::printable(ev.model.name) << " (" << fmt(ev.model.params_total / 1e9, 2)
             << "B parameters, " << fmt(ev.model.params_active / 1e9, 2) << "B active)\n";
   std::cout << "capacity basis: " << gpucalc::capacity_basis_name(ev.scenario.capacity) << "\n\n";
   std::vector<std::string> header = {""};
@@ -261,11 +272,11 @@ void print_evaluation_table(const gpucalc::Evaluation& ev, bool explain) {
   }
   if (explain) {
     for (const auto& r : ev.results) {
-      std::cout << "\n" << r.offering_name << "\n";
+      std::cout << "\n" << gpucalc::cli::printable(r.offering_name) << "\n";
       for (const auto& t : r.trace) {
         std::cout << "  " << t.field << " = " << t.formula << "\n";
         for (const auto& [k, x] : t.inputs) std::cout << "      " << k << " = " << fmt(x, x == std::floor(x) ? 0 : 6) << "\n";
-        if (!t.note.empty()) std::cout << "      note: " << t.note << "\n";
+        if (!t.note.empty()) std::cout << "      note: " << gpucalc::cli::printable(t.note) << "\n";
       }
     }
   }
@@ -413,9 +424,15 @@ int main(int argc, char** argv) {
   }
 
   if (have_scenario && scenario_text == "-") {  // scenario on stdin (long strings, pipes)
-    std::ostringstream ss;
-    ss << std::cin.rdbuf();
-    scenario_text = ss.str();
+    // At most the scenario limit plus a line ending: an endless stream is refused at once.
+    bool read_error = false;
+    auto text = gpucalc::cli::read_bounded(stdin, gpucalc::kMaxScenarioBytes + 2, read_error);
+    if (!text) {
+      fail("scenario: standard input holds more than " + std::to_string(gpucalc::kMaxScenarioBytes) +
+           " bytes");
+    }
+    if (read_error) fail("scenario: standard input cannot be read");
+    scenario_text = std::move(*text);
     while (!scenario_text.empty() && (scenario_text.back() == '\n' || scenario_text.back() == '\r')) {
       scenario_text.pop_back();
     }

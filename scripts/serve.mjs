@@ -5,14 +5,24 @@
 //   node scripts/serve.mjs [--root web] [--host 127.0.0.1] [--port 8000] [--base /sub/path/]
 //
 // --base serves the page under a sub-path (the tests check it works from one).
+//
+// No request can stop the server: a path that does not decode or parse gets 400, a method other
+// than GET and HEAD 405, a handler failure 500, a malformed request line 400 from the socket
+// handler. Every response carries the security headers (tests/js/serve.test.mjs checks it).
+// Framing (web/EMBED.md): only the embed view (`?embed=1`, as web/app.js selects it) may be
+// framed by any site; the full page, with its price-list loader, sends frame-ancestors 'none'.
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
-export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; " +
-  "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors *";
+const CSP_BASE = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; " +
+  "object-src 'none'; base-uri 'self'; form-action 'self'";
+/** The full page and every other response: no site may frame it. */
+export const CSP = `${CSP_BASE}; frame-ancestors 'none'`;
+/** The embed view (`?embed=1`): any site may frame it. */
+export const EMBED_CSP = `${CSP_BASE}; frame-ancestors *`;
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
@@ -28,44 +38,88 @@ const TYPES = {
   '.txt': 'text/plain; charset=utf-8',
 };
 const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.json', '.wasm', '.svg', '.md', '.txt']);
+const STATUS_TEXT = { 400: 'bad request', 404: 'not found', 405: 'method not allowed', 500: 'server error' };
 
-/** Starts a server; resolves to {server, url}. `extraRoutes` maps a path to a file. */
-export function startServer({ root, host = '127.0.0.1', port = 8000, base = '/', csp = CSP,
+/** Headers every response carries; `frameable` only for the embed view's HTML. */
+function securityHeaders(csp, frameable) {
+  const headers = {
+    'Content-Security-Policy': csp ?? (frameable ? EMBED_CSP : CSP),
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'Cache-Control': 'no-cache',
+  };
+  // Older browsers without frame-ancestors: X-Frame-Options has no "any site", so only deny.
+  if (!frameable) headers['X-Frame-Options'] = 'DENY';
+  return headers;
+}
+
+/** Starts a server; resolves to {server, url}. `extraRoutes` maps a path to a file. `csp`, when
+ *  given, replaces the policy of every response (the tests' host page uses its own). */
+export function startServer({ root, host = '127.0.0.1', port = 8000, base = '/', csp,
   extraRoutes = {}, log = false } = {}) {
   const rootDir = path.resolve(root);
   const prefix = base.endsWith('/') ? base : `${base}/`;
   const gzipCache = new Map();
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url, 'http://localhost');
+
+  const plain = (req, res, status, extra = {}) => {
+    const body = `${STATUS_TEXT[status] || 'error'}\n`;
+    res.writeHead(status, {
+      ...securityHeaders(csp, false),
+      'Content-Type': 'text/plain; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+      ...extra,
+    });
+    res.end(req.method === 'HEAD' ? undefined : body);
+    if (log) console.log(`${status} ${JSON.stringify(req.url)}`);
+  };
+
+  const handle = (req, res) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      plain(req, res, 405, { Allow: 'GET, HEAD' });
+      return;
+    }
+    let url;
+    try {
+      url = new URL(req.url, 'http://localhost');
+    } catch {
+      plain(req, res, 400);
+      return;
+    }
     let file = null;
     if (extraRoutes[url.pathname]) {
       file = extraRoutes[url.pathname];
     } else if (url.pathname.startsWith(prefix) || `${url.pathname}/` === prefix) {
-      let rel = decodeURIComponent(url.pathname.slice(prefix.length));
+      let rel;
+      try {
+        rel = decodeURIComponent(url.pathname.slice(prefix.length));
+      } catch {
+        plain(req, res, 400);  // "%ZZ", "%", "%ff": not a path
+        return;
+      }
+      if (rel.includes('\0')) {
+        plain(req, res, 400);
+        return;
+      }
       if (rel === '' || rel.endsWith('/')) rel += 'index.html';
       file = path.resolve(rootDir, rel);
       if (file !== rootDir && !file.startsWith(rootDir + path.sep)) file = null;
     }
     if (url.pathname === prefix.slice(0, -1) && prefix !== '/') {
-      res.writeHead(301, { Location: prefix + url.search });
+      res.writeHead(301, { ...securityHeaders(csp, false), Location: prefix + url.search, 'Content-Length': 0 });
       res.end();
       return;
     }
     let stat = null;
     try { stat = file && fs.statSync(file); } catch { stat = null; }
     if (!stat || !stat.isFile()) {
-      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Security-Policy': csp });
-      res.end('not found\n');
-      if (log) console.log(`404 ${req.url}`);
+      plain(req, res, 404);
       return;
     }
     const ext = path.extname(file).toLowerCase();
+    const frameable = ext === '.html' && url.searchParams.get('embed') === '1';
     const headers = {
+      ...securityHeaders(csp, frameable),
       'Content-Type': TYPES[ext] || 'application/octet-stream',
-      'Content-Security-Policy': csp,
-      'X-Content-Type-Options': 'nosniff',
-      'Referrer-Policy': 'no-referrer',
-      'Cache-Control': 'no-cache',
     };
     let body = fs.readFileSync(file);
     if (COMPRESSIBLE.has(ext) && /\bgzip\b/.test(req.headers['accept-encoding'] || '')) {
@@ -78,7 +132,38 @@ export function startServer({ root, host = '127.0.0.1', port = 8000, base = '/',
     headers['Content-Length'] = body.length;
     res.writeHead(200, headers);
     res.end(req.method === 'HEAD' ? undefined : body);
-    if (log) console.log(`200 ${req.url} ${body.length} B`);
+    if (log) console.log(`200 ${JSON.stringify(req.url)} ${body.length} B`);
+  };
+
+  const server = http.createServer((req, res) => {
+    try {
+      handle(req, res);
+    } catch (e) {
+      if (log) console.log(`500 ${JSON.stringify(req.url)} ${e && e.message}`);
+      if (!res.headersSent) plain(req, res, 500);
+      else res.destroy();
+    }
+  });
+  // CONNECT and Upgrade requests bypass the request handler: refuse them on their socket.
+  const refuseOnSocket = (status, reason, extra) => (req, socket) => {
+    const body = `${STATUS_TEXT[status]}\n`;
+    const head = Object.entries({
+      ...securityHeaders(csp, false),
+      'Content-Type': 'text/plain; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+      Connection: 'close',
+      ...extra,
+    }).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    if (socket.writable) socket.end(`HTTP/1.1 ${status} ${reason}\r\n${head}\r\n${body}`);
+    else socket.destroy();
+  };
+  server.on('connect', refuseOnSocket(405, 'Method Not Allowed', { Allow: 'GET, HEAD' }));
+  server.on('upgrade', refuseOnSocket(400, 'Bad Request', {}));
+  // A request Node's parser refuses (bad request line, oversized headers) never reaches the
+  // handler: answer 400 with the same headers, then close that connection only.
+  server.on('clientError', (err, socket) => {
+    if (err.code === 'ECONNRESET') socket.destroy();
+    else refuseOnSocket(400, 'Bad Request', {})(null, socket);
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -11,9 +11,21 @@
 //    {type: "gpucalc:want-catalog"} and gets the same catalog message back.
 export const MAX_CATALOG_CHARS = 2 * 1024 * 1024;
 
+/**
+ * The origins `parent=` lists, normalised as a browser writes an origin ("https://Host.example/"
+ * -> "https://host.example", default port dropped); an entry that is no URL matches nothing.
+ */
+export function allowedParentOrigins(allowed) {
+  const originOf = (entry) => {
+    try { return new URL(entry).origin; } catch (e) { return 'null'; }
+  };
+  return (allowed || '').split(/[\s,]+/).filter(Boolean).map(originOf).filter((o) => o !== 'null');
+}
+
 export function initEmbed({ allowed, fullUrl, label, onCatalog, onLanguage }) {
   if (window.parent === window) return;
-  const allowedOrigins = (allowed || '').split(/[\s,]+/).map((o) => o.replace(/\/+$/, '')).filter(Boolean);
+  const allowedOrigins = allowedParentOrigins(allowed);
+  const restricted = (allowed || '').trim() !== '';
   let parentOrigin = null;
   let lastHeight = 0;
   let hostCatalog = null; // {text, name, mode} as the host sent it
@@ -38,7 +50,7 @@ export function initEmbed({ allowed, fullUrl, label, onCatalog, onLanguage }) {
     }
     if (e.source !== window.parent) return;
     if (data.type === 'gpucalc:hello') {
-      if (allowedOrigins.length && !allowedOrigins.includes(e.origin)) return;
+      if (restricted && !allowedOrigins.includes(e.origin)) return;
       if (e.origin === 'null') return;
       parentOrigin = e.origin;
       lastHeight = 0;

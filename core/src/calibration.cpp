@@ -13,6 +13,8 @@
 #include <string>
 #include <utility>
 
+#include "json_strict.hpp"
+
 namespace gpucalc {
 namespace {
 
@@ -493,10 +495,9 @@ Result<CalibrationRecord> parse_calibration_record(std::string_view json_text,
   if (json_text.size() > kMaxRecordBytes) {
     return check.fail("", "the record is larger than 4 MiB.", ErrorCode::kTooLarge);
   }
-  const Json root = Json::parse(json_text.begin(), json_text.end(), nullptr, false);
-  if (root.is_discarded()) {
-    return check.fail("", "is not valid JSON.", ErrorCode::kInvalidJson);
-  }
+  auto parsed = detail::parse_json_strict(json_text, std::string(source_name));  // no duplicate keys
+  if (!parsed) return parsed.error();
+  const Json& root = parsed.value();
   if (!root.is_object()) return check.fail("", "a calibration record must be a JSON object.");
 
   const auto schema = root.find("schema");

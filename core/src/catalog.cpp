@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "gpucalc/pricing.hpp"
 #include "gpucalc/units.hpp"
 #include "json_fields.hpp"
 #include "model_fields.hpp"
+#include "json_strict.hpp"
 
 namespace gpucalc {
 
@@ -14,6 +16,12 @@ using detail::Fields;
 using detail::Json;
 
 namespace {
+
+// Smallest rates a catalog may state (the same floor as memory_bandwidth_tbps): anything lower
+// is a typo or a hostile figure, and would make throughput zero and the price per token US$0.
+constexpr double kMinTflops = 0.001;
+constexpr double kMinTbps = 0.001;
+constexpr double kMinGbps = 0.001;
 
 std::string entry_path(std::string_view source, const char* array, std::size_t i,
                        const Json& item) {
@@ -36,11 +44,11 @@ void read_common(Fields& f, std::string& id, std::string& name, std::vector<std:
 }
 
 std::optional<SourcedFigure> read_figure(Fields& parent, const char* key, double scale,
-                                         double max) {
+                                         double min, double max) {
   auto sub = parent.object(key);
   if (!sub) return std::nullopt;
   SourcedFigure fig;
-  sub->num("value", fig.value, true, 0.0, max);
+  sub->num("value", fig.value, true, min, max);
   sub->boolean("estimate", fig.estimate);
   std::vector<std::string> src;
   sub->strings("source", src);
@@ -70,7 +78,7 @@ Result<Gpu> parse_gpu(const Json& item, const std::string& path) {
   f.num("hbm_gb", hbm_gb, true, 1.0, 100000.0);
   g.hbm_marketed_bytes = hbm_gb * kBytesPerGB;
   std::optional<double> mib;
-  f.opt_num("hbm_device_mib", mib, 1.0, 1e8);
+  f.opt_num("hbm_device_mib", mib, 1024.0, 1e8);  // 1 GiB .. 100 TB, as hbm_gb
   if (mib) g.hbm_device_bytes = *mib * kBytesPerMiB;
   double tbps = 0;
   f.num("memory_bandwidth_tbps", tbps, true, 0.001, 1000.0);
@@ -79,6 +87,10 @@ Result<Gpu> parse_gpu(const Json& item, const std::string& path) {
     for (std::size_t i = 0; i < kPrecisionCount; ++i) {
       std::optional<double> t;
       peaks->opt_num(precision_name(static_cast<Precision>(i)), t, 0.0, 1e7);
+      if (t && *t > 0 && *t < kMinTflops) {
+        peaks->fail(precision_name(static_cast<Precision>(i)),
+                    "must be null, 0 (no native path) or at least 0.001 TFLOPS");
+      }
       if (t && *t > 0) g.peak_flops_per_s[i] = *t * kFlopsPerTflop;
     }
     f.adopt(*peaks);
@@ -98,7 +110,7 @@ Result<Gpu> parse_gpu(const Json& item, const std::string& path) {
     f.fail("fp4_format", "must be set exactly when peak_tflops.fp4 is");
   }
   f.num("tdp_w", g.tdp_w, true, 1.0, 100000.0);
-  g.all_in_power_w = read_figure(f, "all_in_kw_per_gpu", kWattsPerKilowatt, 1000.0);
+  g.all_in_power_w = read_figure(f, "all_in_kw_per_gpu", kWattsPerKilowatt, 0.001, 1000.0);
   f.str("cooling", g.cooling, false);
   if (auto ic = f.object("interconnect")) {
     ic->str("kind", g.interconnect.kind, true);
@@ -121,13 +133,14 @@ Result<Gpu> parse_gpu(const Json& item, const std::string& path) {
     if (auto mm = ach->object("matmul_tflops")) {
       for (std::size_t i = 0; i < kPrecisionCount; ++i) {
         g.achieved_matmul_flops_per_s[i] =
-            read_figure(*mm, precision_name(static_cast<Precision>(i)), kFlopsPerTflop, 1e7);
+            read_figure(*mm, precision_name(static_cast<Precision>(i)), kFlopsPerTflop,
+                        kMinTflops, 1e7);
       }
       ach->adopt(*mm);
     }
-    g.achieved_hbm_bytes_per_s = read_figure(*ach, "hbm_tbps", kBytesPerTB, 1000.0);
+    g.achieved_hbm_bytes_per_s = read_figure(*ach, "hbm_tbps", kBytesPerTB, kMinTbps, 1000.0);
     g.achieved_allreduce_bus_bytes_per_s =
-        read_figure(*ach, "allreduce_bus_gbps", kBytesPerGB, 1e6);
+        read_figure(*ach, "allreduce_bus_gbps", kBytesPerGB, kMinGbps, 1e6);
     f.adopt(*ach);
   }
   if (!f.ok()) return f.error();
@@ -180,8 +193,8 @@ Result<Network> parse_network(const Json& item, const std::string& path) {
   double gbit = 0;
   f.num("nic_gbit_per_s", gbit, true, 0.001, 1e6);
   n.nic_line_rate_bytes_per_s = gbit * kBytesPerGB / kBitsPerByte;
-  auto achieved = read_figure(f, "achieved_gbps_per_nic", kBytesPerGB, 1e6);
-  auto latency = read_figure(f, "latency_us", kSecondsPerMicrosecond, 1e6);
+  auto achieved = read_figure(f, "achieved_gbps_per_nic", kBytesPerGB, kMinGbps, 1e6);
+  auto latency = read_figure(f, "latency_us", kSecondsPerMicrosecond, 0.0, 1e6);
   if (f.ok() && !achieved) f.fail("achieved_gbps_per_nic", "is required ({\"value\": GB/s, \"source\": ...})");
   if (f.ok() && !latency) f.fail("latency_us", "is required ({\"value\": us, \"source\": ...})");
   if (f.ok() && !(achieved->value > 0.0)) f.fail("achieved_gbps_per_nic", "must be more than 0");
@@ -204,9 +217,18 @@ std::optional<Error> parse_array(const Json& doc, const char* key, std::string_v
     return make_error(ErrorCode::kTooLarge, std::string(source) + ": " + key,
                       "holds more than 10,000 entries");
   }
+  const std::size_t first = out.size();
   for (std::size_t i = 0; i < arr.size(); ++i) {
-    auto r = parse(arr[i], entry_path(source, key, i, arr[i]));
+    const std::string path = entry_path(source, key, i, arr[i]);
+    auto r = parse(arr[i], path);
     if (!r) return r.error();
+    for (std::size_t j = first; j < out.size(); ++j) {
+      if (out[j].id == r.value().id) {
+        return make_error(ErrorCode::kInvalidCatalog, path + ".id",
+                          "\"" + r.value().id + "\" is used twice in this file (first at " + key +
+                              "[" + std::to_string(j - first) + "])");
+      }
+    }
     out.push_back(std::move(r).value());
   }
   return std::nullopt;
@@ -313,10 +335,9 @@ Result<Catalog> parse_catalog_json(std::string_view json_text, std::string_view 
   if (json_text.size() > kMaxJsonTextBytes) {
     return make_error(ErrorCode::kTooLarge, source, "is larger than 16 MiB");
   }
-  const Json doc = Json::parse(json_text.begin(), json_text.end(), nullptr, false);
-  if (doc.is_discarded()) {
-    return make_error(ErrorCode::kInvalidJson, source, "is not valid JSON");
-  }
+  auto parsed = detail::parse_json_strict(json_text, source);
+  if (!parsed) return parsed.error();
+  const Json& doc = parsed.value();
   if (!doc.is_object()) {
     return make_error(ErrorCode::kInvalidCatalog, source, "must be a JSON object");
   }

@@ -6,8 +6,10 @@
 
 #include "gpucalc/attention.hpp"
 #include "gpucalc/energy.hpp"
+#include "gpucalc/invariants.hpp"
 #include "gpucalc/performance.hpp"
 #include "gpucalc/pricing.hpp"
+#include "gpucalc/throughput.hpp"
 #include "gpucalc/units.hpp"
 
 namespace gpucalc {
@@ -170,6 +172,35 @@ void add_fit_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scen
   }
 }
 
+/**
+ * Training and fine-tuning fit on the training memory (weights, gradients and optimizer state
+ * as sharded, activations, reserve: estimate_training), not on the inference KV fit. A run that
+ * does not fit says so (fit_reason training_does_not_fit), has no time nor cost, and the
+ * verdict never recommends it.
+ */
+void apply_training_fit(const Catalog& catalog, const Scenario& s, const Model& m, const Gpu& gpu,
+                        const Offering& off, bool with_trace, OfferingResult& r) {
+  const TrainingEstimate t = estimate_training(catalog, s, m, gpu, off.gpu_count,
+                                               r.fit.capacity_bytes_per_gpu, default_model_constants());
+  r.train_memory_bytes_per_gpu = t.memory_bytes_per_gpu;
+  r.fit.fits = t.fits;
+  r.fit.reason = t.fits ? "ok" : "training_does_not_fit";
+  if (!t.fits) {
+    r.train_tokens_per_s.reset();
+    r.train_hours.reset();
+    r.gpu_hours.reset();
+    r.run_cost_usd.reset();
+    if (std::find(r.warnings.begin(), r.warnings.end(), "training_does_not_fit") == r.warnings.end()) {
+      r.warnings.emplace_back("training_does_not_fit");
+    }
+  }
+  if (with_trace) {
+    trace(r, "fits", "train_memory_bytes_per_gpu <= capacity_bytes_per_gpu (training memory, not the inference KV fit)",
+          {{"train_memory_bytes_per_gpu", t.memory_bytes_per_gpu},
+           {"capacity_bytes_per_gpu", r.fit.capacity_bytes_per_gpu}});
+  }
+}
+
 }  // namespace
 
 Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& as_given, bool with_trace) {
@@ -265,6 +296,9 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& as_given, bo
     Offering deployed = *off;
     deployed.gpu_count = r.deployed_gpus;
     estimate_performance(catalog, scenario, *model, *gpu, deployed, with_trace, r);
+    if (scenario.workload != Workload::kInference) {
+      apply_training_fit(catalog, scenario, *model, *gpu, deployed, with_trace, r);
+    }
     estimate_energy(*gpu, scenario, with_trace, r);
     if (r.usd_per_million_tokens) {
       const auto input = static_cast<double>(scenario.input_tokens);
@@ -283,6 +317,8 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& as_given, bo
   if (!ev.results.empty() && ev.results.front().price_usd_per_month) {
     ev.results.front().price_delta_usd_per_month = 0.0;
   }
+  auto invariants = enforce_output_invariants(ev);
+  if (!invariants) return invariants.error();
   build_verdict(ev);
   return ev;
 }
@@ -297,7 +333,8 @@ Result<Evaluation> evaluate_text(const Catalog& catalog, std::string_view scenar
 std::string error_to_json(const Error& error) {
   Json j;
   j["error"] = {{"code", error_code_name(error.code)}, {"field", error.field}, {"message", error.message}};
-  return j.dump();
+  // Messages may quote input bytes that are not UTF-8: replaced (U+FFFD), never an abort.
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace gpucalc

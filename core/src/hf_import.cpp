@@ -8,6 +8,7 @@
 #include "gpucalc/catalog.hpp"
 #include "json_fields.hpp"
 #include "model_fields.hpp"
+#include "json_strict.hpp"
 
 namespace gpucalc {
 
@@ -282,8 +283,9 @@ Result<Model> import_hf_config(std::string_view config_json, std::string_view id
   if (config_json.size() > (1u << 20)) {
     return make_error(ErrorCode::kTooLarge, source, "is larger than 1 MiB");
   }
-  const Json doc = Json::parse(config_json.begin(), config_json.end(), nullptr, false);
-  if (doc.is_discarded()) return make_error(ErrorCode::kInvalidJson, source, "is not valid JSON");
+  auto parsed = detail::parse_json_strict(config_json, source);  // duplicate keys are errors
+  if (!parsed) return parsed.error();
+  const Json& doc = parsed.value();
   if (!doc.is_object()) return make_error(ErrorCode::kInvalidCatalog, source, "must be a JSON object");
   // Multimodal wrappers (Llama 4, Kimi K2.5, Qwen3.5, Gemma 3) keep the language model under text_config.
   if (doc.contains("text_config") && !doc["text_config"].is_null() && !doc["text_config"].is_object()) {

@@ -66,6 +66,11 @@ class Fields {
       return;
     }
     if (!v->is_number_integer()) return fail(key, "must be an integer");
+    if (v->is_number_unsigned() && v->get<unsigned long long>() > static_cast<unsigned long long>(max)) {
+      // Above 2^63 a signed read wraps (18446744073709551615 would say "got -1").
+      return fail(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) +
+                           ", got " + std::to_string(v->get<unsigned long long>()));
+    }
     const auto x = v->get<long long>();
     if (x < min || x > max) {
       return fail(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) +

@@ -2,6 +2,8 @@
 #include "model_fields.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include "gpucalc/units.hpp"
 
@@ -83,7 +85,9 @@ void read_model_fields(Fields& f, Model& m) {
   m.kv_heads = m.heads;
   f.integer("kv_heads", m.kv_heads, false, 1, L::kHeads);
   f.integer("head_dim", m.head_dim, false, 1, L::kHeadDim);
-  if (m.head_dim == 0 && m.heads > 0) m.head_dim = std::max(1, m.hidden_size / m.heads);
+  if (m.head_dim == 0 && m.heads > 0) {
+    m.head_dim = m.hidden_size / m.heads;  // may be 0: check_model refuses it where it matters
+  }
   f.integer("vocab_size", m.vocab_size, true, 1, L::kVocab);
   f.boolean("tied_embeddings", m.tied_embeddings);
   f.integer("experts_routed", m.experts_routed, false, 0, L::kExperts);
@@ -126,6 +130,10 @@ void read_model_fields(Fields& f, Model& m) {
 }  // namespace
 
 std::pair<std::string, std::string> check_model(const Model& m) {
+  if (m.head_dim < 1 && (m.attention == AttentionKind::kGqa || m.v_head_dim == 0)) {
+    // GQA sizes its KV and attention by head_dim (MLA by its own widths): a derived 0 is no model.
+    return {"head_dim", "is required when hidden_size / heads is below 1"};
+  }
   if (m.attention == AttentionKind::kGqa && m.heads % m.kv_heads != 0) {
     return {"kv_heads", "must divide heads (" + std::to_string(m.heads) + ")"};
   }
@@ -176,6 +184,17 @@ Result<Model> parse_model_entry(const Json& item, const std::string& path) {
   f.opt_num("params_total_b", total_b, 0.001, 1e6);
   f.opt_num("params_active_b", active_b, 0.001, 1e6);
   if (!f.ok()) return f.error();
+  // Largest parameter count a model may have, computed or given (params_total_b <= 1e6): the
+  // dimensions' products are counted in double, and a count past this is a typo or an attack.
+  constexpr double kMaxParams = 1e6 * kParamsPerBillion;
+  const ParamCount counted = count_params(m, m.tied_embeddings);
+  if (!(counted.total > 0 && counted.total <= kMaxParams)) {
+    char count[32];
+    std::snprintf(count, sizeof count, "%.4g", counted.total / kParamsPerBillion);
+    f.fail("params_total_b", std::string("the dimensions give ") + count +
+                                 " B parameters; at most 1,000,000 B (check layers, hidden_size, heads, experts)");
+    return f.error();
+  }
   fill_param_counts(m, total_b ? std::optional<double>(*total_b * kParamsPerBillion) : std::nullopt,
                     active_b ? std::optional<double>(*active_b * kParamsPerBillion) : std::nullopt);
   if (m.params_active > m.params_total * (1.0 + 1e-9)) {

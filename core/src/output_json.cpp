@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "gpucalc/evaluate.hpp"
+#include "gpucalc/invariants.hpp"
 #include "gpucalc/result_fields.hpp"
 #include "gpucalc/units.hpp"
 #include "json_writer.hpp"
@@ -304,6 +305,10 @@ Result<std::string> fit_table_json(const Catalog& catalog, const Scenario& scena
       for (std::size_t i = 0; i < offerings.size(); ++i) {
         const Gpu& gpu = *gpus[i];
         const MemoryFit f = fit_memory(model, gpu, *offerings[i], s);
+        if (auto bad = check_fit_invariants(f, "fit_table(" + model.id + ", " +
+                                                   weight_format_name(wf) + ", " + offerings[i]->id + ")")) {
+          return *bad;
+        }
         const auto native = [&gpu](Precision p) { return gpu.peak_flops_per_s[index_of(p)].has_value(); };
         const bool native_math = wf == WeightFormat::kInt4  ? false
                                  : wf == WeightFormat::kFp4 ? native(Precision::kFp4)

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "gpucalc/evaluate.hpp"
+#include "gpucalc/invariants.hpp"
 #include "gpucalc/units.hpp"
 
 namespace gpucalc {
@@ -209,8 +210,9 @@ void build_verdict(Evaluation& ev) {
   // Recommendation: cheapest per unit of work among offerings that fit and that the stack can
   // run on; CUDA-only stacks and TensorRT-LLM rule AMD out.
   const bool amd_ruled_out = s.cuda_only || s.tensorrt_llm;
+  // Never an offering whose rates cannot be computed (core/src/invariants.cpp).
   auto eligible = [&](const OfferingResult& r) {
-    return r.fit.fits && !(amd_ruled_out && r.gpu_vendor != "nvidia");
+    return r.fit.fits && !(amd_ruled_out && r.gpu_vendor != "nvidia") && !rate_not_computable(r);
   };
   struct Basis {
     const char* name;

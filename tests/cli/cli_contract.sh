@@ -128,6 +128,35 @@ check "changed performance.json changes the answer" python3 -c "
 import json; a = json.load(open('$tmp/base.json')); b = json.load(open('$tmp/slow-out.json'))
 assert b['results'][0]['ttft_s'] > a['results'][0]['ttft_s'], (a['results'][0]['ttft_s'], b['results'][0]['ttft_s'])"
 expect_error "performance.json without a constant" "hbm_fraction" --catalog "$tmp/broken-perf.json" 'v=1'
+# Hostile input (issue 13): bounded reads, escaped control characters, the fixtures' errors.
+hostile="$src/tests/fixtures/hostile"
+bounded() {  # bounded NAME FIELD ARGS...: refused within 5 s, one line naming FIELD
+  local name=$1 field=$2
+  shift 2
+  timeout 5 "$bin" "$@" >"$tmp/out" 2>"$tmp/err" </dev/zero
+  local rc=$?
+  check "$name: refused, not read to the end" test "$rc" -eq 2
+  check "$name: names $field" grep -q -- "$field" "$tmp/err"
+}
+bounded "--catalog /dev/zero" "larger than 16 MiB" --catalog /dev/zero 'v=1'
+bounded "--hf-config /dev/zero" "larger than 16 MiB" --hf-config /dev/zero 'v=1'
+bounded "stdin /dev/zero" "scenario" -
+"$bin" --catalog "$hostile/ansi.json" 'v=1&compare=e' >"$tmp/t.txt" 2>&1
+check "escape codes in names do not reach the terminal" bash -c "! grep -q \$'\\x1b' '$tmp/t.txt'"
+check "escape codes shown escaped" grep -qF '\x1b[2J' "$tmp/t.txt"
+"$bin" --list offerings --catalog "$hostile/ansi.json" >"$tmp/t.txt" 2>&1
+check "listing escapes names" bash -c "! grep -q \$'\\x1b' '$tmp/t.txt'"
+printf 'v=1&model=a\0b\033[2Jc' | "$bin" - >"$tmp/out" 2>"$tmp/err"
+check "error line does not stop at a NUL" grep -qF 'a\x00b\x1b[2Jc' "$tmp/err"
+check "error line carries no ESC" bash -c "! grep -q \$'\\x1b' '$tmp/err'"
+expect_error "duplicate JSON key" "offerings\[1\].gpu_count" --catalog "$hostile/dup.json" 'v=1'
+expect_error "big MoE dimensions" "params_total_b" --catalog "$hostile/big-moe.json" 'v=1'
+expect_error "MLA rank x heads" "params_total_b" --catalog "$hostile/mla.json" 'v=1'
+printf '{"offerings":[{"id":"e","name":"a","gpu":"h200-sxm","gpu_count":18446744073709551615,"sources":["s"]}]}' >"$tmp/u64.json"
+expect_error "uint64 gpu_count" "gpu_count" --catalog "$tmp/u64.json" 'v=1'
+check "uint64 gpu_count: says what was written" grep -q "got 18446744073709551615" "$tmp/err"
+"$bin" --format json 'v=1&workload=pretrain&model=deepseek-v3' >"$tmp/p.json"
+check "pretraining DeepSeek-V3 does not fit, no cost, not recommended" py "$tmp/p.json" "assert all(not r['fits'] and r['fit_reason'] == 'training_does_not_fit' and r['run_cost_usd'] is None for r in d['results']) and d['recommended'] is None"
 # Issue 11: reference prices with tier and source, two servers, energy, bad keys.
 "$bin" --list offerings >"$tmp/o.txt"
 check "--list offerings shows tier and source" grep -q "ref-8x-mi300x-neocloud .*neocloud .*InferenceX" "$tmp/o.txt"

@@ -1,19 +1,26 @@
-// Fuzz the catalog parser (and a calibration record, which it dispatches to), then evaluate the
-// default scenario against whatever catalog came out.
+// Fuzz the catalog parser (and a calibration record, which it dispatches to), then evaluate
+// every model it brings, for inference and training, with the output invariants asserted.
 #include <cstdint>
 #include <string>
 
-#include "gpucalc/evaluate.hpp"
+#include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   auto c = gpucalc::extend_catalog(gpucalc::default_catalog(), text, "fuzz.json");
-  if (!c) return 0;
+  if (!c) {
+    gpucalc::fuzz::check_json_text(gpucalc::error_to_json(c.error()), false);
+    return 0;
+  }
+  std::size_t evaluated = 0;
   for (const auto& m : c.value().models) {
+    if (gpucalc::default_catalog().find_model(m.id) != nullptr) continue;  // only the new ones
+    if (++evaluated > 4) break;
     gpucalc::Scenario s;
     s.model = m.id;
-    auto ev = gpucalc::evaluate(c.value(), s, false);
-    if (ev) (void)gpucalc::evaluation_to_json(ev.value(), false);
+    gpucalc::fuzz::evaluate_and_check(c.value(), s);
+    s.workload = gpucalc::Workload::kPretrain;
+    gpucalc::fuzz::evaluate_and_check(c.value(), s);
   }
   return 0;
 }

@@ -1,8 +1,9 @@
-// Fuzz the Hugging Face config.json import, then evaluate the imported model.
+// Fuzz the Hugging Face config.json import, then evaluate the imported model (inference and
+// LoRA) with the output invariants asserted.
 #include <cstdint>
 #include <string>
 
-#include "gpucalc/evaluate.hpp"
+#include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
@@ -12,7 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   c.models.push_back(m.value());
   gpucalc::Scenario s;
   s.model = "fuzzed";
-  auto ev = gpucalc::evaluate(c, s, false);
-  if (ev) (void)gpucalc::evaluation_to_json(ev.value(), false);
+  gpucalc::fuzz::evaluate_and_check(c, s);
+  s.workload = gpucalc::Workload::kLora;
+  gpucalc::fuzz::evaluate_and_check(c, s);
   return 0;
 }

@@ -16,6 +16,14 @@ int ceil_div(int a, int b) { return (a + b - 1) / b; }
 /** Weight groups an explicit 4-bit format quantizes on an MoE model: the routed experts, as
  *  Kimi K2.5 (INT4) and gpt-oss (MXFP4) ship them; the rest stays BF16. */
 bool quantized_at_4bit(WeightGroup g) { return g == WeightGroup::kRoutedExperts; }
+/** `x` as a count when it is a number in [0, max]; -1 otherwise. A cast of a double beyond the
+ *  integer's range is undefined (it showed "GPUs for the weights alone -2,147,483,648"); the
+ *  output invariants (core/src/invariants.cpp) turn a negative count into an error. */
+long long checked_count(double x, double max) {
+  return x >= 0.0 && x <= max ? static_cast<long long>(x) : -1;
+}
+constexpr double kMaxInt = 2147483647.0;
+
 
 }  // namespace
 
@@ -161,7 +169,8 @@ long long max_context_for(const Model& m, KvFormat kv, const Deployment& d,
   } else {
     tokens = (budget - sliding_rate * window) / full_rate;
   }
-  return static_cast<long long>(std::min(std::floor(tokens), static_cast<double>(kMaxContextTokens)));
+  return checked_count(std::min(std::floor(tokens), static_cast<double>(kMaxContextTokens)),
+                       static_cast<double>(kMaxContextTokens));
 }
 
 MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offering,
@@ -178,7 +187,7 @@ MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offerin
       kv_bytes_per_sequence_per_gpu(model, scenario.kv, Deployment{}, context);
   // Seed 002's rule: weights only, no reserve, no KV. The epsilon keeps 140/140 at 1, not 2.
   fit.gpus_needed_weights_only = static_cast<int>(
-      std::ceil(fit.weights_bytes / fit.capacity_bytes_per_gpu - 1e-9));
+      checked_count(std::ceil(fit.weights_bytes / fit.capacity_bytes_per_gpu - 1e-9), kMaxInt));
 
   const double usable = fit.capacity_bytes_per_gpu - fit.reserve_bytes_per_gpu;
   auto holds = [&](int n) {
@@ -237,7 +246,7 @@ MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offerin
     fit.replicas = g / n;
     fit.kv_free_bytes = fit.replicas * static_cast<double>(n) * fit.kv_free_bytes_per_gpu;
     fit.full_contexts_per_instance =
-        seq_bytes > 0 ? static_cast<long long>(std::floor(fit.kv_free_bytes_per_gpu / seq_bytes)) : 0;
+        seq_bytes > 0 ? checked_count(std::floor(fit.kv_free_bytes_per_gpu / seq_bytes), 1e18) : 0;
     fit.full_contexts = fit.replicas * fit.full_contexts_per_instance;
     fit.max_context_tokens = max_context_for(model, scenario.kv, fit.deployment,
                                              fit.kv_free_bytes_per_gpu, scenario.users);

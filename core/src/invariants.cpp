@@ -1,0 +1,240 @@
+// The output invariants (gpucalc/invariants.hpp): what no evaluation may ever show.
+#include "gpucalc/invariants.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpucalc {
+
+namespace {
+
+constexpr const char* kNotComputable = "rate_not_computable";
+
+bool usable_rate(const std::optional<double>& x) {
+  return x && std::isfinite(*x) && *x >= kMinReportedTokensPerS;
+}
+bool positive_finite(const std::optional<double>& x) {
+  return x && std::isfinite(*x) && *x > 0.0 && std::isnormal(*x);
+}
+
+class Checker {
+ public:
+  explicit Checker(std::string path) : path_(std::move(path)) {}
+  /** Sizes, counts, times, prices: finite and >= 0. */
+  void size(const char* field, double x) {
+    if (!error_ && !(std::isfinite(x) && x >= 0.0)) {
+      error_ = make_error(ErrorCode::kOutOfRange, path_ + "." + field,
+                          "cannot be computed from these inputs (got " + show(x) +
+                              "): a dimension or figure is beyond what the model handles");
+    }
+  }
+  void size(const char* field, const std::optional<double>& x) {
+    if (x) size(field, *x);
+  }
+  void count(const char* field, long long x) { size(field, static_cast<double>(x)); }
+  void at_least_one(const char* field, long long x) {
+    if (x < 1) size(field, -1.0);
+  }
+  /** Differences: finite, any sign. */
+  void signed_value(const char* field, double x) {
+    if (!std::isfinite(x)) size(field, x);
+  }
+  void signed_value(const char* field, const std::optional<double>& x) {
+    if (x) signed_value(field, *x);
+  }
+  const std::optional<Error>& error() const { return error_; }
+
+ private:
+  static std::string show(double x) {
+    if (std::isnan(x)) return "not a number";
+    if (std::isinf(x)) return x > 0 ? "infinity" : "-infinity";
+    return std::to_string(x);
+  }
+  std::string path_;
+  std::optional<Error> error_;
+};
+
+void check_fit(Checker& c, const MemoryFit& f) {
+  c.size("capacity_bytes_per_gpu", f.capacity_bytes_per_gpu);
+  c.size("reserve_bytes_per_gpu", f.reserve_bytes_per_gpu);
+  c.size("weights_bytes", f.weights_bytes);
+  c.size("weights_bytes_per_gpu", f.weights_bytes_per_gpu);
+  c.size("kv_bytes_per_token", f.kv_bytes_per_token);
+  c.size("kv_bytes_per_context", f.kv_bytes_per_context);
+  c.count("gpus_needed_weights_only", f.gpus_needed_weights_only);
+  c.count("gpus_needed", f.gpus_needed);
+  c.at_least_one("instance_gpus", f.deployment.gpus);
+  c.at_least_one("tensor_parallel", f.deployment.tensor_parallel);
+  c.at_least_one("pipeline_parallel", f.deployment.pipeline_parallel);
+  c.count("replicas", f.replicas);
+  c.size("kv_used_bytes_per_gpu", f.kv_used_bytes_per_gpu);
+  c.count("full_contexts_per_instance", f.full_contexts_per_instance);
+  c.count("full_contexts", f.full_contexts);
+  c.count("max_context_tokens", f.max_context_tokens);
+  c.at_least_one("servers", f.servers);
+  c.count("servers_needed", f.servers_needed);
+  c.signed_value("kv_free_bytes_per_gpu", f.kv_free_bytes_per_gpu);
+  c.signed_value("kv_free_bytes", f.kv_free_bytes);
+  c.signed_value("headroom_bytes_per_gpu", f.headroom_bytes_per_gpu);
+}
+
+std::string result_path(std::size_t i, const OfferingResult& r) {
+  return "results[" + std::to_string(i) + "](" + r.offering_id + ")";
+}
+
+void check_result(Checker& c, const OfferingResult& r) {
+  c.at_least_one("gpu_count", r.gpu_count);
+  check_fit(c, r.fit);
+  c.at_least_one("deployed_gpus", r.deployed_gpus);
+  c.size("scale_out_s", r.scale_out_s);
+  c.size("unit_price_month_usd", r.unit_price_usd_per_month);
+  c.size("all_in_power_w_per_gpu", r.all_in_power_w_per_gpu);
+  c.size("energy_joules_per_output_token", r.energy_joules_per_output_token);
+  c.size("output_tokens_per_s_per_mw", r.output_tokens_per_s_per_mw);
+  c.size("energy_usd_per_million_tokens", r.energy_usd_per_million_tokens);
+  c.size("energy_kwh_per_run", r.energy_kwh_per_run);
+  c.size("energy_usd_per_run", r.energy_usd_per_run);
+  c.size("price_month_usd", r.price_usd_per_month);
+  c.size("price_gpu_hour_usd", r.price_usd_per_gpu_hour);
+  c.size("price_gb_month_usd", r.price_usd_per_gb_month);
+  c.signed_value("price_delta_month_usd", r.price_delta_usd_per_month);
+  c.size("train_memory_bytes_per_gpu", r.train_memory_bytes_per_gpu);
+}
+
+/** Invariant 1 as a predicate on the figures a result holds (after enforcement). */
+std::optional<std::string> rate_violation(const OfferingResult& r) {
+  if (r.max_throughput_tokens_per_s && !usable_rate(r.max_throughput_tokens_per_s)) {
+    return "max_throughput_tokens_per_s";
+  }
+  if (r.decode_tokens_per_s_per_user && !usable_rate(r.decode_tokens_per_s_per_user)) {
+    return "decode_tokens_per_s_per_user";
+  }
+  if (r.train_tokens_per_s && !usable_rate(r.train_tokens_per_s)) return "train_tokens_per_s";
+  if (r.tpot_s && !positive_finite(r.tpot_s)) return "tpot_s";
+  if (r.ttft_s && !positive_finite(r.ttft_s)) return "ttft_s";
+  if (r.train_hours && !positive_finite(r.train_hours)) return "train_hours";
+  if (r.gpu_hours && !positive_finite(r.gpu_hours)) return "gpu_hours";
+  if (r.usd_per_million_tokens) {
+    if (!r.max_throughput_tokens_per_s) return "usd_per_million_tokens";
+    const double x = *r.usd_per_million_tokens;
+    const bool priced = r.price_usd_per_month && *r.price_usd_per_month > 0.0;
+    if (!std::isfinite(x) || x < 0.0 || (priced && !positive_finite(x)))
+      return "usd_per_million_tokens";
+  }
+  if (!r.max_throughput_tokens_per_s) {
+    if (r.energy_joules_per_output_token) return "energy_joules_per_output_token";
+    if (r.output_tokens_per_s_per_mw) return "output_tokens_per_s_per_mw";
+    if (r.energy_usd_per_million_tokens) return "energy_usd_per_million_tokens";
+  }
+  if (!r.train_tokens_per_s) {
+    if (r.energy_kwh_per_run) return "energy_kwh_per_run";
+    if (r.energy_usd_per_run) return "energy_usd_per_run";
+  }
+  if (r.run_cost_usd) {
+    if (!r.train_tokens_per_s) return "run_cost_usd";
+    const double x = *r.run_cost_usd;
+    if (!std::isfinite(x) || x < 0.0) return "run_cost_usd";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool rate_not_computable(const OfferingResult& r) {
+  return std::find(r.warnings.begin(), r.warnings.end(), kNotComputable) != r.warnings.end();
+}
+
+std::optional<Error> check_fit_invariants(const MemoryFit& fit, const std::string& path) {
+  Checker c(path);
+  check_fit(c, fit);
+  return c.error();
+}
+
+Result<bool> enforce_output_invariants(Evaluation& ev) {
+  Checker model("model");
+  model.size("params_total", ev.model.params_total);
+  model.size("params_active", ev.model.params_active);
+  if (model.error()) return *model.error();
+  for (std::size_t i = 0; i < ev.results.size(); ++i) {
+    OfferingResult& r = ev.results[i];
+    bool cleared = false;
+    auto clear = [&cleared](std::optional<double>& x) {
+      if (x) cleared = true;
+      x.reset();
+    };
+    // Serving throughput and the per-token price that follows from it.
+    if (r.max_throughput_tokens_per_s && !usable_rate(r.max_throughput_tokens_per_s)) {
+      clear(r.max_throughput_tokens_per_s);
+    }
+    if (!r.max_throughput_tokens_per_s) {
+      clear(r.usd_per_million_tokens);
+      clear(r.energy_joules_per_output_token);  // energy per token follows from the throughput
+      clear(r.output_tokens_per_s_per_mw);
+      clear(r.energy_usd_per_million_tokens);
+    }
+    if (r.usd_per_million_tokens) {
+      const double x = *r.usd_per_million_tokens;
+      const bool priced = r.price_usd_per_month && *r.price_usd_per_month > 0.0;
+      if (!std::isfinite(x) || x < 0.0 || (priced && !positive_finite(x))) {
+        clear(r.usd_per_million_tokens);
+      }
+    }
+    // Latency of the scenario's users: decode rate, TPOT, TTFT stand or fall together.
+    if ((r.decode_tokens_per_s_per_user && !usable_rate(r.decode_tokens_per_s_per_user)) ||
+        (r.tpot_s && !positive_finite(r.tpot_s)) || (r.ttft_s && !positive_finite(r.ttft_s))) {
+      clear(r.decode_tokens_per_s_per_user);
+      clear(r.tpot_s);
+      clear(r.ttft_s);
+    }
+    // Training: rate, hours, GPU-hours and the run's cost.
+    if ((r.train_tokens_per_s && !usable_rate(r.train_tokens_per_s)) ||
+        (r.train_hours && !positive_finite(r.train_hours)) ||
+        (r.gpu_hours && !positive_finite(r.gpu_hours)) ||
+        (r.run_cost_usd && !(std::isfinite(*r.run_cost_usd) && *r.run_cost_usd >= 0.0))) {
+      clear(r.train_tokens_per_s);
+      clear(r.train_hours);
+      clear(r.gpu_hours);
+      clear(r.run_cost_usd);
+    }
+    if (!r.train_tokens_per_s) {
+      clear(r.run_cost_usd);
+      clear(r.energy_kwh_per_run);
+      clear(r.energy_usd_per_run);
+    }
+    if (cleared && !rate_not_computable(r)) r.warnings.emplace_back(kNotComputable);
+    Checker c(result_path(i, r));
+    check_result(c, r);
+    if (c.error()) return *c.error();
+  }
+  return true;
+}
+
+std::optional<Error> check_output_invariants(const Evaluation& ev) {
+  Checker model("model");
+  model.size("params_total", ev.model.params_total);
+  model.size("params_active", ev.model.params_active);
+  if (model.error()) return model.error();
+  for (std::size_t i = 0; i < ev.results.size(); ++i) {
+    const OfferingResult& r = ev.results[i];
+    const std::string path = result_path(i, r);
+    Checker c(path);
+    check_result(c, r);
+    if (c.error()) return c.error();
+    if (auto field = rate_violation(r)) {
+      return make_error(ErrorCode::kOutOfRange, path + "." + *field,
+                        "is a zero, tiny or non-finite rate (or follows from one)");
+    }
+    if (rate_not_computable(r) && ev.recommended_offering_id == r.offering_id) {
+      return make_error(ErrorCode::kOutOfRange, "recommended",
+                        "is " + r.offering_id + ", whose rates cannot be computed");
+    }
+  }
+  for (std::size_t i = 0; i < ev.verdict.size(); ++i) {
+    Checker c("verdict[" + std::to_string(i) + "](" + ev.verdict[i].code + ")");
+    for (const auto& [name, x] : ev.verdict[i].params) c.size(name.c_str(), x);
+    if (c.error()) return c.error();
+  }
+  return std::nullopt;
+}
+
+}  // namespace gpucalc

@@ -1,0 +1,121 @@
+#pragma once
+// Shared by the libFuzzer targets: every output a target produces is checked against the output
+// invariants (gpucalc/invariants.hpp) and must be well-formed JSON with finite numbers. A
+// violation aborts, so libFuzzer keeps the input; UBSan is fatal in this build too
+// (-fno-sanitize-recover=all).
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpucalc/evaluate.hpp"
+#include "gpucalc/invariants.hpp"
+#include "gpucalc/result_fields.hpp"
+
+namespace gpucalc::fuzz {
+
+[[noreturn]] inline void violated(const std::string& what) {
+  std::fprintf(stderr, "fuzz: invariant violated: %s\n", what.c_str());
+  std::abort();
+}
+
+/** Every number finite; with `non_negative`, also >= 0 except under the keys of differences. */
+inline void check_numbers(const nlohmann::json& j, bool non_negative, const std::string& key = {}) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) check_numbers(*it, non_negative, it.key());
+  } else if (j.is_array()) {
+    for (const auto& v : j) check_numbers(v, non_negative, key);
+  } else if (j.is_number()) {
+    const double x = j.get<double>();
+    if (!std::isfinite(x)) violated("non-finite number under \"" + key + "\"");
+    const bool signed_ok = key == "kv_free_bytes_per_gpu" || key == "kv_free_bytes" ||
+                           key == "headroom_bytes_per_gpu" || key == "price_delta_month_usd";
+    if (non_negative && x < 0 && !signed_ok) {
+      violated("negative number under \"" + key + "\": " + std::to_string(x));
+    }
+  }
+}
+
+/** Output text is one JSON document (the writers never emit NaN, inf or raw control bytes). */
+inline nlohmann::json check_json_text(const std::string& text, bool non_negative) {
+  for (const char c : text) {
+    if (static_cast<unsigned char>(c) < 0x20) violated("raw control byte in JSON output");
+  }
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded()) violated("output is not JSON: " + text.substr(0, 200));
+  check_numbers(j, non_negative);
+  return j;
+}
+
+/** RFC 4180 records of `csv` (CRLF lines, "" inside quotes); a malformed quote is a violation. */
+inline std::vector<std::vector<std::string>> parse_csv(const std::string& csv) {
+  std::vector<std::vector<std::string>> records(1, std::vector<std::string>(1));
+  bool quoted = false, was_quoted = false;
+  for (std::size_t i = 0; i < csv.size(); ++i) {
+    const char c = csv[i];
+    std::string& cell = records.back().back();
+    if (quoted) {
+      if (c != '"') cell += c;
+      else if (i + 1 < csv.size() && csv[i + 1] == '"') cell += csv[++i];
+      else quoted = false;
+    } else if (c == '"') {
+      if (!cell.empty() || was_quoted) violated("CSV: quote inside an unquoted cell");
+      quoted = was_quoted = true;
+    } else if (c == ',') {
+      records.back().emplace_back();
+      was_quoted = false;
+    } else if (c == '\r' && i + 1 < csv.size() && csv[i + 1] == '\n') {
+      ++i;
+      records.emplace_back(1);
+      was_quoted = false;
+    } else {
+      if (was_quoted) violated("CSV: text after a closing quote");
+      cell += c;
+    }
+  }
+  if (quoted) violated("CSV: unterminated quote");
+  if (records.back().size() == 1 && records.back()[0].empty()) records.pop_back();
+  return records;
+}
+
+/** The core's CSV: a header and one record per result, all the same width, and no cell a
+ *  spreadsheet would run as a formula (numbers may start with '-'). */
+inline void check_csv(const Evaluation& ev) {
+  const auto records = parse_csv(evaluation_to_csv(ev));
+  if (records.size() != ev.results.size() + 1) violated("CSV: not one record per result");
+  for (const auto& r : records) {
+    if (r.size() != records.front().size()) violated("CSV: records of different widths");
+    for (const auto& cell : r) {
+      if (cell.empty() || std::string_view("=+-@\t\r").find(cell.front()) == std::string_view::npos) continue;
+      char* end = nullptr;
+      (void)std::strtod(cell.c_str(), &end);
+      if (end == nullptr || *end != '\0') violated("CSV: formula cell " + cell.substr(0, 40));
+    }
+  }
+}
+
+/** The invariants on an evaluation, then on its JSON (with and without the trace). */
+inline void check_evaluation(const Evaluation& ev) {
+  if (auto bad = check_output_invariants(ev)) violated(bad->to_string());
+  // Results are sizes, counts, times and prices; the trace may hold any finite input.
+  const auto j = check_json_text(evaluation_to_json(ev, false), false);
+  for (const auto& r : j["results"]) check_numbers(r, true);
+  for (const auto& v : j["verdict"]) check_numbers(v["params"], true);
+  check_json_text(evaluation_to_json(ev, true), false);
+  check_csv(ev);
+}
+
+/** Evaluates and checks; an error must be a well-formed error object naming a field. */
+inline void evaluate_and_check(const Catalog& catalog, const Scenario& scenario) {
+  auto ev = evaluate(catalog, scenario, true);
+  if (ev) {
+    check_evaluation(ev.value());
+  } else {
+    check_json_text(error_to_json(ev.error()), false);
+  }
+}
+
+}  // namespace gpucalc::fuzz

@@ -334,9 +334,20 @@ int main(int argc, char** argv) {
     if (text == nullptr) fail("validation.json is not compiled in", 1);
     auto report = gpucalc::run_validation(catalog, text);
     if (!report) fail(report.error());
-    std::cout << (format == "json" ? gpucalc::validation_report_to_json(report.value())
-                                   : gpucalc::validation_report_to_text(report.value()))
-              << "\n";
+    const char* serving_text = nullptr;
+    for (const auto& f : gpucalc::embedded_data_files()) {
+      if (std::string(f.name) == "validation-serving.json") serving_text = f.text;
+    }
+    if (serving_text == nullptr) fail("validation-serving.json is not compiled in", 1);
+    auto serving = gpucalc::run_serving_validation(catalog, serving_text);
+    if (!serving) fail(serving.error());
+    if (format == "json") {
+      std::cout << "{\"mlperf\": " << gpucalc::validation_report_to_json(report.value())
+                << ",\n\"serving\": " << gpucalc::serving_report_to_json(serving.value()) << "}\n";
+    } else {
+      std::cout << gpucalc::validation_report_to_text(report.value()) << "\n"
+                << gpucalc::serving_report_to_text(serving.value()) << "\n";
+    }
     return 0;
 #else
     fail("--validate: this build has no validation model yet", 1);

@@ -63,6 +63,13 @@ const std::vector<ScenarioKeyInfo>& scenario_keys() {
       {"recovery", "0", "fraction of compute lost to failures and restarts (0 to 10)"},
       {"flops_eff", "0", "matmul fraction of peak; 0 = calibrated default"},
       {"bw_eff", "0", "HBM fraction of peak; 0 = calibrated default"},
+      {"ttft_max", "0", "TTFT limit in seconds for max_throughput; 0 = none"},
+      {"tpot_max", "0", "TPOT limit in seconds for max_throughput; 0 = none"},
+      {"interactivity", "0", "tokens/s per user: the curve's operating point at it; 0 = none"},
+      {"ep", "0", "expert-parallel degree inside an instance (MoE only); 0 = auto"},
+      {"dpa", "0", "1 = data-parallel attention over the instance's GPUs (MoE only)"},
+      {"engine", "auto", "serving engine: auto | vllm | sglang | trtllm (NVIDIA) | atom (AMD)"},
+      {"mtp", "0", "speculative (MTP) draft tokens per decode step; 0 = off"},
       {"cudaonly", "0", "1 if the stack depends on CUDA-only libraries"},
       {"kernels", "0", "1 if the stack has custom CUDA kernels"},
       {"trtllm", "0", "1 if the stack uses TensorRT-LLM"},
@@ -283,6 +290,24 @@ std::optional<Error> apply(Scenario& s, const std::string& key, const std::strin
     if (!(e = parse_num(key, v, 0, 1, false, d))) s.flops_efficiency = d;
   } else if (key == "bw_eff") {
     if (!(e = parse_num(key, v, 0, 1, false, d))) s.bandwidth_efficiency = d;
+  } else if (key == "ttft_max") {
+    if (!(e = parse_num(key, v, 0, 3600, false, d))) s.ttft_max_s = d;
+  } else if (key == "tpot_max") {
+    if (!(e = parse_num(key, v, 0, 60, false, d))) s.tpot_max_s = d;
+  } else if (key == "interactivity") {
+    if (!(e = parse_num(key, v, 0, 100000, false, d))) s.interactivity = d;
+  } else if (key == "ep") {
+    if (!(e = parse_int(key, v, 0, 1024, i))) s.ep = static_cast<int>(i);
+  } else if (key == "dpa") {
+    bool b = false;
+    if (!(e = parse_bool(key, v, b))) s.dpa = b ? 1 : 0;
+  } else if (key == "engine") {
+    if (v != "auto" && v != "vllm" && v != "sglang" && v != "trtllm" && v != "atom") {
+      return bad(key, "must be auto, vllm, sglang, trtllm or atom, got \"" + v.substr(0, 40) + "\"");
+    }
+    s.engine = v;
+  } else if (key == "mtp") {
+    if (!(e = parse_int(key, v, 0, 16, i))) s.mtp = static_cast<int>(i);
   } else if (key == "cudaonly") {
     e = parse_bool(key, v, s.cuda_only);
   } else if (key == "kernels") {
@@ -409,6 +434,13 @@ std::string encode_scenario(const Scenario& s) {
   if (s.recovery_fraction != 0) put("recovery", format_number(s.recovery_fraction));
   if (s.flops_efficiency != 0) put("flops_eff", format_number(s.flops_efficiency));
   if (s.bandwidth_efficiency != 0) put("bw_eff", format_number(s.bandwidth_efficiency));
+  if (s.ttft_max_s != 0) put("ttft_max", format_number(s.ttft_max_s));
+  if (s.tpot_max_s != 0) put("tpot_max", format_number(s.tpot_max_s));
+  if (s.interactivity != 0) put("interactivity", format_number(s.interactivity));
+  if (s.ep != d.ep) put("ep", std::to_string(s.ep));
+  if (s.dpa != d.dpa) put("dpa", std::to_string(s.dpa));
+  if (s.engine != d.engine) put("engine", s.engine);
+  if (s.mtp != d.mtp) put("mtp", std::to_string(s.mtp));
   if (s.cuda_only) put("cudaonly", "1");
   if (s.custom_kernels) put("kernels", "1");
   if (s.tensorrt_llm) put("trtllm", "1");

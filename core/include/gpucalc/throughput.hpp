@@ -13,6 +13,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/memory.hpp"
@@ -31,6 +33,20 @@ struct ModelConstants {
   double allreduce_latency_s = 0.000005;   // per small-message all-reduce
   double max_batch_sequences = 256;        // engine default per instance
   double activation_traffic_factor = 2.0;  // training: activations written then read
+  // Serving step model (issue 16, core/src/model/serving.cpp).
+  double moe_stream_fraction = 0.75;       // routed-expert weights, of the achieved HBM rate
+  double attention_fraction = 0.9;         // decode attention KV read, of the achieved HBM rate
+  double small_kernel_latency_s = 3e-6;    // one norm / rope / quantisation / routing kernel
+  double small_kernels_attention_gqa = 5;  // per layer
+  double small_kernels_attention_mla = 8;
+  double small_kernels_ffn_dense = 4;
+  double small_kernels_ffn_moe = 7;
+  double gemm_kernels_attention_gqa = 2;   // qkv, o
+  double gemm_kernels_attention_mla = 5;   // q_a+kv_a, q_b, k absorb, v absorb, o
+  double arrival_spread_fraction = 0.2;    // closed loop: a wave's arrivals spread over this
+                                           // fraction of its end-to-end latency
+  std::vector<std::pair<std::string, std::vector<double>>> mtp_acceptance_length;  // model ->
+                                           // mean tokens per step at 1, 2, ... draft tokens
 };
 
 /** Parses data/performance.json text ("gpucalc-performance/1"). */

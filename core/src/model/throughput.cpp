@@ -52,19 +52,56 @@ Result<ModelConstants> parse_model_constants(std::string_view json_text) {
     return make_error(ErrorCode::kInvalidJson, "performance.json", "is not a JSON object");
   }
   ModelConstants c;
-  const char* keys[] = {"matmul_fraction",     "hbm_fraction",          "moe_expert_gemm_fraction",
-                        "step_overhead_s",     "allreduce_latency_s",   "max_batch_sequences",
-                        "activation_traffic_factor"};
-  double* outs[] = {&c.matmul_fraction,     &c.hbm_fraction,        &c.moe_expert_gemm_fraction,
-                    &c.step_overhead_s,     &c.allreduce_latency_s, &c.max_batch_sequences,
-                    &c.activation_traffic_factor};
-  for (std::size_t i = 0; i < 7; ++i) {
-    if (!read_constant(j, keys[i], *outs[i])) {
-      return make_error(ErrorCode::kInvalidCatalog, std::string("performance.json.") + keys[i],
+  struct Key {
+    const char* name;
+    double* out;
+  };
+  const Key keys[] = {{"matmul_fraction", &c.matmul_fraction},
+                      {"hbm_fraction", &c.hbm_fraction},
+                      {"moe_expert_gemm_fraction", &c.moe_expert_gemm_fraction},
+                      {"step_overhead_s", &c.step_overhead_s},
+                      {"allreduce_latency_s", &c.allreduce_latency_s},
+                      {"max_batch_sequences", &c.max_batch_sequences},
+                      {"activation_traffic_factor", &c.activation_traffic_factor},
+                      {"moe_stream_fraction", &c.moe_stream_fraction},
+                      {"attention_fraction", &c.attention_fraction},
+                      {"small_kernel_latency_s", &c.small_kernel_latency_s},
+                      {"small_kernels_attention_gqa", &c.small_kernels_attention_gqa},
+                      {"small_kernels_attention_mla", &c.small_kernels_attention_mla},
+                      {"small_kernels_ffn_dense", &c.small_kernels_ffn_dense},
+                      {"small_kernels_ffn_moe", &c.small_kernels_ffn_moe},
+                      {"gemm_kernels_attention_gqa", &c.gemm_kernels_attention_gqa},
+                      {"gemm_kernels_attention_mla", &c.gemm_kernels_attention_mla},
+                      {"arrival_spread_fraction", &c.arrival_spread_fraction}};
+  for (const Key& k : keys) {
+    if (!read_constant(j, k.name, *k.out)) {
+      return make_error(ErrorCode::kInvalidCatalog, std::string("performance.json.") + k.name,
                         "must be a positive number or {\"value\": number, \"source\": ...}");
     }
   }
-  if (c.matmul_fraction > 1.0 || c.hbm_fraction > 1.0 || c.moe_expert_gemm_fraction > 1.0) {
+  if (j.contains("mtp_acceptance_length")) {
+    const Json& t = j.at("mtp_acceptance_length");
+    if (!t.is_object() || !t.contains("models") || !t.at("models").is_object()) {
+      return make_error(ErrorCode::kInvalidCatalog, "performance.json.mtp_acceptance_length",
+                        "must be {\"models\": {model: [tokens per step at 1, 2, ... drafts]}}");
+    }
+    for (const auto& [model, v] : t.at("models").items()) {
+      std::vector<double> lengths;
+      bool ok = v.is_array() && !v.empty();
+      for (std::size_t i = 0; ok && i < v.size(); ++i) {
+        ok = v.at(i).is_number() && v.at(i).get<double>() >= 1.0 && v.at(i).get<double>() <= 64.0;
+        if (ok) lengths.push_back(v.at(i).get<double>());
+      }
+      if (!ok) {
+        return make_error(ErrorCode::kInvalidCatalog,
+                          "performance.json.mtp_acceptance_length.models." + model,
+                          "must be a non-empty array of numbers between 1 and 64");
+      }
+      c.mtp_acceptance_length.emplace_back(model, std::move(lengths));
+    }
+  }
+  if (c.matmul_fraction > 1.0 || c.hbm_fraction > 1.0 || c.moe_expert_gemm_fraction > 1.0 ||
+      c.moe_stream_fraction > 1.0 || c.attention_fraction > 1.0 || c.arrival_spread_fraction > 1.0) {
     return make_error(ErrorCode::kOutOfRange, "performance.json",
                       "fractions must lie between 0 and 1");
   }

@@ -6,6 +6,7 @@
 
 #include "gpucalc/performance.hpp"
 #include "gpucalc/pricing.hpp"
+#include "gpucalc/serving.hpp"
 #include "gpucalc/units.hpp"
 
 namespace gpucalc {
@@ -105,6 +106,30 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario, bo
                       "must split " + model->name + "'s " + std::to_string(model->heads) +
                           " attention heads evenly (e.g. 1, 2, 4, 8), got " + std::to_string(scenario.tp));
   }
+  if (scenario.ep > 1 && !model->is_moe()) {
+    return make_error(ErrorCode::kBadValue, "ep", model->name + " has no experts: ep must be 0 or 1");
+  }
+  if (scenario.ep > 1 && model->experts_routed % scenario.ep != 0) {
+    return make_error(ErrorCode::kBadValue, "ep",
+                      "must divide " + model->name + "'s " + std::to_string(model->experts_routed) +
+                          " experts, got " + std::to_string(scenario.ep));
+  }
+  if (scenario.ep > 1 && scenario.tp > 0 && (scenario.ep > scenario.tp || scenario.tp % scenario.ep != 0)) {
+    return make_error(ErrorCode::kBadValue, "ep",
+                      "must divide tp (experts are spread over the instance's GPUs), got ep=" +
+                          std::to_string(scenario.ep) + " with tp=" + std::to_string(scenario.tp));
+  }
+  if (scenario.dpa == 1 && !model->is_moe()) {
+    return make_error(ErrorCode::kBadValue, "dpa", "data-parallel attention is modelled for MoE models only");
+  }
+  if (scenario.mtp > 0) {
+    bool known = false;
+    for (const auto& [id, lengths] : default_model_constants().mtp_acceptance_length) known = known || id == model->id;
+    if (!known) {
+      return make_error(ErrorCode::kBadValue, "mtp",
+                        model->name + " has no MTP acceptance data (data/performance.json mtp_acceptance_length)");
+    }
+  }
   Evaluation ev;
   ev.scenario = scenario;
   ev.canonical = encode_scenario(scenario);
@@ -119,6 +144,10 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario, bo
     const Gpu* gpu = catalog.find_gpu(off->gpu_id);
     if (gpu == nullptr) {
       return make_error(ErrorCode::kInvalidCatalog, "offerings(" + off->id + ").gpu", "names an unknown GPU");
+    }
+    if (scenario.workload == Workload::kInference) {
+      auto engine = select_engine(default_engines(), scenario.engine, *gpu, *model);
+      if (!engine) return engine.error();
     }
     OfferingResult r;
     r.offering_id = off->id;

@@ -18,6 +18,25 @@ void write_pairs(JsonWriter& w, const std::vector<std::pair<std::string, double>
   w.end_object();
 }
 
+void write_curve_entry(JsonWriter& w, const std::optional<ServingCurveEntry>& e) {
+  if (!e) {
+    w.null();
+    return;
+  }
+  w.begin_object();
+  w.field("tokens_per_s_per_user", e->tokens_per_s_per_user);
+  w.field("total_tokens_per_s_per_gpu", e->total_tokens_per_s_per_gpu);
+  w.field("output_tokens_per_s_per_gpu", e->output_tokens_per_s_per_gpu);
+  w.field("ttft_s", e->ttft_s);
+  w.field("tpot_s", e->tpot_s);
+  w.field("usd_per_million_tokens", e->usd_per_million_tokens);
+  w.field("tp", e->tp);
+  w.field("ep", e->ep);
+  w.field("dpa", e->dpa);
+  w.field("users", e->users);
+  w.end_object();
+}
+
 void write_result(JsonWriter& w, const OfferingResult& r, bool with_trace) {
   const MemoryFit& f = r.fit;
   w.begin_object();
@@ -59,6 +78,30 @@ void write_result(JsonWriter& w, const OfferingResult& r, bool with_trace) {
   w.field("ttft_s", r.ttft_s);
   w.field("tpot_s", r.tpot_s);
   w.field("usd_per_million_tokens", r.usd_per_million_tokens);
+  w.field("total_tokens_per_s_per_gpu", r.total_tokens_per_s_per_gpu);
+  w.field("output_tokens_per_s_per_gpu", r.output_tokens_per_s_per_gpu);
+  w.field("e2e_latency_s", r.e2e_latency_s);
+  w.field("engine", r.engine);
+  w.field("engine_version", r.engine_version);
+  w.field("serving_tensor_parallel", r.serving_tensor_parallel);
+  w.field("expert_parallel", r.expert_parallel);
+  w.field("data_parallel_attention", r.data_parallel_attention);
+  w.key("max_throughput_point");
+  write_curve_entry(w, r.max_throughput_point);
+  w.key("interactivity_point");
+  write_curve_entry(w, r.interactivity_point);
+  w.key("curve").begin_array();
+  for (const auto& e : r.curve) write_curve_entry(w, e);
+  w.end_array();
+  w.key("error_band").begin_object();
+  for (const auto& b : r.error_band) {
+    w.key(b.metric).begin_object();
+    w.field("mape", b.mape);
+    w.field("points", b.points);
+    w.field("group", b.group);
+    w.end_object();
+  }
+  w.end_object();
   w.field("train_tokens_per_s", r.train_tokens_per_s);
   w.field("train_hours", r.train_hours);
   w.field("gpu_hours", r.gpu_hours);

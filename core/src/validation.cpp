@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "gpucalc/memory.hpp"
@@ -77,12 +78,19 @@ Result<ValidationRow> run_entry(const Catalog& catalog, const Json& e, const std
   row.gpu_id = gpu->id;
   const ModelConstants& k = default_model_constants();
   if (row.unit == "tokens_per_s") {
-    const InferenceContext c = make_inference_context(catalog, s, *model, *gpu, k);
-    LatencyLimits limits;
-    limits.ttft_s = num_or(e, "ttft_limit_s", 0.0);
-    limits.tpot_s = num_or(e, "tpot_limit_s", 0.0);
-    const auto p = max_throughput(c, off->gpu_count, s.tp, limits);
-    row.predicted = p ? p->tokens_per_s : 0.0;
+    // The calculator's own path: max_throughput_tokens_per_s within the entry's limits.
+    Scenario limited = s;
+    limited.ttft_max_s = num_or(e, "ttft_limit_s", 0.0);
+    limited.tpot_max_s = num_or(e, "tpot_limit_s", 0.0);
+    limited.compare = {off->id};
+    auto ev = evaluate(catalog, limited, false);
+    if (!ev) {
+      Error err = ev.error();
+      err.field = path + ".scenario." + err.field;
+      return err;
+    }
+    const auto& res = ev.value().results.front();
+    row.predicted = res.max_throughput_tokens_per_s ? *res.max_throughput_tokens_per_s : 0.0;
   } else if (row.unit == "minutes") {
     const TrainingEstimate t = estimate_training(catalog, s, *model, *gpu, off->gpu_count,
                                                  capacity_bytes(*gpu, s.capacity), k);
@@ -447,6 +455,64 @@ std::string serving_report_to_json(const ServingValidationReport& r) {
   j["rows"] = rows;
   j["note"] = r.note;
   return j.dump(2);
+}
+
+}  // namespace gpucalc
+
+namespace gpucalc {
+
+const ServingValidationReport* default_serving_report() {
+  static const std::optional<ServingValidationReport> report =
+      []() -> std::optional<ServingValidationReport> {
+    for (const auto& f : embedded_data_files()) {
+      if (std::string_view(f.name) == "validation-serving.json") {
+        auto r = run_serving_validation(default_catalog(), f.text);
+        if (r) return std::move(r).value();
+      }
+    }
+    return std::nullopt;
+  }();
+  return report ? &*report : nullptr;
+}
+
+std::vector<ErrorBand> error_band_for(const ServingValidationReport& report,
+                                      const std::string& vendor, const std::string& weights,
+                                      double users_per_instance) {
+  const char* regime = users_per_instance <= 8 ? "1-8" : users_per_instance <= 32 ? "9-32" : "33+";
+  auto regime_of = [](double c) { return c <= 8 ? "1-8" : c <= 32 ? "9-32" : "33+"; };
+  auto vendor_of = [](const ServingValidationRow& r) {
+    return r.gpu_id.rfind("mi", 0) == 0 ? std::string("amd") : std::string("nvidia");
+  };
+  struct Level {
+    std::string name;
+    bool use_weights, use_regime, use_vendor;
+  };
+  const Level levels[] = {{vendor + " " + weights + " " + regime + " users", true, true, true},
+                          {vendor + " " + weights, true, false, true},
+                          {vendor, false, false, true},
+                          {"all", false, false, false}};
+  std::vector<ErrorBand> out;
+  const char* metrics[] = {"interactivity", "throughput_per_gpu", "ttft"};
+  for (int mi = 0; mi < 3; ++mi) {
+    for (const Level& l : levels) {
+      std::vector<const ServingValidationRow*> rows;
+      for (const auto& r : report.rows) {
+        if (!r.newest) continue;
+        if (l.use_vendor && vendor_of(r) != vendor) continue;
+        if (l.use_weights && r.weights != weights) continue;
+        if (l.use_regime && std::string(regime_of(r.concurrency)) != regime) continue;
+        rows.push_back(&r);
+      }
+      const Mape m = mape_of(l.name, rows);
+      const double mape = mi == 0 ? m.interactivity : mi == 1 ? m.throughput : m.ttft;
+      const int n = mi == 0 ? m.n_interactivity : mi == 1 ? m.n_throughput : m.n_ttft;
+      if (n >= 3 || !l.use_vendor) {
+        out.push_back(ErrorBand{metrics[mi], mape, n, l.name});
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace gpucalc

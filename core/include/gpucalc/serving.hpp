@@ -122,6 +122,9 @@ GpuKernels resolve_kernels(const Catalog& catalog, const KernelCatalog& kernels,
 struct GemmCost {
   double latency_s = 0.0, memory_s = 0.0, compute_s = 0.0, total_s = 0.0;
 };
+/** Matrix rate of a GEMM with `tokens` rows: achieved x matmul_fraction up to small_m_tokens,
+ *  achieved x large_m_matmul_fraction from large_m_tokens, log-linear between. */
+double matmul_rate_at(double tokens, double achieved_flops_per_s, const ModelConstants& k);
 GemmCost gemm_cost(double kernels, double weight_bytes, double flops, double latency_s,
                    double stream_bytes_per_s, double flops_per_s);
 
@@ -211,7 +214,7 @@ struct ServingContext {
   double dense_stream_bytes_per_s = 0.0;  // achieved HBM x hbm_fraction
   double moe_stream_bytes_per_s = 0.0;    // achieved HBM x moe_stream_fraction
   double attention_bytes_per_s = 0.0;     // achieved HBM x attention_fraction
-  double matmul_flops_per_s = 0.0;        // achieved x matmul_fraction
+  double matmul_flops_per_s = 0.0;        // achieved x matmul_fraction (decode-sized M)
   double small_kernel_s = 0.0;
   double extra_layer_latency_s = 0.0;     // engine profile, by arch target and version
   double request_overhead_s = 0.0;        // engine profile, by vendor

@@ -34,6 +34,9 @@ struct ModelConstants {
   double max_batch_sequences = 256;        // engine default per instance
   double activation_traffic_factor = 2.0;  // training: activations written then read
   // Serving step model (issue 16, core/src/model/serving.cpp).
+  double large_m_matmul_fraction = 0.95;   // GEMMs of >= large_m_tokens rows (prefill)
+  double large_m_tokens = 4096;
+  double small_m_tokens = 256;             // up to here: matmul_fraction
   double moe_stream_fraction = 0.75;       // routed-expert weights, of the achieved HBM rate
   double attention_fraction = 0.9;         // decode attention KV read, of the achieved HBM rate
   double small_kernel_latency_s = 3e-6;    // one norm / rope / quantisation / routing kernel

@@ -8,7 +8,12 @@ namespace gpucalc {
 
 double allreduce_s(const Fabric& f, double bytes, int gpus) {
   if (gpus <= 1 || bytes <= 0.0) return 0.0;
-  if (f.allreduce != nullptr && !f.allreduce->empty()) return curve_at(*f.allreduce, bytes);
+  if (f.allreduce != nullptr && !f.allreduce->empty()) {
+    // The curves are 8-GPU measurements: fewer GPUs move 2 (g - 1) / g of the message instead
+    // of 2 x 7 / 8, so read the curve at the equivalent 8-GPU size (latency unchanged).
+    const double g = gpus;
+    return curve_at(*f.allreduce, bytes * ((g - 1.0) / g) / (7.0 / 8.0));
+  }
   const double g = gpus;
   const double bw = f.bus_bytes_per_s > 0.0 ? f.bus_bytes_per_s : 1e11;
   return f.latency_s + 2.0 * (g - 1.0) / g * bytes / bw;

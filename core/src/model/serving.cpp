@@ -141,6 +141,14 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   const double bpp = c.weight_bytes_per_param;
   const bool mla = m.attention == AttentionKind::kMla;
   const double layers = s.layers;
+  // GEMM rows: the step's tokens (per GPU with data-parallel attention for the projections).
+  const double rate = matmul_rate_at(tokens, c.rates.matmul_flops_per_s, k);
+  const double attn_rate =
+      matmul_rate_at(p.dpa ? tokens / tpd : tokens, c.rates.matmul_flops_per_s, k);
+  const double expert_rate = matmul_rate_at(tokens * m.experts_active /
+                                                std::max(1.0, static_cast<double>(m.experts_routed)),
+                                            c.rates.matmul_flops_per_s, k) *
+                             k.moe_expert_gemm_fraction;
 
   auto add_gemm = [&](const GemmCost& g, double bytes, double flops, bool expert) {
     b.gemm_latency_s += g.latency_s;
@@ -162,15 +170,14 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
     const double kernels = mla ? k.gemm_kernels_attention_mla : k.gemm_kernels_attention_gqa;
     const double bytes = params * bpp;
     const double flops = 2.0 * params * t;
-    const GemmCost g = gemm_cost(kernels, bytes, flops, a, c.dense_stream_bytes_per_s,
-                                 c.matmul_flops_per_s);
+    const GemmCost g = gemm_cost(kernels, bytes, flops, a, c.dense_stream_bytes_per_s, attn_rate);
     GemmCost all{g.latency_s * layers, g.memory_s * layers, g.compute_s * layers,
                  g.total_s * layers};
     add_gemm(all, bytes * layers, flops * layers, false);
   }
   // Attention itself.
   {
-    AttentionRates r{a, c.attention_bytes_per_s, c.matmul_flops_per_s};
+    AttentionRates r{a, c.attention_bytes_per_s, attn_rate};
     const double seqs = p.dpa ? sequences / tpd : sequences;
     const AttentionCost at = attention_cost(m, c.kv, p.dpa ? 1.0 : 1.0 / tpd, seqs, query_tokens,
                                             context_tokens, decode, r);
@@ -183,8 +190,7 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
     const double params = s.dense_ffn_params / tpd;
     const double bytes = params * bpp;
     const double flops = 2.0 * params * tokens;
-    const GemmCost g = gemm_cost(2, bytes, flops, a, c.dense_stream_bytes_per_s,
-                                 c.matmul_flops_per_s);
+    const GemmCost g = gemm_cost(2, bytes, flops, a, c.dense_stream_bytes_per_s, rate);
     const double n = s.dense_layers;
     add_gemm({g.latency_s * n, g.memory_s * n, g.compute_s * n, g.total_s * n}, bytes * n,
              flops * n, false);
@@ -200,19 +206,21 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
                                        : touched * s.expert_params / tpd * bpp;
     const double expert_flops =
         2.0 * s.expert_params * tokens * m.experts_active / std::max(tpd, static_cast<double>(ep));
+    // Grouped expert GEMMs (plus routing and token permutation) run below the dense rate, at
+    // the rows one expert sees.
     const GemmCost g = gemm_cost(2, expert_bytes, expert_flops, a, c.moe_stream_bytes_per_s,
-                                 c.matmul_flops_per_s);
+                                 expert_rate);
     add_gemm({g.latency_s * n, g.memory_s * n, g.compute_s * n, g.total_s * n}, expert_bytes * n,
              expert_flops * n, true);
     if (s.shared_params > 0.0) {
       const double params = s.shared_params / tpd;
       const GemmCost sg = gemm_cost(2, params * bpp, 2.0 * params * tokens, a,
-                                    c.dense_stream_bytes_per_s, c.matmul_flops_per_s);
+                                    c.dense_stream_bytes_per_s, rate);
       add_gemm({sg.latency_s * n, sg.memory_s * n, sg.compute_s * n, sg.total_s * n},
                params * bpp * n, 2.0 * params * tokens * n, false);
     }
     const GemmCost rg = gemm_cost(1, s.router_params * kBf16Bytes, 2.0 * s.router_params * tokens,
-                                  a, c.dense_stream_bytes_per_s, c.matmul_flops_per_s);
+                                  a, c.dense_stream_bytes_per_s, rate);
     add_gemm({rg.latency_s * n, rg.memory_s * n, rg.compute_s * n, rg.total_s * n},
              s.router_params * kBf16Bytes * n, 2.0 * s.router_params * tokens * n, false);
   }
@@ -221,7 +229,7 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
     const double params = s.lm_head_params / tpd;
     const double t = decode ? tokens : sequences;
     const GemmCost g = gemm_cost(1, params * kBf16Bytes, 2.0 * params * t, a,
-                                 c.dense_stream_bytes_per_s, c.matmul_flops_per_s);
+                                 c.dense_stream_bytes_per_s, matmul_rate_at(t, c.rates.matmul_flops_per_s, k));
     add_gemm(g, params * kBf16Bytes, 2.0 * params * t, false);
   }
   // Small kernels and the engine's per-layer latency on this GPU family.
@@ -276,7 +284,7 @@ double max_sequences(const ServingContext& c, const Parallel& p) {
   d.gpus = tp;
   d.tensor_parallel = p.dpa ? 1 : tp;
   d.pipeline_parallel = 1;
-  const double per_seq = kv_bytes_per_sequence_per_gpu(*c.model, c.kv, d, c.input_tokens + c.output_tokens);
+  const double per_seq = kv_bytes_per_sequence_per_gpu(*c.model, c.kv, d, c.input_tokens + c.output_tokens / 2.0);
   if (!(per_seq > 0.0)) return e.max_running_requests;
   const double n = std::floor(kv_budget / per_seq) * (p.dpa ? tp : 1);
   return std::min(n, e.max_running_requests);
@@ -284,11 +292,18 @@ double max_sequences(const ServingContext& c, const Parallel& p) {
 
 namespace {
 
-/** Prefill of `prompts` prompts in chunks of the engine's prefill budget. */
+/** Prefill of `prompts` prompts in chunks of the engine's prefill budget. An engine that mixes
+ *  prefill into decode steps pays only what the chunk adds to a step that runs anyway: its
+ *  FLOPs, attention and all-reduce bytes; the weights are read and the kernels launched once
+ *  for both. */
 double prefill_s(const ServingContext& c, const Parallel& p, double prompts) {
   const double tokens = prompts * c.input_tokens;
   const double chunks = std::max(1.0, std::ceil(tokens / c.chunk_tokens));
-  return chunks * step_cost(c, p, prompts / chunks, c.input_tokens, c.input_tokens, false).total_s;
+  const StepBreakdown b = step_cost(c, p, prompts / chunks, c.input_tokens, c.input_tokens, false);
+  if (!c.engine->mixes_prefill) return chunks * b.total_s;
+  const double layers = c.shape.layers;
+  const double attention_work = std::max(0.0, b.attention_s - layers * c.kernels.gemm_latency_s);
+  return chunks * (b.compute_s + attention_work + b.allreduce_s + b.alltoall_s);
 }
 
 }  // namespace
@@ -321,7 +336,10 @@ ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
     batch = std::clamp(1.0 + arrivals_per_s * pre, 1.0, running);
     pre = prefill_s(c, p, batch);
     tpot = per_token + (running > 1.0 ? (running / batch) * pre / out : 0.0);
-    ttft = c.request_overhead_s + (running > 1.0 ? step / 2.0 : 0.0) + pre;
+    // Wait for the running step, then the prefill (a step of its own, or riding on the next
+    // decode step when the engine mixes them).
+    ttft = c.request_overhead_s + (running > 1.0 ? step / 2.0 : 0.0) + pre +
+           (c.engine->mixes_prefill ? step : 0.0);
     e2e = ttft + (out - 1.0) * tpot;
   }
   // Requests beyond the KV pool wait for a running one to finish.

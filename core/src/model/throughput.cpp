@@ -64,6 +64,9 @@ Result<ModelConstants> parse_model_constants(std::string_view json_text) {
                       {"max_batch_sequences", &c.max_batch_sequences},
                       {"activation_traffic_factor", &c.activation_traffic_factor},
                       {"moe_stream_fraction", &c.moe_stream_fraction},
+                      {"large_m_matmul_fraction", &c.large_m_matmul_fraction},
+                      {"large_m_tokens", &c.large_m_tokens},
+                      {"small_m_tokens", &c.small_m_tokens},
                       {"attention_fraction", &c.attention_fraction},
                       {"small_kernel_latency_s", &c.small_kernel_latency_s},
                       {"small_kernels_attention_gqa", &c.small_kernels_attention_gqa},
@@ -101,7 +104,7 @@ Result<ModelConstants> parse_model_constants(std::string_view json_text) {
     }
   }
   if (c.matmul_fraction > 1.0 || c.hbm_fraction > 1.0 || c.moe_expert_gemm_fraction > 1.0 ||
-      c.moe_stream_fraction > 1.0 || c.attention_fraction > 1.0 || c.arrival_spread_fraction > 1.0) {
+      c.moe_stream_fraction > 1.0 || c.large_m_matmul_fraction > 1.0 || c.attention_fraction > 1.0 || c.arrival_spread_fraction > 1.0) {
     return make_error(ErrorCode::kOutOfRange, "performance.json",
                       "fractions must lie between 0 and 1");
   }

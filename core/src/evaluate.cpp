@@ -93,6 +93,14 @@ void add_fit_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scen
 }  // namespace
 
 Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario, bool with_trace) {
+  EvaluateOptions options;
+  options.with_trace = with_trace;
+  return evaluate(catalog, scenario, options);
+}
+
+Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario,
+                            const EvaluateOptions& options) {
+  const bool with_trace = options.with_trace;
   const Model* model = catalog.find_model(scenario.model);
   if (model == nullptr) {
     return make_error(ErrorCode::kUnknownId, "model",
@@ -181,7 +189,7 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario, bo
     }
     if (r.capacity_assumed) r.warnings.emplace_back("capacity_assumed_gib");
     if (with_trace) add_fit_trace(r, *model, *gpu, scenario);
-    estimate_performance(catalog, scenario, *model, *gpu, *off, with_trace, r);
+    estimate_performance(catalog, scenario, *model, *gpu, *off, with_trace, options.with_curve, r);
     ev.results.push_back(std::move(r));
   }
   if (!ev.results.empty() && ev.results.front().price_usd_per_month) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <array>
 #include <map>
 #include <optional>
 #include <nlohmann/json.hpp>
@@ -513,6 +514,31 @@ std::vector<ErrorBand> error_band_for(const ServingValidationReport& report,
     }
   }
   return out;
+}
+
+const std::vector<ErrorBand>& default_error_band(const std::string& vendor, WeightFormat weights,
+                                                 double users_per_instance) {
+  constexpr std::size_t kFormats = 5, kRegimes = 3;
+  using Table = std::array<std::array<std::array<std::vector<ErrorBand>, kRegimes>, kFormats>, 2>;
+  static const Table table = [] {
+    Table t{};
+    const ServingValidationReport* rep = default_serving_report();
+    if (rep == nullptr) return t;
+    const double users[kRegimes] = {1, 16, 64};
+    for (std::size_t v = 0; v < 2; ++v) {
+      for (std::size_t f = 0; f < kFormats; ++f) {
+        for (std::size_t r = 0; r < kRegimes; ++r) {
+          t[v][f][r] = error_band_for(*rep, v == 0 ? "amd" : "nvidia",
+                                      weight_format_name(static_cast<WeightFormat>(f)), users[r]);
+        }
+      }
+    }
+    return t;
+  }();
+  const std::size_t v = vendor == "amd" ? 0 : 1;
+  const std::size_t f = std::min(kFormats - 1, static_cast<std::size_t>(weights));
+  const std::size_t r = users_per_instance <= 8 ? 0 : users_per_instance <= 32 ? 1 : 2;
+  return table[v][f][r];
 }
 
 }  // namespace gpucalc

@@ -99,8 +99,18 @@ struct Evaluation {
 /** Fills evaluation.verdict and the recommendation from the results and the scenario's stack. */
 void build_verdict(Evaluation& evaluation);
 
+/** What evaluate() computes beyond the fit, price and the serving point at the users. */
+struct EvaluateOptions {
+  bool with_trace = false;  // fill each result's trace
+  bool with_curve = true;   // curve, max_throughput (a search), interactivity point, cost
+};
+
 /** Runs the fit, price and performance models. `with_trace` fills each result's trace. */
 Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario, bool with_trace);
+/** The same with options: with_curve = false evaluates one concurrency only (the scenario's
+ *  users), leaving curve, max_throughput_tokens_per_s and usd_per_million_tokens empty. */
+Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario,
+                            const EvaluateOptions& options);
 
 /** Decodes `scenario_text` then evaluates it. */
 Result<Evaluation> evaluate_text(const Catalog& catalog, std::string_view scenario_text,

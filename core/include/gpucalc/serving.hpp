@@ -12,6 +12,7 @@
  * communication.cpp, engines.cpp (data/engines.json), kernels.cpp (data/kernels.json),
  * serving.cpp (the step and the closed loop). Constants: data/performance.json.
  */
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -85,17 +86,38 @@ Result<const EngineProfile*> select_engine(const EngineCatalog& engines, std::st
 
 // ---------------------------------------------------------------- kernels (kernels.cpp)
 
-/** A measured curve y(x), x ascending; interpolated log-linearly in x. */
+/** A measured curve y(x), x ascending, at most kMaxCurvePoints points (no allocation: the
+ *  step model copies it per evaluation); interpolated log-linearly in x. */
+constexpr int kMaxCurvePoints = 16;
 struct Curve {
-  std::vector<double> x, y;
-  bool empty() const { return x.empty(); }
+  int n = 0;
+  std::array<double, kMaxCurvePoints> x{}, y{};
+  bool empty() const { return n == 0; }
+  bool push(double xv, double yv) {
+    if (n >= kMaxCurvePoints) return false;
+    x[static_cast<std::size_t>(n)] = xv;
+    y[static_cast<std::size_t>(n)] = yv;
+    ++n;
+    return true;
+  }
+  double front_x() const { return x[0]; }
+  double back_x() const { return x[static_cast<std::size_t>(n - 1)]; }
 };
 /** y at x: log-linear between points, the first y below, the last point's y / x slope above. */
 double curve_at(const Curve& c, double x);
 
+/** An all-reduce implementation's measured curve: bytes per GPU -> seconds. */
+struct NamedCurve {
+  std::array<char, 24> name{};  // "sglang", "vllm", "trtllm", "nccl", "custom", "calibrated"
+  Curve curve;
+  std::string_view id() const { return std::string_view(name.data()); }
+};
+constexpr int kMaxAllreduceImpls = 6;
+
 struct GpuKernels {
   double gemm_latency_s = 0.0;  // fixed cost of one small-M GEMM kernel
-  std::vector<std::pair<std::string, Curve>> allreduce;  // impl -> (bytes, seconds)
+  int allreduce_count = 0;
+  std::array<NamedCurve, kMaxAllreduceImpls> allreduce{};
   Curve alltoall_dispatch, alltoall_combine;             // tokens per GPU -> seconds
   double small_kernel_latency_s = 0.0;  // 0: data/performance.json's constant
   bool calibrated = false;              // some figure comes from a calibration record
@@ -207,7 +229,7 @@ struct ServingContext {
   double allreduce_bus_bytes_per_s = 0.0;
   double allreduce_latency_s = 0.0;
   LayerShape shape;
-  ModelConstants constants;
+  const ModelConstants* constants = nullptr;  // default_model_constants()
   Rates rates;
   double weight_bytes_per_param = 1.0;
   double kv_bytes_per_token_layer = 0.0;  // whole model's heads
@@ -284,9 +306,24 @@ struct ServingPoint {
   bool fits = false;
 };
 
+/** Prefill time of one layout as a function of the prompts a prefill step takes:
+ *  ceil(prompts x input / chunk) x fixed_s + prompts x per_prompt_s, from the step of one
+ *  prompt: fixed = kernel latencies + weight streaming + small kernels + engine overhead,
+ *  per prompt = FLOPs + attention + communication. An engine that mixes prefill into decode
+ *  steps pays no fixed part (the decode step it rides on reads the weights). */
+struct PrefillFit {
+  double fixed_s = 0.0;       // per prefill step (chunk)
+  double per_prompt_s = 0.0;  // per prompt
+};
+PrefillFit prefill_fit(const ServingContext& c, const Parallel& p);
+double prefill_time_s(const ServingContext& c, const PrefillFit& fit, double prompts);
+
 /** Closed-loop continuous batching on `replicas` instances of layout `p`. */
 ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
                    double users_per_instance);
+/** The same with the layout's prefill fit computed once (curves and searches). */
+ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
+                   double users_per_instance, const PrefillFit& fit);
 
 /** Legal layouts of the model on `gpu_count` GPUs: instance sizes that divide the offering
  *  and hold the weights, ep in {1, tp} for MoE, dpa for MoE models with tp > 1; restricted by

@@ -94,6 +94,10 @@ const ServingValidationReport* default_serving_report();
 std::vector<ErrorBand> error_band_for(const ServingValidationReport& report,
                                       const std::string& vendor, const std::string& weights,
                                       double users_per_instance);
+/** error_band_for() on default_serving_report(), computed once per (vendor, weights, regime);
+ *  empty when the report does not load. */
+const std::vector<ErrorBand>& default_error_band(const std::string& vendor, WeightFormat weights,
+                                                 double users_per_instance);
 std::string serving_report_to_json(const ServingValidationReport& report);
 
 }  // namespace gpucalc

@@ -25,8 +25,8 @@ double alltoall_s(const Fabric& f, double tokens_per_gpu, double hidden, int ep)
       !f.combine->empty()) {
     // Below the smallest measured batch the time shrinks with tokens, to half the first point.
     auto at = [&](const Curve& c) {
-      if (tokens_per_gpu >= c.x.front()) return curve_at(c, tokens_per_gpu);
-      return c.y.front() * std::max(0.5, tokens_per_gpu / c.x.front());
+      if (tokens_per_gpu >= c.x[0]) return curve_at(c, tokens_per_gpu);
+      return c.y[0] * std::max(0.5, tokens_per_gpu / c.x[0]);
     };
     return at(*f.dispatch) + at(*f.combine);
   }

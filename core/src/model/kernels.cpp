@@ -31,9 +31,8 @@ Result<Curve> read_curve(const Json& j, const char* xk, const char* yk, const st
     if (!x.is_number() || !y.is_number() || !(x.get<double>() > 0.0) || !(y.get<double>() > 0.0)) {
       return bad(path, "points must be positive numbers");
     }
-    if (!c.x.empty() && x.get<double>() <= c.x.back()) return bad(path, "x must ascend");
-    c.x.push_back(x.get<double>());
-    c.y.push_back(y.get<double>() * kUs);
+    if (!c.empty() && x.get<double>() <= c.back_x()) return bad(path, "x must ascend");
+    if (!c.push(x.get<double>(), y.get<double>() * kUs)) return bad(path, "has more than 16 points");
   }
   return c;
 }
@@ -41,17 +40,39 @@ Result<Curve> read_curve(const Json& j, const char* xk, const char* yk, const st
 }  // namespace
 
 double curve_at(const Curve& c, double x) {
-  if (c.x.empty()) return 0.0;
-  if (x <= c.x.front()) return c.y.front();
-  for (std::size_t i = 1; i < c.x.size(); ++i) {
+  if (c.n == 0) return 0.0;
+  if (x <= c.x[0]) return c.y[0];
+  for (std::size_t i = 1; i < static_cast<std::size_t>(c.n); ++i) {
     if (x <= c.x[i]) {
       const double t = std::log(x / c.x[i - 1]) / std::log(c.x[i] / c.x[i - 1]);
       return c.y[i - 1] + (c.y[i] - c.y[i - 1]) * t;
     }
   }
   // Beyond the last point: the last point's bandwidth (time grows with size).
-  return c.y.back() * x / c.x.back();
+  const std::size_t last = static_cast<std::size_t>(c.n - 1);
+  return c.y[last] * x / c.x[last];
 }
+
+namespace {
+
+bool add_curve(GpuKernels& k, std::string_view name, const Curve& c, bool front) {
+  if (k.allreduce_count >= kMaxAllreduceImpls || name.size() >= 24) return false;
+  NamedCurve nc;
+  std::copy(name.begin(), name.end(), nc.name.begin());
+  nc.curve = c;
+  if (front) {
+    for (int i = k.allreduce_count; i > 0; --i) {
+      k.allreduce[static_cast<std::size_t>(i)] = k.allreduce[static_cast<std::size_t>(i - 1)];
+    }
+    k.allreduce[0] = nc;
+  } else {
+    k.allreduce[static_cast<std::size_t>(k.allreduce_count)] = nc;
+  }
+  ++k.allreduce_count;
+  return true;
+}
+
+}  // namespace
 
 const GpuKernels* KernelCatalog::find(std::string_view gpu_id) const {
   for (const auto& [id, k] : gpus) {
@@ -82,7 +103,9 @@ Result<KernelCatalog> parse_kernels(std::string_view json_text) {
       for (const auto& [impl, t] : g.at("allreduce_us").items()) {
         auto c = read_curve(t, "bytes", "us", path + ".allreduce_us." + impl);
         if (!c) return c.error();
-        k.allreduce.emplace_back(impl, std::move(c).value());
+        if (!add_curve(k, impl, c.value(), false)) {
+          return bad(path + ".allreduce_us", "holds at most 6 implementations with names under 24 characters");
+        }
       }
     }
     if (g.contains("alltoall_us")) {
@@ -146,14 +169,14 @@ GpuKernels resolve_kernels(const Catalog& catalog, const KernelCatalog& kernels,
   if (!cal->allreduce.empty() && cal->allreduce_gpus >= 2) {
     Curve c;
     for (const auto& a : cal->allreduce) {
-      if (a.bytes > 0.0 && a.latency_s > 0.0 && (c.x.empty() || a.bytes > c.x.back())) {
-        c.x.push_back(a.bytes);
-        c.y.push_back(a.latency_s);
+      if (a.bytes > 0.0 && a.latency_s > 0.0 && (c.empty() || a.bytes > c.back_x())) {
+        if (!c.push(a.bytes, a.latency_s)) break;
       }
     }
-    if (!c.x.empty()) {
+    if (!c.empty()) {
       // The measured collective stands for every engine's implementation on this GPU.
-      k.allreduce.insert(k.allreduce.begin(), {"calibrated", std::move(c)});
+      if (k.allreduce_count >= kMaxAllreduceImpls) --k.allreduce_count;
+      add_curve(k, "calibrated", c, true);
       k.calibrated = true;
     }
   }

@@ -167,7 +167,7 @@ void trace_step(OfferingResult& r, const char* field, const StepBreakdown& b, co
 }
 
 void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& model,
-                        const Gpu& gpu, const Offering& offering, bool with_trace,
+                        const Gpu& gpu, const Offering& offering, bool with_trace, bool with_curve,
                         OfferingResult& r) {
   auto engine = select_engine(default_engines(), s.engine, gpu, model);
   if (!engine) {  // evaluate() rejects this before; keep the figures empty if it slips through
@@ -184,32 +184,39 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     r.warnings.emplace_back("no_rates");
     return;
   }
-  const std::vector<Parallel> layouts = legal_layouts(c, offering.gpu_count, s.tp, s.ep, s.dpa);
+  // The client's view at the scenario's users uses the fit's instance size (or tp); the curve
+  // and the searches range over every legal instance size.
+  const int instance = s.tp > 0 ? s.tp : r.fit.deployment.tensor_parallel;
+  std::vector<Parallel> layouts = legal_layouts(c, offering.gpu_count, instance, s.ep, s.dpa);
+  if (layouts.empty()) layouts = legal_layouts(c, offering.gpu_count, s.tp, s.ep, s.dpa);
   if (layouts.empty()) {
     // Instances larger than one scale-up domain: the issue-3 roofline.
     estimate_inference_roofline(catalog, s, model, gpu, offering, with_trace, r);
     return;
   }
-  if (with_trace) trace_rates(r, c.rates, c.constants);
+  if (with_trace) trace_rates(r, c.rates, *c.constants);
   if (c.kernels_estimated) r.warnings.emplace_back("kernel_latency_estimated");
 
-  // The client's view at the scenario's users: the layout of the fit's instance size (or tp),
-  // the expert split with the lowest TPOT.
-  const int instance = s.tp > 0 ? s.tp : r.fit.deployment.tensor_parallel;
+  // The expert split with the lowest decode step, then the closed loop once.
   std::optional<ServingPoint> at_users;
-  for (const Parallel& p : layouts) {
-    if (p.tp != instance && !(s.tp == 0 && instance > kScaleUpGpus)) continue;
-    const int replicas = offering.gpu_count / p.tp;
-    const double per_instance = std::ceil(static_cast<double>(s.users) / replicas);
-    const ServingPoint pt = serve(c, p, replicas, per_instance);
-    if (pt.fits && (!at_users || pt.tpot_s < at_users->tpot_s)) at_users = pt;
-  }
-  if (!at_users) {  // the fit's instance has no serving layout: take the lowest-TPOT one
+  {
+    const Parallel* pick = nullptr;
+    double best_step = 0.0, per_instance = 0.0;
     for (const Parallel& p : layouts) {
       const int replicas = offering.gpu_count / p.tp;
-      const ServingPoint pt =
-          serve(c, p, replicas, std::ceil(static_cast<double>(s.users) / replicas));
-      if (pt.fits && (!at_users || pt.tpot_s < at_users->tpot_s)) at_users = pt;
+      const double u = std::ceil(static_cast<double>(s.users) / replicas);
+      const double run = std::min(u, max_sequences(c, p));
+      const double step = step_cost(c, p, std::max(1.0, run), 1.0 + c.mtp_draft_tokens,
+                                    c.input_tokens + c.output_tokens / 2.0, true).total_s;
+      if (pick == nullptr || step < best_step) {
+        pick = &p;
+        best_step = step;
+        per_instance = u;
+      }
+    }
+    if (pick != nullptr) {
+      const ServingPoint pt = serve(c, *pick, offering.gpu_count / pick->tp, per_instance);
+      if (pt.fits) at_users = pt;
     }
   }
   if (at_users) {
@@ -225,10 +232,7 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     r.data_parallel_attention = u.par.dpa;
     if (u.users_per_instance > u.running_per_instance) r.warnings.emplace_back("users_exceed_kv_slots");
     if (u.running_per_instance > e.graph_max_batch) r.warnings.emplace_back("batch_exceeds_cuda_graph");
-    if (const ServingValidationReport* rep = default_serving_report()) {
-      r.error_band = error_band_for(*rep, gpu.vendor, weight_format_name(s.weights),
-                                    u.users_per_instance);
-    }
+    r.error_band = default_error_band(gpu.vendor, s.weights, u.users_per_instance);
     if (with_trace) {
       trace_step(r, "tpot_s", u.decode,
                  "decode step at the users per instance, mean context input + output / 2; "
@@ -245,7 +249,7 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
              {"prefill_batch_prompts", u.prefill_batch},
              {"prefill_s", u.prefill_s},
              {"queue_s", u.queue_s},
-             {"arrival_spread_fraction", c.constants.arrival_spread_fraction},
+             {"arrival_spread_fraction", c.constants->arrival_spread_fraction},
              {"tensor_parallel", static_cast<double>(u.par.tp)},
              {"expert_parallel", static_cast<double>(u.par.ep)},
              {"data_parallel_attention", u.par.dpa ? 1.0 : 0.0}},
@@ -264,6 +268,8 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     r.warnings.emplace_back("latency_needs_fit");
   }
 
+  if (!with_curve) return;
+  if (s.tp == 0) layouts = legal_layouts(c, offering.gpu_count, 0, s.ep, s.dpa);
   const double price = r.price_usd_per_month ? *r.price_usd_per_month : 0.0;
   const auto best = best_within(c, offering.gpu_count, layouts,
                                 ServingTargets{s.ttft_max_s, s.tpot_max_s, 0.0});
@@ -396,10 +402,10 @@ void estimate_training_result(const Catalog& catalog, const Scenario& s, const M
 
 void estimate_performance(const Catalog& catalog, const Scenario& scenario, const Model& model,
                           const Gpu& gpu, const Offering& offering, bool with_trace,
-                          OfferingResult& result) {
+                          bool with_curve, OfferingResult& result) {
   if (model.layers <= 0 || model.hidden_size <= 0 || offering.gpu_count < 1) return;
   if (scenario.workload == Workload::kInference) {
-    estimate_inference(catalog, scenario, model, gpu, offering, with_trace, result);
+    estimate_inference(catalog, scenario, model, gpu, offering, with_trace, with_curve, result);
   } else {
     estimate_training_result(catalog, scenario, model, gpu, offering, with_trace, result);
   }

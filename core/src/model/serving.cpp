@@ -52,9 +52,8 @@ LayerShape layer_shape(const Model& m) {
 
 Fabric fabric_of(const ServingContext& c) {
   Fabric f;
-  if (c.allreduce_index >= 0 &&
-      static_cast<std::size_t>(c.allreduce_index) < c.kernels.allreduce.size()) {
-    f.allreduce = &c.kernels.allreduce[static_cast<std::size_t>(c.allreduce_index)].second;
+  if (c.allreduce_index >= 0 && c.allreduce_index < c.kernels.allreduce_count) {
+    f.allreduce = &c.kernels.allreduce[static_cast<std::size_t>(c.allreduce_index)].curve;
   }
   f.bus_bytes_per_s = c.allreduce_bus_bytes_per_s;
   f.latency_s = c.allreduce_latency_s;
@@ -72,8 +71,8 @@ ServingContext make_serving_context(const Catalog& catalog, const Scenario& scen
   c.model = &model;
   c.gpu = &gpu;
   c.engine = &engine;
-  c.constants = default_model_constants();
-  const ModelConstants& k = c.constants;
+  c.constants = &default_model_constants();
+  const ModelConstants& k = *c.constants;
   c.rates = resolve_rates(catalog, gpu, inference_math_precision(gpu, scenario.weights), scenario);
   c.kernels = resolve_kernels(catalog, default_kernels(), gpu);
   if (!(c.kernels.gemm_latency_s > 0.0)) {
@@ -81,10 +80,11 @@ ServingContext make_serving_context(const Catalog& catalog, const Scenario& scen
     c.kernels_estimated = true;
   }
   for (const std::string& impl : engine.allreduce_impls) {
-    for (std::size_t i = 0; i < c.kernels.allreduce.size() && c.allreduce_index < 0; ++i) {
-      if (c.kernels.allreduce[i].first == "calibrated" || c.kernels.allreduce[i].first == impl) {
-        c.allreduce_index = static_cast<int>(i);
-        c.allreduce_impl = c.kernels.allreduce[i].first;
+    for (int i = 0; i < c.kernels.allreduce_count && c.allreduce_index < 0; ++i) {
+      const std::string_view id = c.kernels.allreduce[static_cast<std::size_t>(i)].id();
+      if (id == "calibrated" || id == impl) {
+        c.allreduce_index = i;
+        c.allreduce_impl = std::string(id);
       }
     }
   }
@@ -133,7 +133,7 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   StepBreakdown b;
   const Model& m = *c.model;
   const LayerShape& s = c.shape;
-  const ModelConstants& k = c.constants;
+  const ModelConstants& k = *c.constants;
   const int tp = std::max(1, p.tp);
   const double tpd = tp;
   const double tokens = sequences * query_tokens;
@@ -290,26 +290,32 @@ double max_sequences(const ServingContext& c, const Parallel& p) {
   return std::min(n, e.max_running_requests);
 }
 
-namespace {
-
-/** Prefill of `prompts` prompts in chunks of the engine's prefill budget. An engine that mixes
- *  prefill into decode steps pays only what the chunk adds to a step that runs anyway: its
- *  FLOPs, attention and all-reduce bytes; the weights are read and the kernels launched once
- *  for both. */
-double prefill_s(const ServingContext& c, const Parallel& p, double prompts) {
-  const double tokens = prompts * c.input_tokens;
-  const double chunks = std::max(1.0, std::ceil(tokens / c.chunk_tokens));
-  const StepBreakdown b = step_cost(c, p, prompts / chunks, c.input_tokens, c.input_tokens, false);
-  if (!c.engine->mixes_prefill) return chunks * b.total_s;
-  const double layers = c.shape.layers;
-  const double attention_work = std::max(0.0, b.attention_s - layers * c.kernels.gemm_latency_s);
-  return chunks * (b.compute_s + attention_work + b.allreduce_s + b.alltoall_s);
+PrefillFit prefill_fit(const ServingContext& c, const Parallel& p) {
+  // One prompt's step, split into what a step pays once (kernel latencies, weight streaming,
+  // engine overhead) and what grows with the prompts (FLOPs, attention, communication).
+  const StepBreakdown b = step_cost(c, p, 1.0, c.input_tokens, c.input_tokens, false);
+  const double attention_latency = std::min(b.attention_s, c.shape.layers * c.kernels.gemm_latency_s);
+  PrefillFit f;
+  f.per_prompt_s = b.compute_s + (b.attention_s - attention_latency) + b.allreduce_s + b.alltoall_s;
+  // A mixing engine's decode step already pays the fixed part.
+  f.fixed_s = c.engine->mixes_prefill ? 0.0
+                                      : b.gemm_latency_s + b.weights_s + b.experts_s +
+                                            attention_latency + b.small_kernels_s + b.engine_s;
+  return f;
 }
 
-}  // namespace
+double prefill_time_s(const ServingContext& c, const PrefillFit& f, double prompts) {
+  const double chunks = std::max(1.0, std::ceil(prompts * c.input_tokens / c.chunk_tokens));
+  return chunks * f.fixed_s + prompts * f.per_prompt_s;
+}
 
 ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
                    double users_per_instance) {
+  return serve(c, p, replicas, users_per_instance, prefill_fit(c, p));
+}
+
+ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
+                   double users_per_instance, const PrefillFit& fit) {
   ServingPoint pt;
   pt.par = p;
   pt.replicas = replicas;
@@ -328,13 +334,13 @@ ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
   // ran, and pauses (or, mixed, lengthens) the decode of everyone else.
   double e2e = out * per_token;
   double batch = 1.0;
-  double pre = prefill_s(c, p, batch);
+  double pre = prefill_time_s(c, fit, batch);
   double tpot = per_token, ttft = 0.0;
   for (int it = 0; it < 3; ++it) {
     const double arrivals_per_s =
-        running > 1.0 ? running / (c.constants.arrival_spread_fraction * e2e) : 0.0;
+        running > 1.0 ? running / (c.constants->arrival_spread_fraction * e2e) : 0.0;
     batch = std::clamp(1.0 + arrivals_per_s * pre, 1.0, running);
-    pre = prefill_s(c, p, batch);
+    pre = prefill_time_s(c, fit, batch);
     tpot = per_token + (running > 1.0 ? (running / batch) * pre / out : 0.0);
     // Wait for the running step, then the prefill (a step of its own, or riding on the next
     // decode step when the engine mixes them).
@@ -398,8 +404,9 @@ std::vector<CurvePoint> serving_curve(const ServingContext& c, int gpu_count,
   for (const Parallel& p : layouts) {
     const int replicas = gpu_count / p.tp;
     const double top = std::min(max_sequences(c, p), kCurveMaxUsers);
+    const PrefillFit fit = prefill_fit(c, p);
     for (double u = 1.0; u <= top; u *= 2.0) {
-      CurvePoint cp{serve(c, p, replicas, u), 0.0};
+      CurvePoint cp{serve(c, p, replicas, u, fit), 0.0};
       if (!cp.point.fits) continue;
       all.push_back(cp);
     }
@@ -441,20 +448,24 @@ std::optional<ServingPoint> best_within(const ServingContext& c, int gpu_count,
     const int replicas = gpu_count / p.tp;
     const double top = std::floor(max_sequences(c, p));
     if (top < 1.0) continue;
+    const PrefillFit fit = prefill_fit(c, p);
     // Latency grows with the users: bisect for the most users that still meet the targets,
     // and keep the powers of two below it (throughput can peak before the limit).
-    const ServingPoint at_top = serve(c, p, replicas, top);
+    const ServingPoint at_top = serve(c, p, replicas, top, fit);
     if (meets(at_top)) {
       consider(at_top);
+      // Without latency targets the most users that fit is the best point of the layout.
+      if (t.ttft_max_s <= 0.0 && t.tpot_max_s <= 0.0 && t.interactivity <= 0.0) continue;
+      for (double u = 1.0; u < top; u *= 2.0) consider(serve(c, p, replicas, u, fit));
       continue;
     }
     double lo = 0.0, hi = top;
     while (hi - lo > 1.0) {
       const double mid = std::floor((lo + hi) / 2.0);
-      (meets(serve(c, p, replicas, mid)) ? lo : hi) = mid;
+      (meets(serve(c, p, replicas, mid, fit)) ? lo : hi) = mid;
     }
-    if (lo >= 1.0) consider(serve(c, p, replicas, lo));
-    for (double u = 1.0; u < lo; u *= 2.0) consider(serve(c, p, replicas, u));
+    if (lo >= 1.0) consider(serve(c, p, replicas, lo, fit));
+    for (double u = 1.0; u < lo; u *= 2.0) consider(serve(c, p, replicas, u, fit));
   }
   return best;
 }

@@ -46,6 +46,7 @@ struct ModelConstants {
   double small_kernels_ffn_moe = 7;
   double gemm_kernels_attention_gqa = 2;   // qkv, o
   double gemm_kernels_attention_mla = 5;   // q_a+kv_a, q_b, k absorb, v absorb, o
+  double first_wave_fraction = 0.1;        // requests of a benchmark run that arrive at once
   double arrival_spread_fraction = 0.2;    // closed loop: a wave's arrivals spread over this
                                            // fraction of its end-to-end latency
   std::vector<std::pair<std::string, std::vector<double>>> mtp_acceptance_length;  // model ->

@@ -293,10 +293,13 @@ double max_sequences(const ServingContext& c, const Parallel& p) {
 PrefillFit prefill_fit(const ServingContext& c, const Parallel& p) {
   // One prompt's step, split into what a step pays once (kernel latencies, weight streaming,
   // engine overhead) and what grows with the prompts (FLOPs, attention, communication).
-  const StepBreakdown b = step_cost(c, p, 1.0, c.input_tokens, c.input_tokens, false);
+  // Taken at a full chunk of prompts: the rate prefill GEMMs run at under load.
+  const double q = std::max(1.0, std::floor(c.chunk_tokens / std::max(1.0, c.input_tokens)));
+  const StepBreakdown b = step_cost(c, p, q, c.input_tokens, c.input_tokens, false);
   const double attention_latency = std::min(b.attention_s, c.shape.layers * c.kernels.gemm_latency_s);
   PrefillFit f;
-  f.per_prompt_s = b.compute_s + (b.attention_s - attention_latency) + b.allreduce_s + b.alltoall_s;
+  f.per_prompt_s =
+      (b.compute_s + (b.attention_s - attention_latency) + b.allreduce_s + b.alltoall_s) / q;
   // A mixing engine's decode step already pays the fixed part.
   f.fixed_s = c.engine->mixes_prefill ? 0.0
                                       : b.gemm_latency_s + b.weights_s + b.experts_s +
@@ -347,6 +350,16 @@ ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
     ttft = c.request_overhead_s + (running > 1.0 ? step / 2.0 : 0.0) + pre +
            (c.engine->mixes_prefill ? step : 0.0);
     e2e = ttft + (out - 1.0) * tpot;
+  }
+  // The first wave: a benchmark client opens all its requests at once, so `running` prompts
+  // are prefilled together in chunks; a request of that wave waits on average for half of
+  // the chunks. It is first_wave_fraction of the requests a run sends.
+  if (running > 1.0) {
+    const double chunks = std::max(1.0, std::ceil(running * in / c.chunk_tokens));
+    const double wave_s = prefill_time_s(c, fit, running);
+    const double wave_ttft = c.request_overhead_s + wave_s * (chunks + 1.0) / (2.0 * chunks);
+    const double f = c.constants->first_wave_fraction;
+    ttft = (1.0 - f) * ttft + f * std::max(ttft, wave_ttft);
   }
   // Requests beyond the KV pool wait for a running one to finish.
   if (users_per_instance > running) {

@@ -75,7 +75,8 @@ Result<ModelConstants> parse_model_constants(std::string_view json_text) {
                       {"small_kernels_ffn_moe", &c.small_kernels_ffn_moe},
                       {"gemm_kernels_attention_gqa", &c.gemm_kernels_attention_gqa},
                       {"gemm_kernels_attention_mla", &c.gemm_kernels_attention_mla},
-                      {"arrival_spread_fraction", &c.arrival_spread_fraction}};
+                      {"arrival_spread_fraction", &c.arrival_spread_fraction},
+                      {"first_wave_fraction", &c.first_wave_fraction}};
   for (const Key& k : keys) {
     if (!read_constant(j, k.name, *k.out)) {
       return make_error(ErrorCode::kInvalidCatalog, std::string("performance.json.") + k.name,
@@ -104,7 +105,8 @@ Result<ModelConstants> parse_model_constants(std::string_view json_text) {
     }
   }
   if (c.matmul_fraction > 1.0 || c.hbm_fraction > 1.0 || c.moe_expert_gemm_fraction > 1.0 ||
-      c.moe_stream_fraction > 1.0 || c.large_m_matmul_fraction > 1.0 || c.attention_fraction > 1.0 || c.arrival_spread_fraction > 1.0) {
+      c.moe_stream_fraction > 1.0 || c.large_m_matmul_fraction > 1.0 || c.attention_fraction > 1.0 || c.arrival_spread_fraction > 1.0 ||
+      c.first_wave_fraction > 1.0) {
     return make_error(ErrorCode::kOutOfRange, "performance.json",
                       "fractions must lie between 0 and 1");
   }

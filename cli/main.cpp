@@ -10,6 +10,7 @@
 
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/evaluate.hpp"
+#include "gpucalc/result_fields.hpp"
 #include "gpucalc/scenario.hpp"
 #include "gpucalc/units.hpp"
 #if __has_include("gpucalc/validation.hpp")
@@ -25,10 +26,10 @@ using gpucalc::ErrorCode;
 using Json = nlohmann::ordered_json;
 
 constexpr const char* kUsage = R"(usage: gpucalc [options] 'SCENARIO'
-       gpucalc --list gpus|models|offerings [--format table|json]
+       gpucalc --list gpus|models|offerings|networks [--format table|json]
        gpucalc --fit-table ['SCENARIO'] [--format json]
        gpucalc --validate [--format table|json]
-       gpucalc --keys
+       gpucalc --keys [--format table|json|markdown]
 
 Compares GPU offerings for a model: what fits, how fast, what it costs.
 SCENARIO is the canonical key=value&... string the web page keeps in its URL,
@@ -80,11 +81,6 @@ std::string fmt(double x, int decimals) {
   for (std::size_t i = end; i > start + 3; i -= 3) s.insert(i - 3, ",");
   return s;
 }
-std::string fmt_opt(const std::optional<double>& x, int decimals, const char* prefix = "",
-                    const char* suffix = "") {
-  if (!x || !std::isfinite(*x)) return "-";
-  return (*x < 0 ? "-" : "") + std::string(prefix) + fmt(std::fabs(*x), decimals) + suffix;
-}
 std::string gb(double bytes) { return fmt(bytes / gpucalc::kBytesPerGB, 2) + " GB"; }
 
 void print_table(const std::vector<std::string>& header,
@@ -109,6 +105,104 @@ void print_table(const std::vector<std::string>& header,
   for (const auto& r : rows) line(r);
 }
 
+// Row labels of the evaluation table, by result field; a field not listed here is shown under
+// its JSON name, so a new registry field appears without an edit.
+struct Label {
+  const char* field;
+  const char* text;
+};
+constexpr Label kLabels[] = {
+    {"gpu_count", "GPUs"},
+    {"gpu_name", "GPU"},
+    {"capacity_bytes_per_gpu", "HBM per GPU"},
+    {"capacity_assumed", "capacity read as GiB (assumed)"},
+    {"reserve_bytes_per_gpu", "reserve per GPU"},
+    {"weights_bytes", "weights"},
+    {"weights_bytes_per_gpu", "weights per GPU"},
+    {"kv_bytes_per_token", "KV per token"},
+    {"kv_bytes_per_context", "KV per full context"},
+    {"gpus_needed_weights_only", "GPUs needed (weights only)"},
+    {"gpus_needed", "GPUs needed (weights+KV+reserve)"},
+    {"fits", "fits"},
+    {"fit_reason", "fit"},
+    {"servers_needed", "servers needed"},
+    {"servers", "servers deployed"},
+    {"deployed_gpus", "GPUs deployed"},
+    {"stackable", "servers can be joined (scale-out network)"},
+    {"scale_out_network", "scale-out network"},
+    {"instance_gpus", "GPUs per instance"},
+    {"tensor_parallel", "tensor parallel"},
+    {"pipeline_parallel", "pipeline parallel"},
+    {"replicas", "replicas"},
+    {"kv_free_bytes_per_gpu", "free for KV per GPU"},
+    {"kv_used_bytes_per_gpu", "KV in use per GPU"},
+    {"headroom_bytes_per_gpu", "headroom per GPU"},
+    {"kv_free_bytes", "free for KV, offering"},
+    {"full_contexts_per_instance", "full contexts per instance"},
+    {"full_contexts", "full contexts, offering"},
+    {"max_context_tokens", "longest context for users"},
+    {"unit_price_month_usd", "price per month, one unit"},
+    {"price_month_usd", "price per month, deployment"},
+    {"price_gpu_hour_usd", "per GPU-hour"},
+    {"price_gb_month_usd", "per GB of HBM per month"},
+    {"price_delta_month_usd", "vs first, per month"},
+    {"max_throughput_tokens_per_s", "max throughput (output tok/s)"},
+    {"decode_tokens_per_s_per_user", "decode tok/s per user"},
+    {"ttft_s", "TTFT"},
+    {"tpot_s", "TPOT"},
+    {"usd_per_million_tokens", "US$ per million tokens"},
+    {"scale_out_s", "inter-server time per step"},
+    {"all_in_power_w_per_gpu", "all-in power per GPU"},
+    {"energy_joules_per_output_token", "energy per output token"},
+    {"output_tokens_per_s_per_mw", "output tok/s per MW"},
+    {"energy_usd_per_million_tokens", "energy US$ per million tokens"},
+    {"train_tokens_per_s", "training tokens/s"},
+    {"train_hours", "hours to budget"},
+    {"gpu_hours", "GPU-hours"},
+    {"run_cost_usd", "cost of the run"},
+    {"train_memory_bytes_per_gpu", "memory per GPU"},
+    {"energy_kwh_per_run", "energy of the run"},
+    {"energy_usd_per_run", "energy cost of the run"},
+    {"rates_label", "rates"},
+};
+// Shown in the header line instead of as rows.
+constexpr const char* kHeaderFields[] = {"offering", "offering_name", "gpu"};
+
+std::string label_of(const char* field) {
+  for (const auto& l : kLabels) {
+    if (std::string_view(l.field) == field) return l.text;
+  }
+  return field;
+}
+
+/** One table cell, formatted by the field's unit kind. */
+std::string cell(const gpucalc::ResultField& f, const gpucalc::FieldValue& x) {
+  using gpucalc::UnitKind;
+  using T = gpucalc::FieldValue::Type;
+  if (x.type == T::kNull) return "-";
+  if (x.type == T::kText) return x.text.empty() ? "-" : std::string(x.text);
+  if (x.type == T::kFlag) return x.flag ? "yes" : "no";
+  const double n = *x.as_number();
+  switch (f.unit) {
+    case UnitKind::kBytes: return std::fabs(n) < 1e7 ? fmt(n, 0) + " B" : gb(n);
+    case UnitKind::kTokens: return fmt(n, 0) + " tokens";
+    case UnitKind::kTokensPerS: return fmt(n, std::fabs(n) < 1000 ? 1 : 0);
+    case UnitKind::kSeconds: return std::fabs(n) < 1 ? fmt(n * 1000.0, 2) + " ms" : fmt(n, 3) + " s";
+    case UnitKind::kHours: return fmt(n, std::fabs(n) < 1000 ? 2 : 0);
+    case UnitKind::kUsd:
+      if (n == 0) return "US$0";
+      return (n < 0 ? "-US$" : "US$") + fmt(std::fabs(n), std::fabs(n) >= 1000 ? 0 : std::fabs(n) >= 1 ? 2 : 3);
+    case UnitKind::kRatio: return fmt(n, 3);
+    case UnitKind::kWatts: return fmt(n, 0) + " W";
+    case UnitKind::kJoules: return fmt(n, 3) + " J";
+    case UnitKind::kKwh: return fmt(n, 0) + " kWh";
+    case UnitKind::kCount:
+    case UnitKind::kText:
+    case UnitKind::kFlag: break;
+  }
+  return fmt(n, 0);
+}
+
 void print_evaluation_table(const gpucalc::Evaluation& ev, bool explain) {
   std::cout << "scenario: " << ev.canonical << "\n";
   std::cout << "model: " << ev.model.name << " (" << fmt(ev.model.params_total / 1e9, 2)
@@ -116,47 +210,19 @@ void print_evaluation_table(const gpucalc::Evaluation& ev, bool explain) {
   std::cout << "capacity basis: " << gpucalc::capacity_basis_name(ev.scenario.capacity) << "\n\n";
   std::vector<std::string> header = {""};
   for (const auto& r : ev.results) header.push_back(r.offering_name);
+  const auto scope = ev.scenario.workload == gpucalc::Workload::kInference
+                         ? gpucalc::FieldScope::kInference
+                         : gpucalc::FieldScope::kTraining;
   std::vector<std::vector<std::string>> rows;
-  auto row = [&](const std::string& label, auto get) {
-    std::vector<std::string> cells = {label};
-    for (const auto& r : ev.results) cells.push_back(get(r));
+  for (const auto& f : gpucalc::result_fields()) {
+    if (f.scope != gpucalc::FieldScope::kAll && f.scope != scope) continue;
+    bool in_header = false;
+    for (const char* h : kHeaderFields) in_header = in_header || std::string_view(h) == f.name;
+    if (in_header) continue;
+    std::vector<std::string> cells = {label_of(f.name)};
+    for (const auto& r : ev.results) cells.push_back(cell(f, f.get(r)));
     rows.push_back(cells);
-  };
-  using R = gpucalc::OfferingResult;
-  row("GPU", [](const R& r) { return std::to_string(r.gpu_count) + " x " + r.gpu_name; });
-  row("HBM per GPU", [](const R& r) { return gb(r.fit.capacity_bytes_per_gpu) + (r.capacity_assumed ? " (GiB assumed)" : ""); });
-  row("reserve per GPU", [](const R& r) { return gb(r.fit.reserve_bytes_per_gpu); });
-  row("weights", [](const R& r) { return gb(r.fit.weights_bytes); });
-  row("KV per token", [](const R& r) { return fmt(r.fit.kv_bytes_per_token, 0) + " B"; });
-  row("KV per full context", [](const R& r) { return gb(r.fit.kv_bytes_per_context); });
-  row("GPUs needed (weights only)", [](const R& r) { return std::to_string(r.fit.gpus_needed_weights_only); });
-  row("GPUs needed (weights+KV+reserve)", [](const R& r) { return r.fit.gpus_needed > 0 ? std::to_string(r.fit.gpus_needed) : std::string("more than 1024"); });
-  row("fits", [](const R& r) { return r.fit.fits ? std::string("yes") : std::string("no (") + r.fit.reason + ")"; });
-  row("instance (TP x PP) x replicas", [](const R& r) {
-    return std::to_string(r.fit.deployment.tensor_parallel) + " x " + std::to_string(r.fit.deployment.pipeline_parallel) + " x " + std::to_string(r.fit.replicas); });
-  row("free for KV per GPU", [](const R& r) { return gb(r.fit.kv_free_bytes_per_gpu); });
-  row("free for KV, offering", [](const R& r) { return gb(r.fit.kv_free_bytes); });
-  row("full contexts per instance", [](const R& r) { return std::to_string(r.fit.full_contexts_per_instance); });
-  row("full contexts, offering", [](const R& r) { return std::to_string(r.fit.full_contexts); });
-  row("longest context for users", [](const R& r) { return fmt(static_cast<double>(r.fit.max_context_tokens), 0) + " tokens"; });
-  row("price per month", [](const R& r) { return fmt_opt(r.price_usd_per_month, 0, "US$"); });
-  row("per GPU-hour", [](const R& r) { return fmt_opt(r.price_usd_per_gpu_hour, 2, "US$"); });
-  row("per GB of HBM per month", [](const R& r) { return fmt_opt(r.price_usd_per_gb_month, 2, "US$"); });
-  row("vs first, per month", [](const R& r) { return fmt_opt(r.price_delta_usd_per_month, 0, "US$"); });
-  if (ev.scenario.workload == gpucalc::Workload::kInference) {
-    row("max throughput (output tok/s)", [](const R& r) { return fmt_opt(r.max_throughput_tokens_per_s, 0); });
-    row("decode tok/s per user", [](const R& r) { return fmt_opt(r.decode_tokens_per_s_per_user, 1); });
-    row("TTFT", [](const R& r) { return fmt_opt(r.ttft_s, 3, "", " s"); });
-    row("TPOT", [](const R& r) { return r.tpot_s ? fmt(*r.tpot_s * 1000.0, 2) + " ms" : "-"; });
-    row("US$ per million tokens", [](const R& r) { return fmt_opt(r.usd_per_million_tokens, 3, "US$"); });
-  } else {
-    row("training tokens/s", [](const R& r) { return fmt_opt(r.train_tokens_per_s, 0); });
-    row("memory per GPU", [](const R& r) { return r.train_memory_bytes_per_gpu ? gb(*r.train_memory_bytes_per_gpu) : "-"; });
-    row("hours to budget", [](const R& r) { return fmt_opt(r.train_hours, 2); });
-    row("GPU-hours", [](const R& r) { return fmt_opt(r.gpu_hours, 1); });
-    row("cost of the run", [](const R& r) { return fmt_opt(r.run_cost_usd, 0, "US$"); });
   }
-  row("rates", [](const R& r) { return r.rates_label.empty() ? std::string("-") : r.rates_label; });
   print_table(header, rows);
   if (!ev.verdict.empty()) {
     std::cout << "\nverdict:\n";
@@ -184,27 +250,49 @@ void print_evaluation_table(const gpucalc::Evaluation& ev, bool explain) {
   }
 }
 
-void print_csv(const std::string& json_text) {
-  const Json j = Json::parse(json_text, nullptr, false);
-  const Json& results = j["results"];
-  if (results.empty()) return;
-  std::vector<std::string> keys;
-  for (const auto& [k, v] : results[0].items()) {
-    if (!v.is_object() && !v.is_array()) keys.push_back(k);
-  }
-  std::string line = "scenario";
-  for (const auto& k : keys) line += "," + k;
-  std::cout << line << "\n";
-  for (const auto& r : results) {
-    line = "\"" + j["scenario"].get<std::string>() + "\"";
-    for (const auto& k : keys) {
-      const Json& v = r[k];
-      line += ",";
-      if (v.is_string()) line += "\"" + v.get<std::string>() + "\"";
-      else if (!v.is_null()) line += v.dump();
+/** The accepted values of a scenario key in words: "1 to 16,777,216", "bf16, fp8 or fp4". */
+std::string key_range(const gpucalc::ScenarioKey& k) {
+  using gpucalc::KeyKind;
+  auto num = [](double x) {
+    return x == std::floor(x) && std::fabs(x) < 1e16 ? fmt(x, 0) : gpucalc::format_scenario_number(x);
+  };
+  switch (k.kind) {
+    case KeyKind::kInteger: return num(k.min) + " to " + num(k.max);
+    case KeyKind::kNumber:
+      return (k.min_exclusive ? "more than " + num(k.min) + ", up to " : num(k.min) + " to ") + num(k.max);
+    case KeyKind::kBoolean: return "0 or 1";
+    case KeyKind::kChoice: {
+      std::string out;
+      for (std::size_t i = 0; i < k.choices.size(); ++i) {
+        out += (i == 0 ? "" : i + 1 == k.choices.size() ? " or " : ", ") + k.choices[i];
+      }
+      return out;
     }
-    std::cout << line << "\n";
+    case KeyKind::kId: return "a catalog id";
+    case KeyKind::kIdList: return num(k.min) + " to " + num(k.max) + " catalog ids";
+    case KeyKind::kNumberList: return "each " + num(k.min) + " to " + num(k.max) + ", or -";
   }
+  return "";
+}
+
+void print_keys(const std::string& format) {
+  if (format == "json") {
+    std::cout << gpucalc::scenario_schema_json() << "\n";
+    return;
+  }
+  if (format == "markdown") {  // README's key table, checked by tests/cli/cli_contract.sh
+    std::cout << "| key | kind | default | accepts | meaning |\n|---|---|---|---|---|\n";
+    for (const auto& k : gpucalc::scenario_keys()) {
+      std::cout << "| `" << k.key << "` | " << gpucalc::key_kind_name(k.kind) << " | "
+                << k.default_text << " | " << key_range(k) << " | " << k.description << " |\n";
+    }
+    return;
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& k : gpucalc::scenario_keys()) {
+    rows.push_back({k.key, gpucalc::key_kind_name(k.kind), k.default_text, key_range(k), k.description});
+  }
+  print_table({"key", "kind", "default", "accepts", "meaning"}, rows);
 }
 
 void list_catalog(const Catalog& catalog, const std::string& what, const std::string& format) {
@@ -233,12 +321,24 @@ void list_catalog(const Catalog& catalog, const std::string& what, const std::st
                       std::to_string(m.kv_heads)});
     }
     print_table({"id", "name", "params", "active", "attention", "layers", "kv heads"}, rows);
+  } else if (what == "networks") {
+    for (const auto& n : catalog.networks) {
+      rows.push_back({n.id, n.name, std::to_string(n.nics_per_server) + " x " + fmt(n.nic_line_rate_bytes_per_s / 1e9, 0) + " GB/s",
+                      fmt(n.achieved_bytes_per_s_per_nic.value / 1e9, 1) + " GB/s" + (n.achieved_bytes_per_s_per_nic.estimate ? " (estimate)" : ""),
+                      fmt(n.latency_s.value * 1e6, 1) + " us" + (n.latency_s.estimate ? " (estimate)" : "")});
+    }
+    print_table({"id", "name", "NICs per server", "achieved per NIC", "latency"}, rows);
   } else {
     for (const auto& o : catalog.offerings) {
-      rows.push_back({o.id, o.name, std::to_string(o.gpu_count) + " x " + o.gpu_id,
-                      o.price_usd_per_month ? "US$" + fmt(*o.price_usd_per_month, 0) : "unpriced"});
+      std::string tier = o.tier.empty() ? "-" : o.tier;
+      if (o.price_estimate) tier += " (estimate)";
+      rows.push_back({o.id, std::to_string(o.gpu_count) + " x " + o.gpu_id,
+                      o.price_usd_per_month ? "US$" + fmt(*o.price_usd_per_month, 0) : "unpriced",
+                      o.listed_usd_per_gpu_hour ? "US$" + fmt(*o.listed_usd_per_gpu_hour, 2) + "/GPU-h" : "",
+                      tier, o.scale_out_id.empty() ? "-" : o.scale_out_id,
+                      o.price_source.empty() ? "-" : o.price_source});
     }
-    print_table({"id", "name", "GPUs", "per month"}, rows);
+    print_table({"id", "GPUs", "per month", "listed", "tier", "scale-out", "price source"}, rows);
   }
 }
 
@@ -263,7 +363,9 @@ int main(int argc, char** argv) {
       return 0;
     } else if (a == "--format") {
       format = value("--format");
-      if (format != "table" && format != "json" && format != "csv") fail("--format: must be table, json or csv, got \"" + format + "\"");
+      if (format != "table" && format != "json" && format != "csv" && format != "markdown") {
+        fail("--format: must be table, json, csv or markdown (--keys), got \"" + format + "\"");
+      }
     } else if (a == "--explain") {
       explain = true;
     } else if (a == "--catalog" || a == "--calibration") {
@@ -316,9 +418,7 @@ int main(int argc, char** argv) {
   }
 
   if (keys) {
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& k : gpucalc::scenario_keys()) rows.push_back({k.key, k.default_text, k.description});
-    print_table({"key", "default", "meaning"}, rows);
+    print_keys(format);
     return 0;
   }
   if (!list.empty()) {
@@ -374,7 +474,10 @@ int main(int argc, char** argv) {
       std::vector<std::string> cells = {r["model"].get<std::string>(), r["weights"].get<std::string>()};
       for (const auto& c : r["cells"]) {
         cells.push_back(std::to_string(c["gpus_needed_weights_only"].get<int>()) + " / " +
-                        (c["gpus_needed"].is_null() ? std::string("-") : std::to_string(c["gpus_needed"].get<int>())));
+                        (c["gpus_needed"].is_null() ? std::string("-") : std::to_string(c["gpus_needed"].get<int>())) +
+                        (c["servers_needed"].is_null() || c["servers_needed"].get<int>() <= 1
+                             ? std::string()
+                             : " (" + std::to_string(c["servers_needed"].get<int>()) + " servers)"));
       }
       rows.push_back(cells);
     }
@@ -386,7 +489,7 @@ int main(int argc, char** argv) {
   if (format == "json") {
     std::cout << gpucalc::evaluation_to_json(ev.value(), explain) << "\n";
   } else if (format == "csv") {
-    print_csv(gpucalc::evaluation_to_json(ev.value(), false));
+    std::cout << gpucalc::evaluation_to_csv(ev.value());
   } else {
     print_evaluation_table(ev.value(), explain);
   }

@@ -3,7 +3,9 @@
 #                        ROCm's hipcc is, else the host back end (dry runs only)
 #   make test-bench-gpu  (part of `make test`, no GPU needed) compiles the CUDA path with nvcc for
 #                        sm_90 (and sm_100 when this nvcc knows it), the HIP path with Debian's hipcc
-#                        for gfx90a, and runs a host-back-end record through the core's loader.
+#                        for gfx90a (every test: hbm, gemm, p2p, gemm-small, grouped-gemm,
+#                        attention-decode, allreduce, launch), and runs a host-back-end record, with
+#                        every serving-model field, through the core's loader.
 NVCC ?= /usr/local/cuda/bin/nvcc
 HIPCC ?= hipcc
 BENCH_HIP_PKGS := hipcc libamdhip64-dev
@@ -56,10 +58,15 @@ test-bench-host: deps-native
 	  -DGPUCALC_BENCH_BACKEND=host -DGPUCALC_BUILD_CLI=OFF -DGPUCALC_BUILD_TESTS=OFF
 	cmake --build $(BUILD)/bench-host -j $(JOBS) --target gpucalc-bench gpucalc-bench-check
 	$(BUILD)/bench-host/bench/gpucalc-bench --dry-run --quiet --out $(BUILD)/bench-host/dry-run.json
-	$(BUILD)/bench-host/bench/gpucalc-bench-check --expect-dry-run $(BUILD)/bench-host/dry-run.json
+	$(BUILD)/bench-host/bench/gpucalc-bench-check --expect-dry-run --expect-serving $(BUILD)/bench-host/dry-run.json
 	@b=$(BUILD)/bench-host/bench/gpucalc-bench; \
 	  $$b --help | grep -q -- '--tests' || { echo "--help lacks --tests"; exit 1; }; \
-	  for bad in "--tests foo" "--precisions fp9" "--hbm-bytes 12" "--gemm-shapes 10x10"; do \
+	  for t in gemm-small grouped-gemm attention-decode allreduce launch; do \
+	    $$b --help | grep -q -- " $$t " || { echo "--help lacks the $$t test"; exit 1; }; \
+	  done; \
+	  for bad in "--tests foo" "--precisions fp9" "--hbm-bytes 12" "--gemm-shapes 10x10" \
+	             "--small-m 0" "--experts 1.5" "--attn-contexts 8" "--allreduce-max-bytes 1KiB" \
+	             "--launch-samples 1" "--tests gemm-small --models no-such-model"; do \
 	    $$b --dry-run --quiet $$bad >/dev/null 2>&1; rc=$$?; \
 	    [ $$rc -eq 2 ] || { echo "gpucalc-bench $$bad: exit $$rc, expected 2"; exit 1; }; \
 	  done; \

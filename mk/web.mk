@@ -37,6 +37,7 @@ test-wasm: wasm
 	node --disallow-code-generation-from-strings --test tests/js/binding.test.mjs
 
 test-web: wasm web-node-modules
+	node --test tests/js/export.test.mjs
 	node tests/js/browser.test.mjs
 
 bench-web: wasm web-node-modules

@@ -2,6 +2,9 @@
 #include "gpucalc/scenario.hpp"
 #include "test_support.hpp"
 
+#include <cstdlib>
+#include <vector>
+
 using namespace gpucalc;
 
 namespace {
@@ -120,4 +123,163 @@ TEST_CASE("ids unknown to the catalog are rejected at evaluation, naming the key
   auto tp = evaluate_text(c, "v=1&tp=3", false);
   REQUIRE_FALSE(tp.ok());
   CHECK(tp.error().field == "tp");
+}
+
+TEST_CASE("the schema table: one row per key, defaults from Scenario{}, choices the parsers accept") {
+  const auto& keys = scenario_keys();
+  REQUIRE(keys.size() > 10);
+  CHECK(std::string(keys.front().key) == "v");
+  std::vector<std::string> names;
+  for (const auto& k : keys) {
+    CAPTURE(k.key);
+    for (const auto& n : names) CHECK(n != k.key);  // one row per key
+    names.emplace_back(k.key);
+    CHECK(std::string(k.description).size() > 3);
+    if (k.kind == KeyKind::kInteger || k.kind == KeyKind::kNumber) CHECK(k.min <= k.max);
+    if (k.kind == KeyKind::kChoice) {
+      REQUIRE_FALSE(k.choices.empty());
+      for (const auto& c : k.choices) {
+        auto d = decode_scenario("v=1&" + std::string(k.key) + "=" + c);
+        CHECK_MESSAGE(d.ok(), c);
+        const bool written = d.ok() && encode_scenario(d.value()).find(std::string(k.key) + "=" + c) != std::string::npos;
+        CHECK((written || c == k.default_text));
+      }
+      CHECK(decode_error("v=1&" + std::string(k.key) + "=nonsense").code == ErrorCode::kBadValue);
+    }
+    if (k.kind == KeyKind::kInteger && std::string(k.key) != "v") {
+      // The bounds are inclusive and one past them is out of range.
+      const auto lo = static_cast<long long>(k.min), hi = static_cast<long long>(k.max);
+      CHECK(decode_scenario("v=1&" + std::string(k.key) + "=" + std::to_string(lo)).ok());
+      CHECK(decode_scenario("v=1&" + std::string(k.key) + "=" + std::to_string(hi)).ok());
+      CHECK(decode_error("v=1&" + std::string(k.key) + "=" + std::to_string(hi + 1)).code == ErrorCode::kOutOfRange);
+    }
+  }
+  // The weights and kv choices are exactly what the precision parsers accept.
+  for (const auto& k : keys) {
+    if (std::string(k.key) == "weights") {
+      for (const auto& c : k.choices) CHECK(parse_weight_format(c).has_value());
+      CHECK(k.choices.size() == 5);
+    }
+    if (std::string(k.key) == "kv") {
+      for (const auto& c : k.choices) CHECK(parse_kv_format(c).has_value());
+    }
+  }
+}
+
+TEST_CASE("every number round-trips exactly through the canonical string") {
+  // Issue 13: values below 5e-13 used to be written as 0.
+  const char* texts[] = {
+      "v=1&util=0.0000000000001",        "v=1&reserve=0.0000000000000001",
+      "v=1&recovery=0.00000000000000000000000000001", "v=1&price=0.0000001,-",
+      "v=1&flops_eff=0.1234567890123456", "v=1&reserve=1023.9999999999999",
+      "v=1&storage=999999999999.99",      "v=1&bw_eff=0.30000000000000004",
+  };
+  for (const char* text : texts) {
+    CAPTURE(text);
+    auto a = decode_scenario(text);
+    REQUIRE_MESSAGE(a.ok(), (a.ok() ? "" : a.error().to_string()));
+    auto b = decode_scenario(encode_scenario(a.value()));
+    REQUIRE_MESSAGE(b.ok(), encode_scenario(a.value()));
+    const Scenario& x = a.value();
+    const Scenario& y = b.value();
+    CHECK(x.utilization == y.utilization);
+    CHECK(x.reserve_gb_per_gpu == y.reserve_gb_per_gpu);
+    CHECK(x.recovery_fraction == y.recovery_fraction);
+    CHECK(x.flops_efficiency == y.flops_efficiency);
+    CHECK(x.bandwidth_efficiency == y.bandwidth_efficiency);
+    CHECK(x.storage_usd == y.storage_usd);
+    CHECK(x.price_usd_per_month == y.price_usd_per_month);
+  }
+  CHECK(format_scenario_number(1e-13) == "0.0000000000001");
+  CHECK(format_scenario_number(0.1) == "0.1");
+  CHECK(format_scenario_number(-2.5) == "-2.5");
+  CHECK(format_scenario_number(123456.75) == "123456.75");
+  CHECK(format_scenario_number(1e20) == "100000000000000000000");
+  // A sweep over many magnitudes: the text reads back to the same double.
+  double x = 1.0 / 3.0;
+  for (int i = 0; i < 60; ++i, x /= 7.3) {
+    const std::string t = format_scenario_number(x);
+    CAPTURE(t);
+    CHECK(t.find('e') == std::string::npos);
+    CHECK(std::strtod(t.c_str(), nullptr) == x);
+  }
+}
+
+TEST_CASE("v: older than 1 is out of range, newer is unsupported and says which version") {
+  const Error old = decode_error("v=0&users=3");
+  CHECK(old.code == ErrorCode::kOutOfRange);
+  CHECK(old.message.find("newer") == std::string::npos);
+  const Error newer = decode_error("v=7&users=3");
+  CHECK(newer.code == ErrorCode::kUnsupportedVersion);
+  CHECK(newer.message.find("newer") != std::string::npos);
+  CHECK(newer.message.find("7") != std::string::npos);
+  REQUIRE(newer.params.size() == 2);
+  CHECK(newer.params[0].second == 7.0);
+  CHECK(newer.params[1].second == kScenarioVersion);
+}
+
+TEST_CASE("lenient decode: a bad key is reported and the others are kept") {
+  // Issue 15: one bad key must not lose the rest of the link.
+  auto d = decode_scenario_lenient("v=1&users=7&context=-5&colour=red&weights=fp4&users=9&tp=2");
+  CHECK(d.scenario.users == 7);
+  CHECK(d.scenario.weights == WeightFormat::kFp4);
+  CHECK(d.scenario.tp == 2);
+  CHECK(d.scenario.context_tokens == Scenario{}.context_tokens);
+  REQUIRE(d.errors.size() == 3);
+  CHECK(d.errors[0].field == "context");
+  CHECK(d.errors[0].code == ErrorCode::kOutOfRange);
+  CHECK(d.errors[1].field == "colour");
+  CHECK(d.errors[1].code == ErrorCode::kUnknownKey);
+  CHECK(d.errors[2].field == "users");  // the duplicate; the first value stays
+
+  auto newer = decode_scenario_lenient("v=2&model=deepseek-v3&users=4");
+  REQUIRE(newer.errors.size() == 1);
+  CHECK(newer.errors[0].code == ErrorCode::kUnsupportedVersion);
+  CHECK(newer.scenario.model == "deepseek-v3");
+  CHECK(newer.scenario.users == 4);
+
+  auto prices = decode_scenario_lenient("v=1&compare=fullgpu-8x-h200&price=1,2&users=5");
+  REQUIRE(prices.errors.size() == 1);
+  CHECK(prices.errors[0].field == "price");
+  CHECK(prices.scenario.price_usd_per_month.empty());
+  CHECK(prices.scenario.users == 5);
+
+  auto ok = decode_scenario_lenient("v=1&users=3");
+  CHECK(ok.errors.empty());
+  CHECK(ok.scenario == decode_scenario("v=1&users=3").value());
+
+  auto whole = decode_scenario_lenient(std::string(5000, 'a'));
+  REQUIRE(whole.errors.size() == 1);
+  CHECK(whole.errors[0].code == ErrorCode::kTooLarge);
+  CHECK(whole.scenario == Scenario{});
+}
+
+TEST_CASE("inputs echo: every key's decoded value, defaults applied, typed by kind") {
+  auto d = decode_scenario("v=1&price=-,21000&users=3&cudaonly=1");
+  REQUIRE(d.ok());
+  const auto j = nlohmann::json::parse(scenario_inputs_json(d.value()), nullptr, false);
+  REQUIRE(j.is_object());
+  for (const auto& k : scenario_keys()) CHECK_MESSAGE(j.contains(k.key), k.key);
+  CHECK(j.size() == scenario_keys().size());
+  CHECK(j["users"] == 3);
+  CHECK(j["context"] == Scenario{}.context_tokens);
+  CHECK(j["weights"] == "fp8");
+  CHECK(j["cudaonly"] == true);
+  CHECK(j["kernels"] == false);
+  CHECK(j["reserve"] == 5.0);
+  CHECK(j["compare"] == nlohmann::json::array({"fullgpu-8x-mi355x", "fullgpu-8x-h200"}));
+  CHECK(j["price"] == nlohmann::json::parse("[null, 21000]"));
+
+  // The schema document and the lenient decode document parse and agree with the table.
+  const auto schema = nlohmann::json::parse(scenario_schema_json(), nullptr, false);
+  REQUIRE(schema.is_array());
+  REQUIRE(schema.size() == scenario_keys().size());
+  CHECK(schema[4]["key"] == scenario_keys()[4].key);
+  CHECK(schema[4]["default_text"] == scenario_keys()[4].default_text);
+  const auto decoded = nlohmann::json::parse(scenario_decode_json("v=1&users=x&tp=2"), nullptr, false);
+  REQUIRE(decoded.is_object());
+  CHECK(decoded["inputs"]["tp"] == 2);
+  CHECK(decoded["errors"][0]["field"] == "users");
+  CHECK(decoded["errors"][0]["code"] == "bad_value");
+  CHECK(decoded["scenario"].get<std::string>().find("&tp=2") != std::string::npos);
 }

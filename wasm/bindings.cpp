@@ -12,6 +12,7 @@
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/evaluate.hpp"
 #include "gpucalc/result.hpp"
+#include "gpucalc/result_fields.hpp"
 #include "gpucalc/scenario.hpp"
 
 namespace {
@@ -80,7 +81,8 @@ std::string import_hf_config(const std::string& config_json, const std::string& 
   return std::move(listing).value();
 }
 
-/** [{key, defaultText, description}] in schema order. */
+/** [{key, defaultText, description}] in schema order (kept for the page until it reads
+ *  scenarioSchema). */
 val scenario_keys() {
   val keys = val::array();
   for (const auto& info : gpucalc::scenario_keys()) {
@@ -95,32 +97,18 @@ val scenario_keys() {
 
 int scenario_version() { return gpucalc::kScenarioVersion; }
 
-// Numeric result fields the page sweeps over, by their JSON names.
-using Field = std::optional<double> (*)(const gpucalc::OfferingResult&);
-std::optional<double> count(long long n) { return static_cast<double>(n); }
-Field field_getter(const std::string& name) {
-  using R = gpucalc::OfferingResult;
-  static const std::vector<std::pair<std::string, Field>> fields = {
-      {"decode_tokens_per_s_per_user", [](const R& r) { return r.decode_tokens_per_s_per_user; }},
-      {"max_throughput_tokens_per_s", [](const R& r) { return r.max_throughput_tokens_per_s; }},
-      {"usd_per_million_tokens", [](const R& r) { return r.usd_per_million_tokens; }},
-      {"ttft_s", [](const R& r) { return r.ttft_s; }},
-      {"tpot_s", [](const R& r) { return r.tpot_s; }},
-      {"train_tokens_per_s", [](const R& r) { return r.train_tokens_per_s; }},
-      {"train_hours", [](const R& r) { return r.train_hours; }},
-      {"run_cost_usd", [](const R& r) { return r.run_cost_usd; }},
-      {"full_contexts", [](const R& r) { return count(r.fit.full_contexts); }},
-      {"max_context_tokens", [](const R& r) { return count(r.fit.max_context_tokens); }},
-      {"gpus_needed", [](const R& r) {
-         return r.fit.gpus_needed > 0 ? count(r.fit.gpus_needed) : std::nullopt; }},
-      {"kv_free_bytes", [](const R& r) -> std::optional<double> { return r.fit.kv_free_bytes; }},
-      {"fits", [](const R& r) -> std::optional<double> { return r.fit.fits ? 1.0 : 0.0; }},
-  };
-  for (const auto& [key, get] : fields) {
-    if (key == name) return get;
-  }
-  return nullptr;
-}
+/** The schema of the scenario keys as JSON text: [{key, kind, min, max, min_exclusive,
+ *  choices, default, default_text, description, fit_key}] (scenario.hpp). */
+std::string scenario_schema() { return gpucalc::scenario_schema_json(); }
+
+/** Lenient decode for the page's fragment: {scenario, inputs, errors: [{code, field, message,
+ *  params}]}; a bad key is reported and the others are kept. */
+std::string decode_scenario(const std::string& text) { return gpucalc::scenario_decode_json(text); }
+
+/** The result-field registry as JSON text: [{name, unit, scope}]. */
+std::string result_fields() { return gpucalc::result_fields_json(); }
+
+using Field = const gpucalc::ResultField*;
 
 /** For the page's sweeps, without JSON: evaluates every scenario text and returns
  *  [scenario][offering][field] numbers (null: empty field or unknown name), or null for a
@@ -128,7 +116,7 @@ Field field_getter(const std::string& name) {
 val evaluate_fields(const val& texts, const val& field_names) {
   std::vector<Field> getters;
   for (const auto& name : emscripten::vecFromJSArray<std::string>(field_names)) {
-    getters.push_back(field_getter(name));
+    getters.push_back(gpucalc::find_result_field(name));
   }
   val out = val::array();
   for (const auto& text : emscripten::vecFromJSArray<std::string>(texts)) {
@@ -141,7 +129,7 @@ val evaluate_fields(const val& texts, const val& field_names) {
     for (const auto& result : evaluation.value().results) {
       val row = val::array();
       for (Field get : getters) {
-        const auto v = get ? get(result) : std::nullopt;
+        const auto v = get ? get->get(result).as_number() : std::nullopt;
         row.call<void>("push", v ? val(*v) : val::null());
       }
       per_offering.call<void>("push", row);
@@ -163,4 +151,7 @@ EMSCRIPTEN_BINDINGS(gpucalc) {
   emscripten::function("importHfConfig", &import_hf_config);
   emscripten::function("scenarioKeys", &scenario_keys);
   emscripten::function("scenarioVersion", &scenario_version);
+  emscripten::function("scenarioSchema", &scenario_schema);
+  emscripten::function("decodeScenario", &decode_scenario);
+  emscripten::function("resultFields", &result_fields);
 }

@@ -29,7 +29,8 @@ function niceTicks(max, count = 4) {
 
 /**
  * Horizontal stacked bars on one absolute scale.
- * rows: [{label, sublabel, total, segments: [{cls, value, label}]}]; fmt formats a value.
+ * rows: [{label, sublabel, total, segments: [{cls, value, label, text}]}]; fmt formats an axis value,
+ * `text` is the segment's figure as shown (the core's, formatted).
  */
 export function stackedBars({ width, title, desc, rows, fmt, axisLabel, name }) {
   const narrow = width < 560;
@@ -67,7 +68,7 @@ export function stackedBars({ width, title, desc, rows, fmt, axisLabel, name }) 
     for (const seg of row.segments) {
       if (!(seg.value > 0)) continue;
       const rect = svgEl('rect', { x: x(acc), y: barY, width: Math.max(0.5, x(acc + seg.value) - x(acc)), height: barH, class: `seg ${seg.cls}` });
-      rect.append(svgEl('title', {}, `${row.label}: ${seg.label} ${fmt(seg.value)}`));
+      rect.append(svgEl('title', {}, `${row.label}: ${seg.label}${seg.text === undefined ? ` ${fmt(seg.value)}` : seg.text ? ` ${seg.text}` : ''}`));
       g.append(rect);
       acc += seg.value;
     }
@@ -132,6 +133,97 @@ export function lineChart({ width, title, desc, xs, xFmt, yFmt, series, xLabel, 
       g.append(svgEl('path', { d, class: 'line', 'marker-start': marker, 'marker-mid': marker, 'marker-end': marker }));
     }
     svg.append(g);
+  }
+  return svg;
+}
+
+/** Axis over [lo, hi]: logarithmic when the data spans more than 20x, else linear from 0. */
+function axis(values, lo, hi) {
+  const pos = values.filter((v) => v > 0);
+  const min = pos.length ? Math.min(...pos) : 1;
+  const max = pos.length ? Math.max(...pos) : 1;
+  if (max / min > 20) {
+    const a = Math.floor(Math.log10(min));
+    const b = Math.ceil(Math.log10(max));
+    const ticks = [];
+    for (let e = a; e <= b; e++) for (const m of b - a > 3 ? [1] : [1, 2, 5]) {
+      const v = m * 10 ** e;
+      if (v >= 10 ** a && v <= 10 ** b) ticks.push(v);
+    }
+    return { log: true, ticks, at: (v) => lo + ((Math.log10(Math.max(v, 10 ** a)) - a) / Math.max(1e-9, b - a)) * (hi - lo) };
+  }
+  const { step, top } = niceTicks(max, 4);
+  const ticks = [];
+  for (let v = 0; v <= top + 1e-9; v += step) ticks.push(v);
+  return { log: false, ticks, at: (v) => lo + (v / top) * (hi - lo) };
+}
+
+/**
+ * Pareto fronts: one line of points per series, x and y on log or linear axes as the data
+ * needs. series: [{name, cls, points: [{x, y, label}]}]; `marker` {x}: a vertical line (the
+ * user's operating point). Points are one tab stop (arrow keys move between them); hovering or
+ * focusing a point calls `onPoint(seriesIndex, pointIndex)` (null when left).
+ */
+export function paretoChart({ width, title, desc, series, xLabel, yLabel, xFmt, yFmt, marker, name, onPoint }) {
+  const height = width < 560 ? 260 : 320;
+  const left = width < 560 ? 50 : 64;
+  const right = 18;
+  const top = 14;
+  const bottom = 46;
+  const svg = frame(width, height, title, desc, name);
+  const all = series.flatMap((s) => s.points);
+  const xa = axis(all.map((p) => p.x).concat(marker && marker.x > 0 ? [marker.x] : []), left, width - right);
+  const ya = axis(all.map((p) => p.y), height - bottom, top);
+  const grid = svgEl('g', { class: 'grid' });
+  for (const v of ya.ticks) {
+    grid.append(svgEl('line', { x1: left, x2: width - right, y1: ya.at(v), y2: ya.at(v) }));
+    grid.append(svgEl('text', { x: left - 6, y: ya.at(v) + 4, 'text-anchor': 'end', class: 'tick' }, yFmt(v)));
+  }
+  for (const v of xa.ticks) {
+    grid.append(svgEl('line', { x1: xa.at(v), x2: xa.at(v), y1: top, y2: height - bottom, class: 'vgrid' }));
+    grid.append(svgEl('text', { x: xa.at(v), y: height - bottom + 16, 'text-anchor': 'middle', class: 'tick' }, xFmt(v)));
+  }
+  grid.append(svgEl('text', { x: left + (width - left - right) / 2, y: height - 8, 'text-anchor': 'middle', class: 'axis-label' }, xLabel));
+  grid.append(svgEl('text', { x: 12, y: top + (height - top - bottom) / 2, 'text-anchor': 'middle', class: 'axis-label',
+    transform: `rotate(-90 12 ${top + (height - top - bottom) / 2})` }, yLabel));
+  svg.append(grid);
+  if (marker && marker.x > 0) {
+    const mx = xa.at(marker.x).toFixed(1);
+    svg.append(svgEl('line', { x1: mx, x2: mx, y1: top, y2: height - bottom, class: 'operating' }));
+    if (marker.label) svg.append(svgEl('text', { x: Number(mx) + 4, y: top + 10, class: 'tick operating-label' }, marker.label));
+  }
+  const dots = [];
+  series.forEach((s, k) => {
+    const g = svgEl('g', { class: `series ${s.cls}` });
+    const pts = [...s.points].sort((a, b) => a.x - b.x);
+    if (pts.length > 1) g.append(svgEl('path', { class: 'line', d: pts.map((p, i) => `${i ? 'L' : 'M'}${xa.at(p.x).toFixed(1)},${ya.at(p.y).toFixed(1)}`).join('') }));
+    s.points.forEach((p, i) => {
+      const dot = svgEl('circle', { cx: xa.at(p.x).toFixed(1), cy: ya.at(p.y).toFixed(1), r: 4.5, class: 'dot point',
+        tabindex: dots.length === 0 ? 0 : -1, role: 'img', 'aria-label': `${s.name}: ${p.label}`, 'data-s': k, 'data-p': i });
+      dot.append(svgEl('title', {}, `${s.name}: ${p.label}`));
+      g.append(dot);
+      dots.push(dot);
+    });
+    svg.append(g);
+  });
+  if (onPoint) {
+    const show = (e) => {
+      const d = e.target.closest('circle.point');
+      onPoint(d ? Number(d.dataset.s) : null, d ? Number(d.dataset.p) : null);
+    };
+    svg.addEventListener('pointerover', show);
+    svg.addEventListener('focusin', show);
+    svg.addEventListener('pointerleave', () => onPoint(null, null));
+    svg.addEventListener('keydown', (e) => {
+      const i = dots.indexOf(e.target);
+      if (i < 0 || !['ArrowRight', 'ArrowLeft', 'ArrowUp', 'ArrowDown', 'Home', 'End'].includes(e.key)) return;
+      e.preventDefault();
+      const j = e.key === 'Home' ? 0 : e.key === 'End' ? dots.length - 1
+        : Math.max(0, Math.min(dots.length - 1, i + (e.key === 'ArrowRight' || e.key === 'ArrowDown' ? 1 : -1)));
+      dots[i].setAttribute('tabindex', -1);
+      dots[j].setAttribute('tabindex', 0);
+      dots[j].focus();
+    });
   }
   return svg;
 }

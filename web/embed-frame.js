@@ -3,12 +3,20 @@
 // 1. The page posts {type: "gpucalc:ready"} to its parent (no data, any origin may read it).
 // 2. embed.js in the host answers {type: "gpucalc:hello"}; the page accepts it only from
 //    window.parent (the message's source) and, when `parent=` lists origins, only from those.
-// 3. From then on the page posts {type: "gpucalc:height", height} to that origin alone.
-export function initEmbed({ allowed, fullUrl, label }) {
+// 3. From then on the page posts {type: "gpucalc:height", height} to that origin alone, and
+//    accepts {type: "gpucalc:catalog", text, name, mode} (a price list the host supplies) from
+//    that origin alone.
+// 4. "Open the full calculator" opens the page with `catalog=opener` when a host price list is
+//    loaded; the new page (same origin as this frame) asks for it with
+//    {type: "gpucalc:want-catalog"} and gets the same catalog message back.
+export const MAX_CATALOG_CHARS = 2 * 1024 * 1024;
+
+export function initEmbed({ allowed, fullUrl, label, onCatalog }) {
   if (window.parent === window) return;
-  const allowedOrigins = (allowed || '').split(/[\s,]+/).filter(Boolean);
+  const allowedOrigins = (allowed || '').split(/[\s,]+/).map((o) => o.replace(/\/+$/, '')).filter(Boolean);
   let parentOrigin = null;
   let lastHeight = 0;
+  let hostCatalog = null; // {text, name, mode} as the host sent it
 
   const post = () => {
     if (!parentOrigin) return;
@@ -19,16 +27,32 @@ export function initEmbed({ allowed, fullUrl, label }) {
   };
 
   window.addEventListener('message', (e) => {
+    const data = e.data;
+    if (!data || typeof data !== 'object') return;
+    if (data.type === 'gpucalc:want-catalog') {
+      // Only the full calculator this frame opened (same origin as this page) gets the list.
+      if (hostCatalog && e.origin === location.origin && e.source && e.source !== window) {
+        e.source.postMessage({ type: 'gpucalc:catalog', ...hostCatalog }, location.origin);
+      }
+      return;
+    }
     if (e.source !== window.parent) return;
-    if (!e.data || typeof e.data !== 'object' || e.data.type !== 'gpucalc:hello') return;
-    if (allowedOrigins.length && !allowedOrigins.includes(e.origin)) return;
-    if (e.origin === 'null') return;
-    parentOrigin = e.origin;
-    lastHeight = 0;
-    post();
+    if (data.type === 'gpucalc:hello') {
+      if (allowedOrigins.length && !allowedOrigins.includes(e.origin)) return;
+      if (e.origin === 'null') return;
+      parentOrigin = e.origin;
+      lastHeight = 0;
+      post();
+    } else if (data.type === 'gpucalc:catalog' && parentOrigin && e.origin === parentOrigin) {
+      if (typeof data.text !== 'string' || data.text.length > MAX_CATALOG_CHARS) return;
+      if (hostCatalog && hostCatalog.text === data.text) return;
+      hostCatalog = { text: data.text, name: typeof data.name === 'string' ? data.name.slice(0, 200) : 'catalog.json',
+        mode: data.mode === 'replace' ? 'replace' : 'add' };
+      onCatalog(hostCatalog);
+    }
   });
   new ResizeObserver(post).observe(document.documentElement);
-  // Repeat the ready message until a host answers: embed.js may load after this page.
+  // Repeat the ready message until a host answers (embed.js also greets frames it finds).
   let tries = 0;
   const ready = () => {
     if (parentOrigin || tries++ > 40) return;
@@ -37,16 +61,46 @@ export function initEmbed({ allowed, fullUrl, label }) {
   };
   ready();
 
-  // In the embed view, a link to the full calculator with the same scenario.
+  // In the embed view, a link to the full calculator with the same scenario (and price list).
   const link = document.createElement('a');
   link.className = 'open-full';
   link.target = '_blank';
   link.rel = 'noopener';
   link.textContent = label;
-  const refresh = () => { link.href = fullUrl(); };
+  const refresh = () => {
+    const url = new URL(fullUrl());
+    if (hostCatalog) url.searchParams.set('catalog', 'opener');
+    link.href = url.href;
+  };
   link.addEventListener('focus', refresh);
   link.addEventListener('pointerenter', refresh);
-  link.addEventListener('click', refresh);
+  link.addEventListener('click', (e) => {
+    refresh();
+    if (!hostCatalog) return;
+    // The new page must be able to ask this frame for the list: no noopener here.
+    e.preventDefault();
+    window.open(link.href, '_blank');
+  });
   refresh();
   document.getElementById('results').prepend(link);
+  return { refresh };
+}
+
+/** The full page opened with `catalog=opener`: the host's price list from the frame that opened
+ *  it (same origin), or null after `timeoutMs`. */
+export function catalogFromOpener(timeoutMs = 3000) {
+  const opener = window.opener;
+  if (!opener) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const done = (value) => { window.removeEventListener('message', onMessage); resolve(value); };
+    const onMessage = (e) => {
+      const d = e.data;
+      if (e.source !== opener || e.origin !== location.origin || !d || d.type !== 'gpucalc:catalog') return;
+      if (typeof d.text !== 'string' || d.text.length > MAX_CATALOG_CHARS) return;
+      done({ text: d.text, name: typeof d.name === 'string' ? d.name.slice(0, 200) : 'catalog.json', mode: d.mode === 'replace' ? 'replace' : 'add' });
+    };
+    window.addEventListener('message', onMessage);
+    opener.postMessage({ type: 'gpucalc:want-catalog' }, location.origin);
+    setTimeout(() => done(null), timeoutMs);
+  });
 }

@@ -23,6 +23,24 @@
     }
   };
 
+  // A price list the host supplies (data-catalog: its URL, fetched by this page; data-catalog-mode
+  // "replace" shows only its offerings), sent to the frame's origin once per loaded page.
+  const catalogs = new WeakMap();
+  const sendCatalog = (frame) => {
+    const url = frame.dataset.catalog;
+    const origin = originOf(frame);
+    if (!url || !origin || origin === 'null' || !frame.contentWindow) return;
+    if (!catalogs.has(frame)) {
+      catalogs.set(frame, fetch(new URL(url, location.href)).then((r) => (r.ok ? r.text() : null)).catch(() => null));
+    }
+    const target = frame.contentWindow;
+    catalogs.get(frame).then((text) => {
+      if (typeof text !== 'string' || frame.contentWindow !== target) return;
+      const name = new URL(url, location.href).pathname.split('/').pop() || 'catalog.json';
+      target.postMessage({ type: 'gpucalc:catalog', text, name, mode: frame.dataset.catalogMode === 'replace' ? 'replace' : 'add' }, origin);
+    });
+  };
+
   window.addEventListener('message', (e) => {
     const frame = frames().find((f) => f.contentWindow === e.source);
     if (!frame || e.origin !== originOf(frame)) return;
@@ -30,6 +48,7 @@
     if (!data || typeof data !== 'object') return;
     if (data.type === 'gpucalc:ready') {
       hello(frame);
+      sendCatalog(frame);
     } else if (data.type === 'gpucalc:height') {
       const h = Number(data.height);
       if (!Number.isFinite(h)) return;
@@ -44,6 +63,10 @@
       if (f.dataset.gpucalcBound) continue;
       f.dataset.gpucalcBound = '1';
       f.addEventListener('load', () => hello(f));
+      // Loaded after the frame (a tag manager, a slow script): the frame's ready messages may
+      // be over, so greet it now; it answers with its height.
+      hello(f);
+      sendCatalog(f);
     }
   };
   window.gpucalcEmbed = { init };

@@ -5,7 +5,8 @@ export function toCsv(rows) {
   const cell = (v) => {
     if (v === null || v === undefined) return '';
     let s = String(v);
-    if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s) && !/^-?\d/.test(s)) s = `'${s}`;
+    // Text that a spreadsheet would read as a formula stays text; numbers are written as numbers.
+    if (typeof v !== 'number' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
     return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
   return `${rows.map((r) => r.map(cell).join(',')).join('\r\n')}\r\n`;

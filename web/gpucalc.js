@@ -14,6 +14,8 @@ export class GpucalcError extends Error {
     this.name = 'GpucalcError';
     this.code = error.code;
     this.field = error.field || '';
+    /** Numbers the message names ({min, max, version, ...}), for a page that words it itself. */
+    this.params = error.params && typeof error.params === 'object' ? error.params : {};
   }
 }
 
@@ -115,3 +117,31 @@ export function importHfConfig(configJson, id) {
 export function scenarioKeys() { return requireModule().scenarioKeys(); }
 
 export function scenarioVersion() { return requireModule().scenarioVersion(); }
+
+/** The scenario schema, one row per key in schema order: [{key, kind, min, max, min_exclusive,
+ *  choices, default, default_text, description, fit_key}]; null from a module without it. */
+export function scenarioSchema() {
+  const m = requireModule();
+  return typeof m.scenarioSchema === 'function' ? JSON.parse(m.scenarioSchema()) : null;
+}
+
+/** Lenient decode of a scenario string: {scenario, inputs, errors: [GpucalcError]}; the keys
+ *  that decode are kept, each bad key is one error. null from a module without it. */
+export function decodeScenario(scenario) {
+  const m = requireModule();
+  if (typeof m.decodeScenario !== 'function') return null;
+  const value = unwrap(m.decodeScenario(text(scenario, 'scenario')));
+  return { ...value, errors: (value.errors || []).map((e) => new GpucalcError(e)) };
+}
+
+/** The result-field registry: [{name, unit, scope}]; null from a module without it. */
+export function resultFields() {
+  const m = requireModule();
+  return typeof m.resultFields === 'function' ? JSON.parse(m.resultFields()) : null;
+}
+
+/** Whether the module carries the validation tables. */
+export function hasValidation() { return typeof requireModule().validationJson === 'function'; }
+
+/** The validation tables run on the working catalog: {mlperf, serving} (gpucalc --validate). */
+export function validation() { return unwrap(requireModule().validationJson()); }

@@ -84,6 +84,9 @@ struct GemmShape {
 struct GemmConfig {
   GemmPrecision precision = GemmPrecision::kBf16;
   std::vector<GemmShape> shapes;
+  // Independent GEMMs of one shape per launch (strided batched GEMM): the experts of the
+  // grouped-gemm test, each with its own weight matrix; 1 for a plain GEMM.
+  int batch = 1;
   double warmup_s = 5.0;
   int samples = 5;              // timed samples per shape
   double seconds_per_sample = 0.05;
@@ -91,7 +94,8 @@ struct GemmConfig {
 };
 
 struct GemmShapeRun {
-  GemmShape shape;
+  GemmShape shape;  // one GEMM of the batch
+  int batch = 1;
   std::vector<double> seconds_per_gemm;  // one per sample
   std::string algorithm;                 // library's algorithm id, when known
 };
@@ -126,6 +130,76 @@ struct P2pConfig {
   int samples = 10;
 };
 
+/** Paged decode attention (attention-decode test): one query token per sequence, BF16 KV. */
+struct AttentionConfig {
+  std::vector<int> batches = {1, 8, 32, 128};
+  std::vector<int> contexts = {1024, 4096, 16384};
+  // GQA geometry of the public figures it is compared with (engines.md section 3: 32 query
+  // heads, 8 KV heads, head_dim 128) and vLLM's default page (block) of 16 tokens.
+  int q_heads = 32;
+  int kv_heads = 8;
+  int head_dim = 128;
+  int page_tokens = 16;
+  int samples = 10;
+  double seconds_per_sample = 0.02;
+  std::uint64_t min_rotating_bytes = 0;  // 0: four times the last-level cache
+};
+
+struct AttentionPointRun {
+  int batch = 0, context_tokens = 0;
+  int splits = 1;                        // context chunks per sequence (flash-decoding)
+  double kv_bytes = 0;                   // K and V bytes read per call
+  std::vector<double> seconds_per_call;  // one per sample
+};
+
+struct AttentionRun {
+  std::string kernel;  // what ran
+  std::vector<AttentionPointRun> points;
+  int rotating_sets = 1;
+  bool verified = false;
+  double check_rel_error = 0;  // ||out - ref|| / ||ref|| against the host reference
+  std::string check;
+};
+
+/** All-reduce over every GPU of the machine (NCCL / RCCL loaded at run time). */
+struct AllreduceConfig {
+  std::uint64_t min_bytes = std::uint64_t{8} << 10;
+  std::uint64_t max_bytes = std::uint64_t{256} << 20;
+  int samples = 10;
+  int warmup = 5;
+  double seconds_per_sample = 0.01;
+};
+
+struct AllreducePointRun {
+  std::uint64_t bytes = 0;              // message size per GPU
+  std::vector<double> seconds_per_op;   // one per sample
+};
+
+struct AllreduceRun {
+  int gpus = 0;
+  std::string library;  // "nccl 2.29.2", "rccl ..."
+  std::string skipped;  // why it did not run (one GPU, no library); empty when it ran
+  std::vector<AllreducePointRun> points;
+  bool verified = false;
+  std::string check;
+};
+
+/** Kernel launch latency (launch test). */
+struct LaunchConfig {
+  int samples = 2000;         // launch-to-completion round trips
+  int graph_kernels = 100;    // kernels captured in one graph
+  int graph_samples = 100;
+  int warmup = 100;
+};
+
+struct LaunchRun {
+  std::vector<double> launch_seconds;            // launch + synchronize of one empty kernel
+  std::vector<double> queued_seconds_per_launch;  // host cost of back-to-back launches
+  std::vector<double> graph_seconds_per_kernel;  // graph launch to completion / kernels in it
+  bool verified = false;
+  std::string check;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -139,6 +213,12 @@ class Backend {
   virtual Status run_gemm(const GemmConfig& cfg, GemmRun& out) = 0;
   /** Peer copies for every ordered pair that can reach each other; empty with one GPU. */
   virtual Status run_p2p(const P2pConfig& cfg, std::vector<P2pPairRun>& out) = 0;
+  /** Times the paged decode-attention kernel per (batch, context) and checks it on the host. */
+  virtual Status run_attention_decode(const AttentionConfig& cfg, AttentionRun& out) = 0;
+  /** All-reduce latency per message size over all GPUs; `out.skipped` says why when it cannot. */
+  virtual Status run_allreduce(const AllreduceConfig& cfg, AllreduceRun& out) = 0;
+  /** Empty-kernel launch latency, directly and inside a graph. */
+  virtual Status run_launch(const LaunchConfig& cfg, LaunchRun& out) = 0;
 };
 
 /** The CPU back end: small arrays, std::chrono, a reference GEMM. Never calibrates. */

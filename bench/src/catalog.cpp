@@ -12,6 +12,13 @@ const std::vector<CatalogGpu>& catalog_gpus() {
   return gpus;
 }
 
+const std::vector<CatalogModel>& catalog_models() {
+  static const std::vector<CatalogModel> models = {
+#include "model_catalog.inc"
+  };
+  return models;
+}
+
 const CatalogGpu* find_catalog_gpu(const std::string& id) {
   for (const auto& g : catalog_gpus()) {
     if (id == g.id) return &g;

@@ -22,6 +22,17 @@ struct CatalogGpu {
   double interconnect_bytes_per_s;      // vendor's per-GPU aggregate, both directions
 };
 
+/** Dimensions of a model in data/models.json (0 where the file has none). */
+struct CatalogModel {
+  const char* id;
+  const char* attention;  // "gqa", "mla"
+  int hidden_size, intermediate_size, moe_intermediate_size, heads, kv_heads, head_dim;
+  int experts_routed, dense_layers;
+};
+
+/** Every model in data/models.json at build time. */
+const std::vector<CatalogModel>& catalog_models();
+
 /** Every GPU in data/gpus.json at build time. */
 const std::vector<CatalogGpu>& catalog_gpus();
 

@@ -15,18 +15,24 @@
 #else
 #define GPUCALC_HD
 #endif
+// HIP device code has no std::memcpy; clang's builtin serves both sides there.
+#if defined(__HIP_DEVICE_COMPILE__)
+#define GPUCALC_MEMCPY __builtin_memcpy
+#else
+#define GPUCALC_MEMCPY std::memcpy
+#endif
 
 namespace gpucalc::bench {
 
 GPUCALC_HD inline std::uint32_t float_bits(float x) {
   std::uint32_t u = 0;
-  std::memcpy(&u, &x, sizeof u);
+  GPUCALC_MEMCPY(&u, &x, sizeof u);
   return u;
 }
 
 GPUCALC_HD inline float bits_float(std::uint32_t u) {
   float x = 0;
-  std::memcpy(&x, &u, sizeof x);
+  GPUCALC_MEMCPY(&x, &u, sizeof x);
   return x;
 }
 

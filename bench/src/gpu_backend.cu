@@ -9,6 +9,7 @@
 #include "backend.hpp"
 #include "gpu_gemm.hpp"
 #include "gpu_portability.hpp"
+#include "gpu_serving.hpp"
 #include "telemetry.hpp"
 
 namespace gpucalc::bench {
@@ -256,6 +257,19 @@ class GpuBackend final : public Backend {
   Status run_gemm(const GemmConfig& cfg, GemmRun& out) override {
     GPU_TRY(gpuSetDevice(info_.index));
     return gpu_run_gemm(info_, cfg, out);
+  }
+
+  Status run_attention_decode(const AttentionConfig& cfg, AttentionRun& out) override {
+    GPU_TRY(gpuSetDevice(info_.index));
+    return gpu_run_attention_decode(info_, cfg, out);
+  }
+
+  Status run_allreduce(const AllreduceConfig& cfg, AllreduceRun& out) override {
+    return gpu_run_allreduce(info_, cfg, out);
+  }
+
+  Status run_launch(const LaunchConfig& cfg, LaunchRun& out) override {
+    return gpu_run_launch(info_, cfg, out);
   }
 
   Status run_p2p(const P2pConfig& cfg, std::vector<P2pPairRun>& out) override {

@@ -51,6 +51,20 @@ using gpuDeviceProp_t = hipDeviceProp_t;
 #define gpuStreamNonBlocking hipStreamNonBlocking
 #define gpuStreamDestroy hipStreamDestroy
 #define gpuStreamSynchronize hipStreamSynchronize
+#define gpuStreamCreate hipStreamCreate
+#define gpuMemsetAsync hipMemsetAsync
+#define gpuGraph_t hipGraph_t
+#define gpuGraphExec_t hipGraphExec_t
+#define gpuStreamBeginCapture hipStreamBeginCapture
+#define gpuStreamEndCapture hipStreamEndCapture
+#define gpuStreamCaptureModeGlobal hipStreamCaptureModeGlobal
+#define gpuGraphInstantiateWithFlags hipGraphInstantiateWithFlags
+#define gpuGraphLaunch hipGraphLaunch
+#define gpuGraphDestroy hipGraphDestroy
+#define gpuGraphExecDestroy hipGraphExecDestroy
+// CDNA runs 64-wide wavefronts; HIP's shuffles take no mask.
+#define GPU_WARP_SIZE 64
+#define GPU_SHFL_XOR(v, m) __shfl_xor((v), (m))
 
 #elif defined(GPUCALC_BENCH_CUDA)
 #include <cuda_runtime.h>
@@ -97,6 +111,19 @@ using gpuDeviceProp_t = cudaDeviceProp;
 #define gpuStreamNonBlocking cudaStreamNonBlocking
 #define gpuStreamDestroy cudaStreamDestroy
 #define gpuStreamSynchronize cudaStreamSynchronize
+#define gpuStreamCreate cudaStreamCreate
+#define gpuMemsetAsync cudaMemsetAsync
+#define gpuGraph_t cudaGraph_t
+#define gpuGraphExec_t cudaGraphExec_t
+#define gpuStreamBeginCapture cudaStreamBeginCapture
+#define gpuStreamEndCapture cudaStreamEndCapture
+#define gpuStreamCaptureModeGlobal cudaStreamCaptureModeGlobal
+#define gpuGraphInstantiateWithFlags cudaGraphInstantiateWithFlags
+#define gpuGraphLaunch cudaGraphLaunch
+#define gpuGraphDestroy cudaGraphDestroy
+#define gpuGraphExecDestroy cudaGraphExecDestroy
+#define GPU_WARP_SIZE 32
+#define GPU_SHFL_XOR(v, m) __shfl_xor_sync(0xffffffffu, (v), (m))
 
 #else
 #error "gpu_portability.hpp needs GPUCALC_BENCH_CUDA or GPUCALC_BENCH_HIP"

@@ -10,6 +10,7 @@
 #include "catalog.hpp"
 #include "options.hpp"
 #include "record.hpp"
+#include "serving_shapes.hpp"
 #include "stats.hpp"
 
 namespace {
@@ -48,7 +49,7 @@ struct Progress {
 
 std::string fmt(double v, const char* unit, double scale) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.1f %s", v / scale, unit);
+  std::snprintf(buf, sizeof buf, scale < 1 ? "%.2f %s" : "%.1f %s", v / scale, unit);
   return buf;
 }
 
@@ -57,6 +58,9 @@ std::string fmt(double v, const char* unit, double scale) {
 int main(int argc, char** argv) {
   Options opt;
   if (const auto error = parse_options(argc, argv, opt)) return fail(*error, kExitUsage);
+  if (const auto unknown = unknown_models(opt.models); !unknown.empty()) {
+    return fail("--models: \"" + unknown.front() + "\" is not a model in data/models.json", kExitUsage);
+  }
   if (opt.help) {
     std::cout << usage_text();
     return 0;
@@ -114,7 +118,7 @@ int main(int argc, char** argv) {
   // Precisions: named ones must exist on the device; by default run those it has.
   std::vector<GemmPrecision> precisions = opt.precisions;
   if (precisions.empty()) precisions = {GemmPrecision::kBf16, GemmPrecision::kFp8, GemmPrecision::kFp4};
-  if (opt.run_gemm) {
+  if (opt.run_gemm || opt.run_gemm_small || opt.run_grouped_gemm) {
     for (GemmPrecision p : precisions) {
       const GemmSupport support = backend->gemm_support(p);
       if (opt.precisions_explicit && !support.supported) {
@@ -168,6 +172,126 @@ int main(int argc, char** argv) {
     const Status st = backend->run_p2p(in.p2p_config, in.p2p_runs);
     if (!st.ok) return fail(st.message);
     if (in.p2p_runs.empty()) progress.say("p2p: skipped (fewer than two GPUs that reach each other)");
+  }
+
+  // Serving-model tests (issue 10).
+  in.small_config = opt.small_gemm;
+  in.small_config.min_rotating_bytes = opt.gemm.min_rotating_bytes;
+  in.small_m = opt.small_m;
+  std::vector<int> experts = opt.experts, tokens = opt.tokens_per_expert;
+  std::vector<int> shape_experts;
+  in.attention_config = opt.attention;
+  in.allreduce_config = opt.allreduce;
+  in.launch_config = opt.launch;
+  if (opt.dry_run) {
+    // Stand-in shapes the host loop runs in a fraction of a second; the GPU takes the catalog's.
+    in.small_m = {1, 8, 64};
+    in.dense_shapes = {{128, 64, "dry run: stand-in for a model layer"}, {64, 128, "dry run: stand-in"}};
+    in.moe_shapes = {{128, 64, "dry run: stand-in for an expert"}};
+    shape_experts = {4};
+    experts = {2, 4};
+    tokens = {1, 4};
+    in.small_config.warmup_s = std::min(in.small_config.warmup_s, 0.02);
+    in.small_config.seconds_per_sample = std::min(in.small_config.seconds_per_sample, 0.002);
+    in.small_config.samples = std::min(in.small_config.samples, 3);
+    in.attention_config.batches = {1, 2};
+    in.attention_config.contexts = {64, 300};
+    in.attention_config.samples = 3;
+    in.allreduce_config.max_bytes = std::min<std::uint64_t>(in.allreduce_config.max_bytes, 64u << 10);
+    in.allreduce_config.samples = 3;
+    in.allreduce_config.warmup = 1;
+    in.launch_config.samples = 200;
+    in.launch_config.graph_samples = 20;
+  } else {
+    in.dense_shapes = dense_layer_shapes(opt.models);
+    in.moe_shapes = expert_shapes(opt.models, &shape_experts);
+  }
+  auto run_small = [&](GemmPrecision p, int batch, const std::vector<GemmShape>& shapes, GemmRun& run) -> Status {
+    GemmConfig cfg = in.small_config;
+    cfg.precision = p;
+    cfg.batch = batch;
+    cfg.shapes = shapes;
+    return backend->run_gemm(cfg, run);
+  };
+  if (opt.run_gemm_small) {
+    std::vector<GemmShape> shapes;
+    for (const auto& ls : in.dense_shapes) {
+      for (int m : in.small_m) shapes.push_back({ls.n, m, ls.k});  // library m = N, n = tokens
+    }
+    for (GemmPrecision p : precisions) {
+      const GemmSupport support = backend->gemm_support(p);
+      GemmRun run;
+      if (support.supported) {
+        const Status st = run_small(p, 1, shapes, run);
+        if (!st.ok) return fail(st.message);
+        in.env.samples.push_back(backend->sample_environment());
+        progress.say(std::string("gemm-small ") + gemm_precision_name(p) + ": " + std::to_string(run.shapes.size()) +
+                     " points over " + std::to_string(in.dense_shapes.size()) + " layer shapes" +
+                     (run.verified ? "" : "  CHECK FAILED: " + run.check));
+      }
+      in.small_precisions.push_back(p);
+      in.small_support.push_back(support);
+      in.small_runs.push_back(std::move(run));
+    }
+  }
+  if (opt.run_grouped_gemm) {
+    for (GemmPrecision p : precisions) {
+      const GemmSupport support = backend->gemm_support(p);
+      std::vector<GemmRun> runs;
+      if (support.supported) {
+        for (int e : experts) {
+          std::vector<GemmShape> shapes;
+          for (std::size_t i = 0; i < in.moe_shapes.size(); ++i) {
+            if (i < shape_experts.size() && shape_experts[i] < e) continue;  // more experts than the model has
+            for (int t : tokens) shapes.push_back({in.moe_shapes[i].n, t, in.moe_shapes[i].k});
+          }
+          if (shapes.empty()) continue;
+          GemmRun run;
+          const Status st = run_small(p, e, shapes, run);
+          if (!st.ok) return fail(st.message);
+          runs.push_back(std::move(run));
+        }
+        in.env.samples.push_back(backend->sample_environment());
+        std::size_t points = 0;
+        for (const auto& r : runs) points += r.shapes.size();
+        progress.say(std::string("grouped-gemm ") + gemm_precision_name(p) + ": " + std::to_string(points) + " points");
+      }
+      in.grouped_precisions.push_back(p);
+      in.grouped_support.push_back(support);
+      in.grouped_runs.push_back(std::move(runs));
+    }
+  }
+  if (opt.run_attention_decode) {
+    in.attention_requested = true;
+    const Status st = backend->run_attention_decode(in.attention_config, in.attention_run);
+    if (!st.ok) return fail(st.message);
+    in.env.samples.push_back(backend->sample_environment());
+    double best = 0;
+    for (const auto& pr : in.attention_run.points) {
+      best = std::max(best, summarize_rates(rates_from_seconds(pr.seconds_per_call, pr.kv_bytes)).median);
+    }
+    progress.say("attention-decode: " + std::to_string(in.attention_run.points.size()) + " points, highest median " +
+                 fmt(best, "GB/s", 1e9) + (in.attention_run.verified ? "" : "  CHECK FAILED: " + in.attention_run.check));
+  }
+  if (opt.run_allreduce) {
+    in.allreduce_requested = true;
+    const Status st = backend->run_allreduce(in.allreduce_config, in.allreduce_run);
+    if (!st.ok) return fail(st.message);
+    if (!in.allreduce_run.skipped.empty()) {
+      progress.say("allreduce: skipped (" + in.allreduce_run.skipped + ")");
+    } else {
+      progress.say("allreduce: " + std::to_string(in.allreduce_run.gpus) + " GPUs, " + in.allreduce_run.library + ", " +
+                   std::to_string(in.allreduce_run.points.size()) + " sizes" +
+                   (in.allreduce_run.verified ? "" : "  CHECK FAILED: " + in.allreduce_run.check));
+    }
+  }
+  if (opt.run_launch) {
+    in.launch_requested = true;
+    const Status st = backend->run_launch(in.launch_config, in.launch_run);
+    if (!st.ok) return fail(st.message);
+    progress.say("launch: median round trip " + fmt(median_of(in.launch_run.launch_seconds), "us", 1e-6) +
+                 ", in a graph " + fmt(median_of(in.launch_run.graph_seconds_per_kernel), "us", 1e-6) + " per kernel" +
+                 (in.launch_run.verified ? "" : "  CHECK FAILED: " + in.launch_run.check));
   }
   in.device = backend->info();
 

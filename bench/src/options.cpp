@@ -33,6 +33,18 @@ std::optional<int> parse_int(const std::string& text, int min_value, int max_val
   return static_cast<int>(*v);
 }
 
+/** "1,2,4" to whole numbers in [min_value, max_value]; empty on a malformed list. */
+std::optional<std::vector<int>> parse_int_list(const std::string& text, int min_value, int max_value) {
+  std::vector<int> out;
+  for (const auto& item : split(text, ',')) {
+    const auto v = parse_int(item, min_value, max_value);
+    if (!v) return std::nullopt;
+    out.push_back(*v);
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
 }  // namespace
 
 std::optional<std::uint64_t> parse_bytes(const std::string& text) {
@@ -92,7 +104,16 @@ std::string usage_text() {
 
 Usage: gpucalc-bench [options]
 
-  --tests LIST          tests to run, comma separated: hbm, gemm, p2p (default: all)
+  --tests LIST          tests to run, comma separated (default: all):
+                          hbm               HBM bandwidth (BabelStream)
+                          gemm              best-shape GEMM throughput
+                          p2p               GPU-to-GPU copies
+                          gemm-small        GEMM at M = 1..512 tokens over the catalog models'
+                                            layer shapes (N x K)
+                          grouped-gemm      MoE expert GEMMs: experts x tokens per expert
+                          attention-decode  paged decode attention, achieved KV-read bandwidth
+                          allreduce         NCCL/RCCL all-reduce over all GPUs, 8 KiB..256 MiB
+                          launch            empty-kernel and CUDA/HIP-graph launch latency
   --precisions LIST     GEMM precisions: bf16, fp8, fp4 (default: those the device has;
                         naming one the device lacks is an error)
   --device N            GPU index (default 0)
@@ -115,6 +136,20 @@ GEMM (cuBLASLt / hipBLASLt, normal random inputs, rotating buffers):
   --gemm-samples N      timed samples per shape (default 5)
   --gemm-sample-s S     seconds per sample (default 0.05)
   --gemm-rotate SIZE    least total bytes of rotating operand sets (default 4x the L2 cache)
+
+Serving-model tests (same precisions as --precisions):
+  --small-m LIST        tokens per GEMM for gemm-small (default 1,2,4,...,512)
+  --models LIST         catalog models whose layer shapes gemm-small and grouped-gemm use
+                        (default: every model in data/models.json)
+  --experts LIST        experts per grouped GEMM (default 8,32; at most a model's experts)
+  --tokens-per-expert LIST  (default 1,4,16,64,256)
+  --small-warmup-s S    warm-up seconds per precision (default 2)
+  --small-samples N     timed samples per point (default 5)
+  --small-sample-s S    seconds per sample (default 0.01)
+  --attn-batches LIST   sequences per decode step (default 1,8,32,128)
+  --attn-contexts LIST  context tokens per sequence (default 1024,4096,16384)
+  --allreduce-max-bytes SIZE  largest message (default 256MiB; sizes double from 8KiB)
+  --launch-samples N    launch round trips (default 2000)
 
 GPU to GPU (two or more GPUs):
   --p2p-bytes SIZE      bytes per copy (default 1GiB)
@@ -146,11 +181,22 @@ std::optional<std::string> parse_options(int argc, const char* const* argv, Opti
     } else if (arg == "--tests") {
       if (!value(v)) return "--tests needs a list, e.g. --tests hbm,gemm";
       out.run_hbm = out.run_gemm = out.run_p2p = false;
+      out.run_gemm_small = out.run_grouped_gemm = out.run_attention_decode = false;
+      out.run_allreduce = out.run_launch = false;
       for (const auto& t : split(v, ',')) {
         if (t == "hbm") out.run_hbm = true;
         else if (t == "gemm") out.run_gemm = true;
         else if (t == "p2p") out.run_p2p = true;
-        else return "unknown test \"" + t + "\" (choose from hbm, gemm, p2p)";
+        else if (t == "gemm-small") out.run_gemm_small = true;
+        else if (t == "grouped-gemm") out.run_grouped_gemm = true;
+        else if (t == "attention-decode") out.run_attention_decode = true;
+        else if (t == "allreduce") out.run_allreduce = true;
+        else if (t == "launch") out.run_launch = true;
+        else {
+          return "unknown test \"" + t +
+                 "\" (choose from hbm, gemm, p2p, gemm-small, grouped-gemm, attention-decode, "
+                 "allreduce, launch)";
+        }
       }
     } else if (arg == "--precisions") {
       if (!value(v)) return "--precisions needs a list, e.g. --precisions bf16,fp8";
@@ -218,6 +264,51 @@ std::optional<std::string> parse_options(int argc, const char* const* argv, Opti
       const auto n = value(v) ? parse_int(v, 1, 10000) : std::nullopt;
       if (!n) return "--p2p-samples needs a count of at least 1";
       out.p2p.samples = *n;
+    } else if (arg == "--small-m") {
+      const auto l = value(v) ? parse_int_list(v, 1, 65536) : std::nullopt;
+      if (!l) return "--small-m needs token counts from 1 to 65536, e.g. 1,8,64";
+      out.small_m = *l;
+    } else if (arg == "--models") {
+      if (!value(v) || split(v, ',').empty()) return "--models needs catalog model ids, e.g. llama-3.1-70b";
+      out.models = split(v, ',');
+    } else if (arg == "--experts") {
+      const auto l = value(v) ? parse_int_list(v, 1, 1024) : std::nullopt;
+      if (!l) return "--experts needs expert counts from 1 to 1024, e.g. 8,32";
+      out.experts = *l;
+    } else if (arg == "--tokens-per-expert") {
+      const auto l = value(v) ? parse_int_list(v, 1, 65536) : std::nullopt;
+      if (!l) return "--tokens-per-expert needs token counts from 1 to 65536";
+      out.tokens_per_expert = *l;
+    } else if (arg == "--small-warmup-s") {
+      const auto s2 = value(v) ? parse_double(v) : std::nullopt;
+      if (!s2 || *s2 < 0 || *s2 > 600) return "--small-warmup-s needs seconds between 0 and 600";
+      out.small_gemm.warmup_s = *s2;
+    } else if (arg == "--small-samples") {
+      const auto n = value(v) ? parse_int(v, 1, 10000) : std::nullopt;
+      if (!n) return "--small-samples needs a count of at least 1";
+      out.small_gemm.samples = *n;
+    } else if (arg == "--small-sample-s") {
+      const auto s2 = value(v) ? parse_double(v) : std::nullopt;
+      if (!s2 || *s2 <= 0 || *s2 > 60) return "--small-sample-s needs seconds between 0 and 60";
+      out.small_gemm.seconds_per_sample = *s2;
+    } else if (arg == "--attn-batches") {
+      const auto l = value(v) ? parse_int_list(v, 1, 4096) : std::nullopt;
+      if (!l) return "--attn-batches needs sequence counts from 1 to 4096";
+      out.attention.batches = *l;
+    } else if (arg == "--attn-contexts") {
+      const auto l = value(v) ? parse_int_list(v, 16, 1 << 20) : std::nullopt;
+      if (!l) return "--attn-contexts needs token counts from 16 to 1048576";
+      out.attention.contexts = *l;
+    } else if (arg == "--allreduce-max-bytes") {
+      const auto b = value(v) ? parse_bytes(v) : std::nullopt;
+      if (!b || *b < out.allreduce.min_bytes || *b > (std::uint64_t{4} << 30)) {
+        return "--allreduce-max-bytes needs a size from 8KiB to 4GiB, e.g. 256MiB";
+      }
+      out.allreduce.max_bytes = *b;
+    } else if (arg == "--launch-samples") {
+      const auto n = value(v) ? parse_int(v, 10, 1000000) : std::nullopt;
+      if (!n) return "--launch-samples needs a count of at least 10";
+      out.launch.samples = *n;
     } else {
       return "unknown option \"" + arg + "\" (see --help)";
     }

@@ -9,6 +9,15 @@
 
 namespace gpucalc::bench {
 
+/** Timing defaults of the small-M GEMM tests: a short warm-up, many short samples. */
+inline GemmConfig small_gemm_defaults() {
+  GemmConfig c;
+  c.warmup_s = 2.0;
+  c.samples = 5;
+  c.seconds_per_sample = 0.01;
+  return c;
+}
+
 struct Options {
   bool help = false;
   bool version = false;
@@ -17,6 +26,12 @@ struct Options {
   bool run_hbm = true;
   bool run_gemm = true;
   bool run_p2p = true;
+  // Serving-model tests (issue 10).
+  bool run_gemm_small = true;
+  bool run_grouped_gemm = true;
+  bool run_attention_decode = true;
+  bool run_allreduce = true;
+  bool run_launch = true;
   int device = 0;
   std::string gpu_id;          // catalog id; empty: matched from the device name
   std::string out_path;        // empty: stdout
@@ -27,6 +42,14 @@ struct Options {
   StreamConfig stream;
   GemmConfig gemm;             // shapes empty: the default set for the back end
   P2pConfig p2p;
+  std::vector<int> small_m = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};  // tokens per GEMM
+  std::vector<std::string> models;  // whose layer shapes the GEMM tests use; empty: all
+  std::vector<int> experts = {8, 32};
+  std::vector<int> tokens_per_expert = {1, 4, 16, 64, 256};
+  GemmConfig small_gemm = small_gemm_defaults();  // timing of gemm-small and grouped-gemm
+  AttentionConfig attention;
+  AllreduceConfig allreduce;
+  LaunchConfig launch;
 };
 
 /** Parses argv; on error returns a message for stderr (exit code 2). */

@@ -219,6 +219,294 @@ JsonValue p2p_measurement(const RecordInput& in, bool bidirectional) {
   return m;
 }
 
+/** Median, fastest, slowest and spread of repeated latencies (seconds). */
+struct LatencySummary {
+  double median = 0, best = 0, worst = 0, spread = 0;
+  std::size_t samples = 0;
+};
+
+LatencySummary summarize_latencies(const std::vector<double>& seconds) {
+  LatencySummary l;
+  if (seconds.empty()) return l;
+  l.median = median_of(seconds);
+  l.best = *std::min_element(seconds.begin(), seconds.end());
+  l.worst = *std::max_element(seconds.begin(), seconds.end());
+  l.spread = l.median > 0 ? (l.worst - l.best) / l.median : 0;
+  l.samples = seconds.size();
+  return l;
+}
+
+JsonValue int_list(const std::vector<int>& values) {
+  JsonValue a = JsonValue::array();
+  for (int v : values) a.push(JsonValue::integer(v));
+  return a;
+}
+
+std::string layers_of(const std::vector<LayerShape>& shapes, std::int64_t n, std::int64_t k) {
+  for (const auto& s : shapes) {
+    if (s.n == n && s.k == k) return s.layers;
+  }
+  return "";
+}
+
+/** Fields common to gemm-small and grouped-gemm; `points` filled by the caller. */
+JsonValue small_gemm_common(const RecordInput& in, const std::string& id, GemmPrecision p,
+                            const GemmSupport& support, const std::vector<const GemmRun*>& runs,
+                            bool& ran) {
+  JsonValue m = JsonValue::object();
+  m.set("id", str(id));
+  std::size_t shapes = 0;
+  bool verified = true;
+  double rel = 0;
+  std::string check;
+  for (const GemmRun* r : runs) {
+    shapes += r->shapes.size();
+    verified = verified && r->verified;
+    rel = std::max(rel, r->check_rel_error);
+    if (check.empty()) check = r->check;
+  }
+  ran = support.supported && shapes > 0;
+  if (!ran) {
+    m.set("status", str("unsupported"));
+    m.set("note", str(support.supported ? "no shape ran: " + check : support.reason));
+    return m;
+  }
+  m.set("status", str(verified ? "ok" : "failed"));
+  m.set("unit", str("FLOP/s"));
+  m.set("statistic", str("median"));
+  m.set("format", str(runs.front()->format));
+  m.set("library", str(runs.front()->library));
+  const double peak = catalog_flops(in.catalog, p);
+  if (peak > 0) {
+    m.set("peak", num(peak));
+    m.set("peak_source", str(std::string("data/gpus.json peak_tflops.") + gemm_precision_name(p) + " (dense)"));
+  } else {
+    m.set("peak", JsonValue::null());
+  }
+  m.set("verified", JsonValue::boolean(verified));
+  m.set("check_rel_error", num(rel));
+  m.set("check", str(check));
+  return m;
+}
+
+JsonValue gemm_small_measurement(const RecordInput& in, std::size_t i) {
+  const GemmPrecision p = in.small_precisions[i];
+  bool ran = false;
+  JsonValue m = small_gemm_common(in, std::string("gemm_small_") + gemm_precision_name(p), p,
+                                  in.small_support[i], {&in.small_runs[i]}, ran);
+  if (!ran) return m;
+  m.set("method",
+        str("Y = X W^T for M tokens (the library's TN GEMM with the weight W as its N x K operand "
+            "A and the activations as B, as a framework's linear layer runs it), FLOP = 2MNK; N x K "
+            "from the catalog models' layers at tensor parallelism 1; normal random inputs rounded "
+            "to the format; weights rotated past the last-level cache, as in a decode step; "
+            "fastest of the library's first heuristics; value = median over samples; 24 output "
+            "entries checked against a double-precision reference"));
+  JsonValue points = JsonValue::array();
+  for (const auto& sr : in.small_runs[i].shapes) {
+    const RateSummary s = summarize_rates(rates_from_seconds(sr.seconds_per_gemm, sr.shape.flops()));
+    JsonValue j = JsonValue::object();
+    j.set("m", JsonValue::integer(sr.shape.n));
+    j.set("n", JsonValue::integer(sr.shape.m));
+    j.set("k", JsonValue::integer(sr.shape.k));
+    j.set("value", num(s.median));
+    j.set("best", num(s.best));
+    j.set("spread", num(s.spread));
+    j.set("samples", integer(s.samples));
+    j.set("seconds", num(median_of(sr.seconds_per_gemm)));
+    if (!sr.algorithm.empty()) j.set("algorithm", str(sr.algorithm));
+    const std::string layers = layers_of(in.dense_shapes, sr.shape.m, sr.shape.k);
+    if (!layers.empty()) j.set("layers", str(layers));
+    points.push(j);
+  }
+  m.set("points", points);
+  JsonValue sizes = JsonValue::object();
+  sizes.set("m_sweep", int_list(in.small_m));
+  sizes.set("samples_per_point", JsonValue::integer(in.small_config.samples));
+  sizes.set("seconds_per_sample", num(in.small_config.seconds_per_sample));
+  sizes.set("warmup_s", num(in.small_runs[i].warmup_s));
+  sizes.set("rotating_sets", JsonValue::integer(in.small_runs[i].rotating_sets));
+  sizes.set("rotating_bytes", integer(in.small_runs[i].rotating_bytes));
+  m.set("sizes", sizes);
+  return m;
+}
+
+JsonValue grouped_gemm_measurement(const RecordInput& in, std::size_t i) {
+  const GemmPrecision p = in.grouped_precisions[i];
+  std::vector<const GemmRun*> runs;
+  for (const auto& r : in.grouped_runs[i]) runs.push_back(&r);
+  bool ran = false;
+  JsonValue m = small_gemm_common(in, std::string("grouped_gemm_") + gemm_precision_name(p), p,
+                                  in.grouped_support[i], runs, ran);
+  if (!ran) return m;
+  m.set("method",
+        str("MoE expert GEMMs as one strided batched GEMM: `experts` independent Y_e = X_e W_e^T, "
+            "each with its own weight and the same tokens per expert (the equal-load proxy of a "
+            "grouped GEMM, as DeepGEMM's masked layout), FLOP = 2 x experts x tokens x N x K; "
+            "expert shapes from the catalog's MoE models; weights rotated past the last-level "
+            "cache; value = median over samples; entries of the first and last expert checked "
+            "against a double-precision reference"));
+  JsonValue points = JsonValue::array();
+  double warmup = 0;
+  for (const GemmRun* r : runs) {
+    warmup += r->warmup_s;
+    for (const auto& sr : r->shapes) {
+      const double flops = sr.shape.flops() * sr.batch;
+      const RateSummary s = summarize_rates(rates_from_seconds(sr.seconds_per_gemm, flops));
+      JsonValue j = JsonValue::object();
+      j.set("experts", JsonValue::integer(sr.batch));
+      j.set("tokens_per_expert", JsonValue::integer(sr.shape.n));
+      j.set("n", JsonValue::integer(sr.shape.m));
+      j.set("k", JsonValue::integer(sr.shape.k));
+      j.set("value", num(s.median));
+      j.set("best", num(s.best));
+      j.set("spread", num(s.spread));
+      j.set("samples", integer(s.samples));
+      j.set("seconds", num(median_of(sr.seconds_per_gemm)));
+      const std::string layers = layers_of(in.moe_shapes, sr.shape.m, sr.shape.k);
+      if (!layers.empty()) j.set("layers", str(layers));
+      points.push(j);
+    }
+  }
+  m.set("points", points);
+  JsonValue sizes = JsonValue::object();
+  sizes.set("samples_per_point", JsonValue::integer(in.small_config.samples));
+  sizes.set("seconds_per_sample", num(in.small_config.seconds_per_sample));
+  sizes.set("warmup_s", num(warmup));
+  m.set("sizes", sizes);
+  return m;
+}
+
+JsonValue attention_measurement(const RecordInput& in) {
+  const AttentionRun& run = in.attention_run;
+  const AttentionConfig& c = in.attention_config;
+  JsonValue m = JsonValue::object();
+  m.set("id", str("attention_decode"));
+  if (run.points.empty()) {
+    m.set("status", str("skipped"));
+    m.set("note", str("no (batch, context) point fitted in memory"));
+    return m;
+  }
+  m.set("status", str(run.verified ? "ok" : "failed"));
+  m.set("unit", str("B/s"));
+  m.set("statistic", str("median"));
+  JsonValue points = JsonValue::array();
+  for (const auto& pr : run.points) {
+    const RateSummary s = summarize_rates(rates_from_seconds(pr.seconds_per_call, pr.kv_bytes));
+    JsonValue j = JsonValue::object();
+    j.set("batch", JsonValue::integer(pr.batch));
+    j.set("context_tokens", JsonValue::integer(pr.context_tokens));
+    j.set("value", num(s.median));
+    j.set("best", num(s.best));
+    j.set("spread", num(s.spread));
+    j.set("samples", integer(s.samples));
+    j.set("seconds", num(median_of(pr.seconds_per_call)));
+    j.set("kv_bytes", num(pr.kv_bytes));
+    j.set("splits", JsonValue::integer(pr.splits));
+    points.push(j);
+  }
+  m.set("points", points);
+  const double peak = in.catalog != nullptr ? in.catalog->memory_bytes_per_s : 0;
+  if (peak > 0) {
+    m.set("peak", num(peak));
+    m.set("peak_source", str("data/gpus.json memory_bandwidth_tbps"));
+  }
+  m.set("method", str("one decode step of GQA attention (one query token per sequence) over a "
+                      "paged BF16 KV cache whose pages are shuffled over the pool; " + run.kernel +
+                      "; value = K and V bytes read (batch x context x kv_heads x head_dim x 2 x "
+                      "2 B) / median time of the call; page tables rotated past the last-level "
+                      "cache"));
+  JsonValue sizes = JsonValue::object();
+  sizes.set("q_heads", JsonValue::integer(c.q_heads));
+  sizes.set("kv_heads", JsonValue::integer(c.kv_heads));
+  sizes.set("head_dim", JsonValue::integer(c.head_dim));
+  sizes.set("page_tokens", JsonValue::integer(c.page_tokens));
+  sizes.set("kv_format", str("bf16"));
+  sizes.set("batches", int_list(c.batches));
+  sizes.set("contexts", int_list(c.contexts));
+  sizes.set("samples_per_point", JsonValue::integer(c.samples));
+  sizes.set("rotating_sets", JsonValue::integer(run.rotating_sets));
+  m.set("sizes", sizes);
+  m.set("verified", JsonValue::boolean(run.verified));
+  m.set("check_rel_error", num(run.check_rel_error));
+  m.set("check", str(run.check));
+  return m;
+}
+
+JsonValue allreduce_measurement(const RecordInput& in) {
+  const AllreduceRun& run = in.allreduce_run;
+  JsonValue m = JsonValue::object();
+  m.set("id", str("allreduce"));
+  if (!run.skipped.empty() || run.points.empty()) {
+    m.set("status", str("skipped"));
+    m.set("note", str(run.skipped.empty() ? "no message size ran" : run.skipped));
+    return m;
+  }
+  m.set("status", str(run.verified ? "ok" : "failed"));
+  m.set("unit", str("s"));
+  m.set("statistic", str("median"));
+  m.set("gpus", JsonValue::integer(run.gpus));
+  m.set("library", str(run.library));
+  const double g = run.gpus;
+  JsonValue points = JsonValue::array();
+  for (const auto& pr : run.points) {
+    const LatencySummary l = summarize_latencies(pr.seconds_per_op);
+    JsonValue j = JsonValue::object();
+    j.set("bytes", integer(pr.bytes));
+    j.set("value", num(l.median));
+    j.set("best", num(l.best));
+    j.set("spread", num(l.spread));
+    j.set("samples", integer(l.samples));
+    j.set("bus_bytes_per_s", num(2.0 * (g - 1) / g * static_cast<double>(pr.bytes) / l.median));
+    points.push(j);
+  }
+  m.set("points", points);
+  const double peak = in.catalog != nullptr ? in.catalog->interconnect_bytes_per_s : 0;
+  if (peak > 0) {
+    m.set("peak", num(peak));
+    m.set("peak_source", str("data/gpus.json interconnect.per_gpu_gbps (bus bandwidth compared with it)"));
+  }
+  m.set("method", str("out-of-place float32 sum over every GPU of the machine, one process driving "
+                      "all (ncclCommInitAll), the library loaded at run time; value = median time "
+                      "of one all-reduce (host clock around back-to-back all-reduces, all streams "
+                      "synchronised, as nccl-tests); bus_bytes_per_s = 2 (gpus - 1) / gpus x bytes "
+                      "/ value (nccl-tests' busbw)"));
+  JsonValue sizes = JsonValue::object();
+  sizes.set("min_bytes", integer(in.allreduce_config.min_bytes));
+  sizes.set("max_bytes", integer(in.allreduce_config.max_bytes));
+  sizes.set("samples_per_size", JsonValue::integer(in.allreduce_config.samples));
+  sizes.set("warmup_per_size", JsonValue::integer(in.allreduce_config.warmup));
+  m.set("sizes", sizes);
+  m.set("verified", JsonValue::boolean(run.verified));
+  m.set("check", str(run.check));
+  return m;
+}
+
+JsonValue latency_measurement(const char* id, const std::vector<double>& seconds, bool verified,
+                              const std::string& check, const std::string& method, JsonValue sizes) {
+  const LatencySummary l = summarize_latencies(seconds);
+  JsonValue m = JsonValue::object();
+  m.set("id", str(id));
+  if (seconds.empty()) {
+    m.set("status", str("failed"));
+    m.set("note", str("no sample"));
+    return m;
+  }
+  m.set("status", str(verified ? "ok" : "failed"));
+  m.set("value", num(l.median));
+  m.set("unit", str("s"));
+  m.set("statistic", str("median"));
+  m.set("best", num(l.best));
+  m.set("worst", num(l.worst));
+  m.set("spread", num(l.spread));
+  m.set("samples", integer(l.samples));
+  m.set("method", str(method));
+  m.set("sizes", sizes);
+  m.set("verified", JsonValue::boolean(verified));
+  m.set("check", str(check));
+  return m;
+}
+
 }  // namespace
 
 GemmSummary summarize_gemm(const GemmRun& run) {
@@ -243,6 +531,18 @@ bool all_checks_passed(const RecordInput& in) {
   for (std::size_t i = 0; i < in.gemm_runs.size(); ++i) {
     if (in.gemm_support[i].supported && !in.gemm_runs[i].verified) return false;
   }
+  for (std::size_t i = 0; i < in.small_runs.size(); ++i) {
+    const GemmRun& r = in.small_runs[i];
+    if (in.small_support[i].supported && !r.shapes.empty() && !r.verified) return false;
+  }
+  for (std::size_t i = 0; i < in.grouped_runs.size(); ++i) {
+    for (const auto& r : in.grouped_runs[i]) {
+      if (in.grouped_support[i].supported && !r.shapes.empty() && !r.verified) return false;
+    }
+  }
+  if (in.attention_requested && !in.attention_run.points.empty() && !in.attention_run.verified) return false;
+  if (in.allreduce_requested && in.allreduce_run.skipped.empty() && !in.allreduce_run.verified) return false;
+  if (in.launch_requested && !in.launch_run.verified) return false;
   return true;
 }
 
@@ -271,6 +571,31 @@ JsonValue build_record(const RecordInput& in) {
   if (in.p2p_requested) {
     ms.push(p2p_measurement(in, false));
     ms.push(p2p_measurement(in, true));
+  }
+  for (std::size_t i = 0; i < in.small_precisions.size(); ++i) ms.push(gemm_small_measurement(in, i));
+  for (std::size_t i = 0; i < in.grouped_precisions.size(); ++i) ms.push(grouped_gemm_measurement(in, i));
+  if (in.attention_requested) ms.push(attention_measurement(in));
+  if (in.allreduce_requested) ms.push(allreduce_measurement(in));
+  if (in.launch_requested) {
+    const LaunchRun& l = in.launch_run;
+    JsonValue direct = JsonValue::object();
+    direct.set("round_trips", JsonValue::integer(in.launch_config.samples));
+    direct.set("warmup_launches", JsonValue::integer(in.launch_config.warmup));
+    direct.set("queued_launch_s", num(median_of(l.queued_seconds_per_launch)));
+    ms.push(latency_measurement(
+        "launch_latency", l.launch_seconds, l.verified, l.check,
+        "one empty kernel (one thread, one counter increment) launched on a stream and waited for "
+        "(host clock around launch + stream synchronize); value = median round trip. "
+        "sizes.queued_launch_s = host time per launch of 1000 back-to-back launches",
+        direct));
+    JsonValue graph = JsonValue::object();
+    graph.set("kernels_per_graph", JsonValue::integer(in.launch_config.graph_kernels));
+    graph.set("graph_launches", JsonValue::integer(in.launch_config.graph_samples));
+    ms.push(latency_measurement(
+        "graph_launch_latency", l.graph_seconds_per_kernel, l.verified, l.check,
+        "the same empty kernel captured kernels_per_graph times into one CUDA/HIP graph; value = "
+        "median over graph launches of (graph launch + stream synchronize) / kernels_per_graph",
+        graph));
   }
   r.set("measurements", ms);
   return r;

@@ -10,6 +10,7 @@
 #include "backend.hpp"
 #include "catalog.hpp"
 #include "json_writer.hpp"
+#include "serving_shapes.hpp"
 
 namespace gpucalc::bench {
 
@@ -37,6 +38,26 @@ struct RecordInput {
   bool p2p_requested = false;
   P2pConfig p2p_config;
   std::vector<P2pPairRun> p2p_runs;
+  // Serving-model tests (issue 10).
+  GemmConfig small_config;                  // timing of gemm-small and grouped-gemm
+  std::vector<int> small_m;
+  std::vector<LayerShape> dense_shapes;     // gemm-small's N x K, with the layers they come from
+  std::vector<LayerShape> moe_shapes;       // grouped-gemm's
+  std::vector<GemmPrecision> small_precisions;
+  std::vector<GemmSupport> small_support;   // parallel to small_precisions
+  std::vector<GemmRun> small_runs;          // parallel to small_precisions
+  std::vector<GemmPrecision> grouped_precisions;
+  std::vector<GemmSupport> grouped_support;
+  std::vector<std::vector<GemmRun>> grouped_runs;  // per precision, one run per expert count
+  bool attention_requested = false;
+  AttentionConfig attention_config;
+  AttentionRun attention_run;
+  bool allreduce_requested = false;
+  AllreduceConfig allreduce_config;
+  AllreduceRun allreduce_run;
+  bool launch_requested = false;
+  LaunchConfig launch_config;
+  LaunchRun launch_run;
 };
 
 /** Summary of one GEMM run over its shape set. */

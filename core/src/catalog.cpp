@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpucalc/pricing.hpp"
 #include "gpucalc/units.hpp"
 #include "json_fields.hpp"
 
@@ -96,6 +97,7 @@ Result<Gpu> parse_gpu(const Json& item, const std::string& path) {
     f.fail("fp4_format", "must be set exactly when peak_tflops.fp4 is");
   }
   f.num("tdp_w", g.tdp_w, true, 1.0, 100000.0);
+  g.all_in_power_w = read_figure(f, "all_in_kw_per_gpu", kWattsPerKilowatt, 1000.0);
   f.str("cooling", g.cooling, false);
   if (auto ic = f.object("interconnect")) {
     ic->str("kind", g.interconnect.kind, true);
@@ -141,6 +143,23 @@ Result<Offering> parse_offering(const Json& item, const std::string& path) {
   f.integer("gpu_count", o.gpu_count, true, 1, 1024);
   f.str("kind", o.kind, false);
   f.opt_num("price_usd_per_month", o.price_usd_per_month, 0.0, 1e9);
+  f.opt_num("price_usd_per_gpu_hour", o.listed_usd_per_gpu_hour, 0.0, 1e6);
+  if (o.listed_usd_per_gpu_hour) {
+    if (o.price_usd_per_month) {
+      f.fail("price_usd_per_gpu_hour", "must not be given beside price_usd_per_month");
+    } else {
+      o.price_usd_per_month = price_usd_per_month_from_gpu_hour(*o.listed_usd_per_gpu_hour, o.gpu_count);
+    }
+  }
+  f.str("tier", o.tier, false);
+  if (f.ok() && !o.tier.empty() && o.tier != "provider" && o.tier != "hyperscaler" &&
+      o.tier != "neocloud" && o.tier != "rental-3y") {
+    f.fail("tier", "must be provider, hyperscaler, neocloud or rental-3y");
+  }
+  f.str("price_source", o.price_source, false);
+  f.str("price_date", o.price_date, false);
+  f.boolean("price_estimate", o.price_estimate);
+  f.str("scale_out", o.scale_out_id, false);
   f.str("cpu", o.cpu, false);
   f.str("ram", o.ram, false);
   f.str("storage", o.storage, false);
@@ -148,6 +167,27 @@ Result<Offering> parse_offering(const Json& item, const std::string& path) {
   f.str("availability", o.availability, false);
   if (!f.ok()) return f.error();
   return o;
+}
+
+Result<Network> parse_network(const Json& item, const std::string& path) {
+  if (!item.is_object()) return make_error(ErrorCode::kInvalidCatalog, path, "must be an object");
+  Fields f(item, path);
+  Network n;
+  read_common(f, n.id, n.name, n.sources, n.note);
+  f.str("kind", n.kind, false);
+  f.integer("nics_per_server", n.nics_per_server, true, 1, 1024);
+  double gbit = 0;
+  f.num("nic_gbit_per_s", gbit, true, 0.001, 1e6);
+  n.nic_line_rate_bytes_per_s = gbit * kBytesPerGB / kBitsPerByte;
+  auto achieved = read_figure(f, "achieved_gbps_per_nic", kBytesPerGB, 1e6);
+  auto latency = read_figure(f, "latency_us", kSecondsPerMicrosecond, 1e6);
+  if (f.ok() && !achieved) f.fail("achieved_gbps_per_nic", "is required ({\"value\": GB/s, \"source\": ...})");
+  if (f.ok() && !latency) f.fail("latency_us", "is required ({\"value\": us, \"source\": ...})");
+  if (f.ok() && !(achieved->value > 0.0)) f.fail("achieved_gbps_per_nic", "must be more than 0");
+  if (!f.ok()) return f.error();
+  n.achieved_bytes_per_s_per_nic = *achieved;
+  n.latency_s = *latency;
+  return n;
 }
 
 void read_model_fields(Fields& f, Model& m) {
@@ -278,6 +318,10 @@ const Offering* Catalog::find_offering(std::string_view id) const {
   return find_by_id(offerings, id);
 }
 const Model* Catalog::find_model(std::string_view id) const { return find_by_id(models, id); }
+const Network* Catalog::find_network(std::string_view id) const { return find_by_id(networks, id); }
+const Network* Catalog::scale_out_of(const Offering& offering) const {
+  return offering.scale_out_id.empty() ? nullptr : find_network(offering.scale_out_id);
+}
 
 const CalibrationRecord* Catalog::find_calibration(std::string_view gpu_id) const {
   const CalibrationRecord* best = nullptr;
@@ -308,11 +352,13 @@ Result<Catalog> parse_catalog_json(std::string_view json_text, std::string_view 
     out.calibrations.push_back(std::move(rec).value());
     return out;
   }
-  if (!doc.contains("gpus") && !doc.contains("offerings") && !doc.contains("models")) {
+  if (!doc.contains("gpus") && !doc.contains("networks") && !doc.contains("offerings") &&
+      !doc.contains("models")) {
     return make_error(ErrorCode::kInvalidCatalog, source,
-                      "holds none of \"gpus\", \"offerings\", \"models\" and is no calibration record");
+                      "holds none of \"gpus\", \"networks\", \"offerings\", \"models\" and is no calibration record");
   }
   if (auto e = parse_array(doc, "gpus", source, out.gpus, parse_gpu)) return *e;
+  if (auto e = parse_array(doc, "networks", source, out.networks, parse_network)) return *e;
   if (auto e = parse_array(doc, "offerings", source, out.offerings, parse_offering)) return *e;
   if (auto e = parse_array(doc, "models", source, out.models, parse_model)) return *e;
   return out;
@@ -325,6 +371,7 @@ Result<Catalog> extend_catalog(const Catalog& base, std::string_view json_text,
   Catalog out = base;
   Catalog& extra = part.value();
   merge_by_id(out.gpus, extra.gpus);
+  merge_by_id(out.networks, extra.networks);
   merge_by_id(out.offerings, extra.offerings);
   merge_by_id(out.models, extra.models);
   for (auto& rec : extra.calibrations) out.calibrations.push_back(std::move(rec));
@@ -350,6 +397,7 @@ Result<bool> validate_catalog(const Catalog& catalog) {
     return std::nullopt;
   };
   if (auto e = dup(catalog.gpus, "gpus")) return *e;
+  if (auto e = dup(catalog.networks, "networks")) return *e;
   if (auto e = dup(catalog.offerings, "offerings")) return *e;
   if (auto e = dup(catalog.models, "models")) return *e;
   for (const auto& o : catalog.offerings) {
@@ -357,12 +405,19 @@ Result<bool> validate_catalog(const Catalog& catalog) {
       return make_error(ErrorCode::kInvalidCatalog, "offerings(" + o.id + ").gpu",
                         "names GPU \"" + o.gpu_id + "\", which is not in the catalog");
     }
+    if (!o.scale_out_id.empty() && catalog.find_network(o.scale_out_id) == nullptr) {
+      return make_error(ErrorCode::kInvalidCatalog, "offerings(" + o.id + ").scale_out",
+                        "names network \"" + o.scale_out_id + "\", which is not in the catalog");
+    }
   }
   for (const auto& c : catalog.calibrations) {
-    if (catalog.find_gpu(c.gpu_id) == nullptr) {
+    const Gpu* gpu = catalog.find_gpu(c.gpu_id);
+    if (gpu == nullptr) {
       return make_error(ErrorCode::kInvalidCatalog, c.source_name + ": gpu_id",
                         "names GPU \"" + c.gpu_id + "\", which is not in the catalog");
     }
+    auto plausible = check_calibration_against_gpu(c, *gpu);
+    if (!plausible) return plausible.error();
   }
   return true;
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "gpucalc/energy.hpp"
 #include "gpucalc/performance.hpp"
 #include "gpucalc/pricing.hpp"
 #include "gpucalc/serving.hpp"
@@ -79,13 +80,16 @@ void add_fit_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scen
   trace(r, "full_contexts", "replicas x floor(kv_free_bytes_per_gpu / kv_bytes_per_sequence_per_gpu)",
         {{"replicas", f.replicas}, {"kv_free_bytes_per_gpu", f.kv_free_bytes_per_gpu},
          {"kv_bytes_per_context", f.kv_bytes_per_context}});
+  trace(r, "servers_needed", "ceil(gpus_needed / gpu_count): units of the offering one instance needs",
+        {{"gpus_needed", f.gpus_needed}, {"gpu_count", r.gpu_count}},
+        r.stackable ? "" : "no scale-out network: units hold separate copies (not_stackable)");
   if (r.price_usd_per_month) {
-    trace(r, "price_month_usd", "the offering's monthly price (catalog, or the price you entered)",
-          {{"price_month_usd", *r.price_usd_per_month}});
-    trace(r, "price_gpu_hour_usd", "price_month_usd / gpu_count / 730 h",
-          {{"price_month_usd", *r.price_usd_per_month}, {"gpu_count", r.gpu_count}});
-    trace(r, "price_gb_month_usd", "price_month_usd / (gpu_count x capacity_gb)",
-          {{"price_month_usd", *r.price_usd_per_month}, {"gpu_count", r.gpu_count},
+    trace(r, "price_month_usd", "unit price (catalog, or the price you entered) x servers",
+          {{"unit_price_month_usd", r.unit_price_usd_per_month.value_or(0.0)}, {"servers", r.servers}});
+    trace(r, "price_gpu_hour_usd", "price_month_usd / deployed_gpus / 730 h",
+          {{"price_month_usd", *r.price_usd_per_month}, {"deployed_gpus", r.deployed_gpus}});
+    trace(r, "price_gb_month_usd", "price_month_usd / (deployed_gpus x capacity_gb)",
+          {{"price_month_usd", *r.price_usd_per_month}, {"deployed_gpus", r.deployed_gpus},
            {"capacity_gb", f.capacity_bytes_per_gpu / kBytesPerGB}});
   }
 }
@@ -127,7 +131,7 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario,
                       "must divide tp (experts are spread over the instance's GPUs), got ep=" +
                           std::to_string(scenario.ep) + " with tp=" + std::to_string(scenario.tp));
   }
-  if (scenario.dpa == 1 && !model->is_moe()) {
+  if (scenario.dpa && !model->is_moe()) {
     return make_error(ErrorCode::kBadValue, "dpa", "data-parallel attention is modelled for MoE models only");
   }
   if (scenario.mtp > 0) {
@@ -154,7 +158,7 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario,
       return make_error(ErrorCode::kInvalidCatalog, "offerings(" + off->id + ").gpu", "names an unknown GPU");
     }
     if (scenario.workload == Workload::kInference) {
-      auto engine = select_engine(default_engines(), scenario.engine, *gpu, *model);
+      auto engine = select_engine(default_engines(), serving_engine_name(scenario.engine), *gpu, *model);
       if (!engine) return engine.error();
     }
     OfferingResult r;
@@ -166,15 +170,28 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario,
     r.gpu_vendor = gpu->vendor;
     r.fp4_native = gpu->fp4_native.has_value();
     r.capacity_assumed = capacity_is_assumed(*gpu, scenario.capacity);
-    r.fit = fit_memory(*model, *gpu, *off, scenario);
-    r.price_usd_per_month = off->price_usd_per_month;
-    if (i < scenario.price_usd_per_month.size() && scenario.price_usd_per_month[i] >= 0) {
-      r.price_usd_per_month = scenario.price_usd_per_month[i];
+    // Servers: the scenario's count, or (0) as many as the fit needs.
+    const Network* network = catalog.scale_out_of(*off);
+    r.stackable = network != nullptr;
+    if (network != nullptr) r.scale_out_network = network->id;
+    const int requested = i < scenario.servers.size() ? scenario.servers[i] : 1;
+    ServerSpan span{std::max(1, requested), r.stackable};
+    r.fit = fit_memory(*model, *gpu, *off, scenario, span);
+    if (requested == 0 && r.fit.servers_needed > 1) {
+      span.servers = r.fit.servers_needed;
+      r.fit = fit_memory(*model, *gpu, *off, scenario, span);
     }
-    if (r.price_usd_per_month) {
-      r.price_usd_per_gpu_hour = price_usd_per_gpu_hour(*r.price_usd_per_month, r.gpu_count);
+    r.servers = r.fit.servers;
+    r.deployed_gpus = r.gpu_count * r.servers;
+    r.unit_price_usd_per_month = off->price_usd_per_month;
+    if (i < scenario.price_usd_per_month.size() && scenario.price_usd_per_month[i] >= 0) {
+      r.unit_price_usd_per_month = scenario.price_usd_per_month[i];
+    }
+    if (r.unit_price_usd_per_month) {
+      r.price_usd_per_month = *r.unit_price_usd_per_month * r.servers;
+      r.price_usd_per_gpu_hour = price_usd_per_gpu_hour(*r.price_usd_per_month, r.deployed_gpus);
       r.price_usd_per_gb_month =
-          price_usd_per_gb_month(*r.price_usd_per_month, r.gpu_count, r.fit.capacity_bytes_per_gpu);
+          price_usd_per_gb_month(*r.price_usd_per_month, r.deployed_gpus, r.fit.capacity_bytes_per_gpu);
       if (!ev.results.empty() && ev.results.front().price_usd_per_month) {
         r.price_delta_usd_per_month = *r.price_usd_per_month - *ev.results.front().price_usd_per_month;
         if (with_trace) {
@@ -188,8 +205,12 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario,
       r.warnings.emplace_back("context_exceeds_model");
     }
     if (r.capacity_assumed) r.warnings.emplace_back("capacity_assumed_gib");
+    if (!r.stackable && r.fit.servers_needed > 1) r.warnings.emplace_back("not_stackable");
     if (with_trace) add_fit_trace(r, *model, *gpu, scenario);
-    estimate_performance(catalog, scenario, *model, *gpu, *off, with_trace, options.with_curve, r);
+    Offering deployed = *off;
+    deployed.gpu_count = r.deployed_gpus;
+    estimate_performance(catalog, scenario, *model, *gpu, deployed, with_trace, options.with_curve, r);
+    estimate_energy(*gpu, scenario, with_trace, r);
     ev.results.push_back(std::move(r));
   }
   if (!ev.results.empty() && ev.results.front().price_usd_per_month) {

@@ -10,6 +10,20 @@
 
 namespace gpucalc::detail {
 
+/** Appends `x` as a JSON number: integers up to 1e15 as integers, others in the shortest form
+ *  that reads back to the same double; non-finite as null. The CSV writer shares it. */
+inline void append_number(std::string& out, double x) {
+  if (!std::isfinite(x)) {
+    out += "null";
+  } else if (x == std::floor(x) && std::fabs(x) < 1e15) {
+    out += std::to_string(static_cast<long long>(x));
+  } else {
+    char buf[64];
+    char* end = nlohmann::detail::to_chars(buf, buf + sizeof buf, x);  // shortest round trip
+    out.append(buf, static_cast<std::size_t>(end - buf));
+  }
+}
+
 class JsonWriter {
  public:
   std::string& str() { return s_; }
@@ -37,15 +51,7 @@ class JsonWriter {
   JsonWriter& value(const std::optional<double>& x) { return x ? value(*x) : null(); }
   JsonWriter& value(double x) {
     sep();
-    if (!std::isfinite(x)) {
-      s_ += "null";
-    } else if (x == std::floor(x) && std::fabs(x) < 1e15) {
-      s_ += std::to_string(static_cast<long long>(x));
-    } else {
-      char buf[64];
-      char* end = nlohmann::detail::to_chars(buf, buf + sizeof buf, x);  // shortest round trip
-      s_.append(buf, static_cast<std::size_t>(end - buf));
-    }
+    append_number(s_, x);
     return *this;
   }
 

@@ -2,8 +2,10 @@
 #include <cmath>
 
 #include "gpucalc/evaluate.hpp"
+#include "gpucalc/result_fields.hpp"
 #include "gpucalc/units.hpp"
 #include "json_writer.hpp"
+#include "scenario_inputs.hpp"
 
 namespace gpucalc {
 
@@ -38,54 +40,22 @@ void write_curve_entry(JsonWriter& w, const std::optional<ServingCurveEntry>& e)
 }
 
 void write_result(JsonWriter& w, const OfferingResult& r, bool with_trace) {
-  const MemoryFit& f = r.fit;
   w.begin_object();
-  w.field("offering", r.offering_id);
-  w.field("offering_name", r.offering_name);
-  w.field("gpu", r.gpu_id);
-  w.field("gpu_name", r.gpu_name);
-  w.field("gpu_count", r.gpu_count);
-  w.field("capacity_bytes_per_gpu", f.capacity_bytes_per_gpu);
-  w.field("capacity_assumed", r.capacity_assumed);
-  w.field("reserve_bytes_per_gpu", f.reserve_bytes_per_gpu);
-  w.field("weights_bytes", f.weights_bytes);
-  w.field("weights_bytes_per_gpu", f.weights_bytes_per_gpu);
-  w.field("kv_bytes_per_token", f.kv_bytes_per_token);
-  w.field("kv_bytes_per_context", f.kv_bytes_per_context);
-  w.field("gpus_needed_weights_only", f.gpus_needed_weights_only);
-  w.key("gpus_needed");
-  if (f.gpus_needed > 0) w.value(f.gpus_needed);
-  else w.null();
-  w.field("fits", f.fits);
-  w.field("fit_reason", f.reason);
-  w.field("instance_gpus", f.deployment.gpus);
-  w.field("tensor_parallel", f.deployment.tensor_parallel);
-  w.field("pipeline_parallel", f.deployment.pipeline_parallel);
-  w.field("replicas", f.replicas);
-  w.field("kv_free_bytes_per_gpu", f.kv_free_bytes_per_gpu);
-  w.field("kv_used_bytes_per_gpu", f.kv_used_bytes_per_gpu);
-  w.field("headroom_bytes_per_gpu", f.headroom_bytes_per_gpu);
-  w.field("kv_free_bytes", f.kv_free_bytes);
-  w.field("full_contexts_per_instance", f.full_contexts_per_instance);
-  w.field("full_contexts", f.full_contexts);
-  w.field("max_context_tokens", f.max_context_tokens);
-  w.field("price_month_usd", r.price_usd_per_month);
-  w.field("price_gpu_hour_usd", r.price_usd_per_gpu_hour);
-  w.field("price_gb_month_usd", r.price_usd_per_gb_month);
-  w.field("price_delta_month_usd", r.price_delta_usd_per_month);
-  w.field("max_throughput_tokens_per_s", r.max_throughput_tokens_per_s);
-  w.field("decode_tokens_per_s_per_user", r.decode_tokens_per_s_per_user);
-  w.field("ttft_s", r.ttft_s);
-  w.field("tpot_s", r.tpot_s);
-  w.field("usd_per_million_tokens", r.usd_per_million_tokens);
-  w.field("total_tokens_per_s_per_gpu", r.total_tokens_per_s_per_gpu);
-  w.field("output_tokens_per_s_per_gpu", r.output_tokens_per_s_per_gpu);
-  w.field("e2e_latency_s", r.e2e_latency_s);
-  w.field("engine", r.engine);
-  w.field("engine_version", r.engine_version);
-  w.field("serving_tensor_parallel", r.serving_tensor_parallel);
-  w.field("expert_parallel", r.expert_parallel);
-  w.field("data_parallel_attention", r.data_parallel_attention);
+  for (const ResultField& f : result_fields()) {
+    w.key(f.name);
+    const FieldValue x = f.get(r);
+    switch (x.type) {
+      case FieldValue::Type::kNull: w.null(); break;
+      case FieldValue::Type::kNumber: w.value(x.number); break;
+      case FieldValue::Type::kInteger: w.value(x.integer); break;
+      case FieldValue::Type::kFlag: w.value(x.flag); break;
+      case FieldValue::Type::kText: w.value(x.text); break;
+    }
+  }
+  w.key("warnings").begin_array();
+  for (const auto& warning : r.warnings) w.value(warning);
+  w.end_array();
+  // Structured serving fields (not scalars: outside the registry).
   w.key("max_throughput_point");
   write_curve_entry(w, r.max_throughput_point);
   w.key("interactivity_point");
@@ -102,15 +72,6 @@ void write_result(JsonWriter& w, const OfferingResult& r, bool with_trace) {
     w.end_object();
   }
   w.end_object();
-  w.field("train_tokens_per_s", r.train_tokens_per_s);
-  w.field("train_hours", r.train_hours);
-  w.field("gpu_hours", r.gpu_hours);
-  w.field("run_cost_usd", r.run_cost_usd);
-  w.field("train_memory_bytes_per_gpu", r.train_memory_bytes_per_gpu);
-  w.field("rates_label", r.rates_label);
-  w.key("warnings").begin_array();
-  for (const auto& warning : r.warnings) w.value(warning);
-  w.end_array();
   if (with_trace) {
     w.key("trace").begin_object();
     for (const auto& e : r.trace) {
@@ -165,6 +126,8 @@ void write_gpu(JsonWriter& w, const Gpu& g) {
   if (!g.fp4_native) w.null();
   else w.value(*g.fp4_native == Fp4Encoding::kNvfp4 ? "nvfp4" : "mxfp4");
   w.field("tdp_w", g.tdp_w);
+  w.key("all_in_power_w");
+  write_sourced(w, g.all_in_power_w);
   w.field("form_factor", g.form_factor);
   w.field("cooling", g.cooling);
   w.key("interconnect").begin_object();
@@ -200,6 +163,14 @@ void write_offering(JsonWriter& w, const Offering& o) {
   w.field("gpu_count", o.gpu_count);
   w.field("kind", o.kind);
   w.field("price_month_usd", o.price_usd_per_month);
+  w.field("listed_usd_per_gpu_hour", o.listed_usd_per_gpu_hour);
+  w.field("tier", o.tier);
+  w.field("price_source", o.price_source);
+  w.field("price_date", o.price_date);
+  w.field("price_estimate", o.price_estimate);
+  w.key("scale_out");
+  if (o.scale_out_id.empty()) w.null();
+  else w.value(o.scale_out_id);
   w.field("cpu", o.cpu);
   w.field("ram", o.ram);
   w.field("storage", o.storage);
@@ -208,6 +179,23 @@ void write_offering(JsonWriter& w, const Offering& o) {
   w.key("sources");
   write_strings(w, o.sources);
   w.field("note", o.note);
+  w.end_object();
+}
+
+void write_network(JsonWriter& w, const Network& n) {
+  w.begin_object();
+  w.field("id", n.id);
+  w.field("name", n.name);
+  w.field("kind", n.kind);
+  w.field("nics_per_server", n.nics_per_server);
+  w.field("nic_line_rate_bytes_per_s", n.nic_line_rate_bytes_per_s);
+  w.key("achieved_bytes_per_s_per_nic");
+  write_sourced(w, n.achieved_bytes_per_s_per_nic);
+  w.key("latency_s");
+  write_sourced(w, n.latency_s);
+  w.key("sources");
+  write_strings(w, n.sources);
+  w.field("note", n.note);
   w.end_object();
 }
 
@@ -247,6 +235,8 @@ std::string evaluation_to_json(const Evaluation& ev, bool with_trace) {
   w.begin_object();
   w.field("schema", "gpucalc-result/1");
   w.field("scenario", ev.canonical);
+  w.key("inputs");
+  detail::write_scenario_inputs(w, ev.scenario);
   w.field("capacity_basis", capacity_basis_name(ev.scenario.capacity));
   w.field("workload", workload_name(ev.scenario.workload));
   w.key("model").begin_object();
@@ -331,6 +321,9 @@ Result<std::string> fit_table_json(const Catalog& catalog, const Scenario& scena
         w.key("gpus_needed");
         if (f.gpus_needed > 0) w.value(f.gpus_needed);
         else w.null();
+        w.key("servers_needed");
+        if (f.servers_needed > 0) w.value(f.servers_needed);
+        else w.null();
         w.field("fits_offering", f.fits);
         w.field("native_math", native_math);
         w.end_object();
@@ -345,8 +338,8 @@ Result<std::string> fit_table_json(const Catalog& catalog, const Scenario& scena
 }
 
 Result<std::string> catalog_to_json(const Catalog& catalog, std::string_view what) {
-  if (what != "gpus" && what != "offerings" && what != "models") {
-    return make_error(ErrorCode::kBadValue, "list", "must be gpus, models or offerings, got \"" +
+  if (what != "gpus" && what != "offerings" && what != "models" && what != "networks") {
+    return make_error(ErrorCode::kBadValue, "list", "must be gpus, models, offerings or networks, got \"" +
                                                        std::string(what.substr(0, 40)) + "\"");
   }
   JsonWriter w;
@@ -357,6 +350,8 @@ Result<std::string> catalog_to_json(const Catalog& catalog, std::string_view wha
     for (const auto& g : catalog.gpus) write_gpu(w, g);
   } else if (what == "offerings") {
     for (const auto& o : catalog.offerings) write_offering(w, o);
+  } else if (what == "networks") {
+    for (const auto& n : catalog.networks) write_network(w, n);
   } else {
     for (const auto& m : catalog.models) write_model(w, m);
   }

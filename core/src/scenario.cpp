@@ -1,12 +1,16 @@
 #include "gpucalc/scenario.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 #include "gpucalc/units.hpp"
 #include "ids.hpp"
+#include "json_writer.hpp"
+#include "scenario_inputs.hpp"
 
 namespace gpucalc {
 
@@ -23,6 +27,16 @@ const char* workload_name(Workload w) {
   }
   return "inference";
 }
+const char* serving_engine_name(ServingEngine e) {
+  switch (e) {
+    case ServingEngine::kAuto: return "auto";
+    case ServingEngine::kVllm: return "vllm";
+    case ServingEngine::kSglang: return "sglang";
+    case ServingEngine::kTrtllm: return "trtllm";
+    case ServingEngine::kAtom: return "atom";
+  }
+  return "auto";
+}
 const char* recompute_name(Recompute r) {
   switch (r) {
     case Recompute::kNone: return "none";
@@ -32,54 +46,15 @@ const char* recompute_name(Recompute r) {
   return "selective";
 }
 
-const std::vector<ScenarioKeyInfo>& scenario_keys() {
-  static const std::vector<ScenarioKeyInfo> keys = {
-      {"v", "1", "schema version of the scenario string"},
-      {"model", "llama-3.1-70b", "catalog model id"},
-      {"weights", "fp8", "weight format: bf16 | fp8 | fp6 | fp4 | int4"},
-      {"kv", "fp8", "KV-cache format: bf16 | fp8"},
-      {"context", "131072", "tokens per sequence (1 to 16,777,216)"},
-      {"users", "1", "concurrent sequences (1 to 1,000,000)"},
-      {"compare", "fullgpu-8x-mi355x,fullgpu-8x-h200", "1 to 4 offering ids, comma separated"},
-      {"capacity", "device", "capacity basis: device (what the card reports) | marketed (as sold)"},
-      {"reserve", "5", "GB per GPU held back for runtime, communication buffers, activations"},
-      {"price", "", "US$/month per compared offering, comma separated; - keeps the catalog price"},
-      {"workload", "inference", "inference | pretrain | finetune | lora | qlora"},
-      {"input", "1024", "prompt tokens per request"},
-      {"output", "1024", "generated tokens per request"},
-      {"tp", "0", "GPUs per model instance; 0 = auto: one copy over the offering (most KV room)"},
-      {"seq", "4096", "training sequence length (tokens)"},
-      {"tokens", "1000000000", "training budget (tokens)"},
-      {"util", "0.7", "fraction of the month the offering does useful work (0 to 1)"},
-      {"zero", "1", "ZeRO stage for training: 0 | 1 | 2 | 3 (3 = FSDP)"},
-      {"recompute", "selective", "activation recomputation: none | selective | full"},
-      {"rank", "16", "LoRA rank"},
-      {"mb", "1", "training micro-batch (sequences per GPU)"},
-      {"storage", "0", "US$ per run: storage"},
-      {"network", "0", "US$ per run: networking"},
-      {"software", "0", "US$ per run: software"},
-      {"engineering", "0", "US$ per run: attributable engineering and operations"},
-      {"porting", "0", "US$ one-off: moving a CUDA stack to ROCm (AMD offerings only)"},
-      {"recovery", "0", "fraction of compute lost to failures and restarts (0 to 10)"},
-      {"flops_eff", "0", "matmul fraction of peak; 0 = calibrated default"},
-      {"bw_eff", "0", "HBM fraction of peak; 0 = calibrated default"},
-      {"ttft_max", "0", "TTFT limit in seconds for max_throughput; 0 = none"},
-      {"tpot_max", "0", "TPOT limit in seconds for max_throughput; 0 = none"},
-      {"interactivity", "0", "tokens/s per user: the curve's operating point at it; 0 = none"},
-      {"ep", "0", "expert-parallel degree inside an instance (MoE only); 0 = auto"},
-      {"dpa", "0", "1 = data-parallel attention over the instance's GPUs (MoE only)"},
-      {"engine", "auto", "serving engine: auto | vllm | sglang | trtllm (NVIDIA) | atom (AMD)"},
-      {"mtp", "0", "speculative (MTP) draft tokens per decode step; 0 = off"},
-      {"cudaonly", "0", "1 if the stack depends on CUDA-only libraries"},
-      {"kernels", "0", "1 if the stack has custom CUDA kernels"},
-      {"trtllm", "0", "1 if the stack uses TensorRT-LLM"},
-  };
-  return keys;
-}
-
 namespace {
 
-constexpr long long kMaxTokens = 16777216;
+using detail::JsonWriter;
+
+/** Most servers (units of one offering) one deployment may use: 128 x 8 = 1,024 GPUs. */
+constexpr long long kMaxServers = 128;
+
+/** Longest number text the codec reads; encode writes at most as many digits as it read. */
+constexpr std::size_t kMaxNumberChars = 64;
 
 Error bad(const std::string& key, const std::string& message) {
   return make_error(ErrorCode::kBadValue, key, message);
@@ -97,7 +72,7 @@ bool all_digits(std::string_view s) {
 }
 
 bool is_decimal(std::string_view s) {
-  if (s.empty() || s.size() > 32) return false;
+  if (s.empty() || s.size() > kMaxNumberChars) return false;
   bool dot = false, digit = false;
   for (char c : s) {
     if (c == '.' && !dot) dot = true;
@@ -123,7 +98,11 @@ std::optional<Error> parse_int(const std::string& key, const std::string& v, lon
     return bad(key, "must be a whole number" + limits + ", got \"" + v + "\"");
   }
   const long long x = std::stoll(v);
-  if (x < min || x > max) return range(key, "must be" + limits + ", got " + v);
+  if (x < min || x > max) {
+    Error e = range(key, "must be" + limits + ", got " + v);
+    e.params = {{"min", static_cast<double>(min)}, {"max", static_cast<double>(max)}};
+    return e;
+  }
   out = x;
   return std::nullopt;
 }
@@ -140,7 +119,9 @@ std::optional<Error> parse_num(const std::string& key, const std::string& v, dou
   }
   const double x = std::strtod(v.c_str(), nullptr);
   if (!std::isfinite(x) || x < min || x > max || (min_exclusive && x <= min)) {
-    return range(key, "must be" + limits + ", got " + v);
+    Error e = range(key, "must be" + limits + ", got " + v);
+    e.params = {{"min", min}, {"max", max}};
+    return e;
   }
   out = x;
   return std::nullopt;
@@ -183,23 +164,45 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return parts;
 }
 
+/**
+ * The shortest decimal that reads back to exactly `x`, written without an exponent (the codec
+ * reads plain decimals only): 1e-13 is "0.0000000000001", never "0".
+ */
 std::string format_number(double x) {
   if (x == std::floor(x) && std::fabs(x) < 1e15) {
     return std::to_string(static_cast<long long>(x));
   }
-  char buf[40];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof buf, "%.*g", precision, x);
+  char buf[48];
+  for (int precision = 0; precision <= 16; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*e", precision, x);
     if (std::strtod(buf, nullptr) == x) break;
   }
-  std::string s = buf;
-  if (s.find('e') != std::string::npos) {  // the codec accepts plain decimals only
-    std::snprintf(buf, sizeof buf, "%.12f", x);
-    s = buf;
-    while (!s.empty() && s.back() == '0') s.pop_back();
-    if (!s.empty() && s.back() == '.') s.pop_back();
+  // buf is "[-]d.ddde[+-]xx": digits and a power of ten, moved into a plain decimal.
+  std::string text = buf;
+  std::string sign;
+  if (!text.empty() && text[0] == '-') {
+    sign = "-";
+    text.erase(0, 1);
   }
-  return s;
+  const std::size_t e = text.find('e');
+  const int exponent = std::atoi(text.c_str() + e + 1);
+  std::string digits;
+  for (std::size_t i = 0; i < e; ++i) {
+    if (text[i] != '.') digits += text[i];
+  }
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  const int point = exponent + 1;  // digits before the decimal point
+  const int n = static_cast<int>(digits.size());
+  std::string out;
+  if (point <= 0) {
+    out = "0." + std::string(static_cast<std::size_t>(-point), '0') + digits;
+  } else if (point >= n) {
+    out = digits + std::string(static_cast<std::size_t>(point - n), '0');
+  } else {
+    out = digits.substr(0, static_cast<std::size_t>(point)) + "." +
+          digits.substr(static_cast<std::size_t>(point));
+  }
+  return sign + out;
 }
 
 std::optional<Error> parse_bool(const std::string& key, const std::string& v, bool& out) {
@@ -209,125 +212,424 @@ std::optional<Error> parse_bool(const std::string& key, const std::string& v, bo
   return std::nullopt;
 }
 
-std::optional<Error> apply(Scenario& s, const std::string& key, const std::string& v,
-                           std::vector<std::string>& price_texts) {
-  long long i = 0;
-  double d = 0;
-  std::optional<Error> e;
-  if (key == "model") {
-    if (!detail::is_valid_id(v)) return bad(key, "must be a catalog model id (a-z 0-9 . _ -), got \"" + v + "\"");
-    s.model = v;
-  } else if (key == "weights") {
-    auto f = parse_weight_format(v);
-    if (!f) return bad(key, "must be bf16, fp8, fp6, fp4 or int4, got \"" + v + "\"");
-    s.weights = *f;
-  } else if (key == "kv") {
-    auto f = parse_kv_format(v);
-    if (!f) return bad(key, "must be bf16 or fp8, got \"" + v + "\"");
-    s.kv = *f;
-  } else if (key == "context") {
-    if (!(e = parse_int(key, v, 1, kMaxTokens, i))) s.context_tokens = i;
-  } else if (key == "users") {
-    if (!(e = parse_int(key, v, 1, 1000000, i))) s.users = i;
-  } else if (key == "compare") {
-    auto ids = split(v, ',');
-    if (ids.size() > kMaxCompared) return range(key, "lists at most 4 offerings, got " + std::to_string(ids.size()));
-    for (std::size_t a = 0; a < ids.size(); ++a) {
-      if (!detail::is_valid_id(ids[a])) return bad(key, "must list offering ids separated by commas, got \"" + v + "\"");
-      for (std::size_t b = 0; b < a; ++b) {
-        if (ids[a] == ids[b]) return bad(key, "lists \"" + ids[a] + "\" twice");
+std::string or_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += i + 1 == names.size() ? " or " : ", ";
+    out += names[i];
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The schema: one Row per key. A row is made by one of the helpers below from a Scenario
+// member; the helper supplies the parser, the canonical text and the typed `inputs` echo.
+
+struct Row {
+  ScenarioKey info;
+  std::optional<Error> (*set)(const ScenarioKey&, const std::string&, Scenario&) = nullptr;
+  std::string (*text)(const Scenario&) = nullptr;
+  void (*echo)(const Scenario&, JsonWriter&) = nullptr;
+  /** True when the key holds its default (encode omits it unless it is a fit key). */
+  bool (*is_default)(const Scenario&) = nullptr;
+  /** Cross-key check once every key is read (price against compare); may fix up the value. */
+  std::optional<Error> (*finish)(Scenario&) = nullptr;
+};
+
+template <auto M>
+using MemberType = std::remove_cv_t<std::remove_reference_t<decltype(std::declval<Scenario&>().*M)>>;
+
+constexpr bool kFit = true;
+
+const Scenario& defaults() {
+  static const Scenario d;
+  return d;
+}
+
+template <auto M>
+bool member_is_default(const Scenario& s) {
+  return s.*M == defaults().*M;
+}
+
+Row make_row(const char* key, KeyKind kind, const char* description, bool fit_key) {
+  Row r;
+  r.info.key = key;
+  r.info.kind = kind;
+  r.info.description = description;
+  r.info.fit_key = fit_key;
+  return r;
+}
+
+template <auto M>
+Row integer(const char* key, long long min, long long max, const char* description,
+            bool fit_key = false) {
+  Row r = make_row(key, KeyKind::kInteger, description, fit_key);
+  r.is_default = member_is_default<M>;
+  r.info.min = static_cast<double>(min);
+  r.info.max = static_cast<double>(max);
+  r.set = [](const ScenarioKey& k, const std::string& v, Scenario& s) -> std::optional<Error> {
+    long long x = 0;
+    if (auto e = parse_int(k.key, v, static_cast<long long>(k.min), static_cast<long long>(k.max), x)) return e;
+    s.*M = static_cast<MemberType<M>>(x);
+    return std::nullopt;
+  };
+  r.text = [](const Scenario& s) { return std::to_string(static_cast<long long>(s.*M)); };
+  r.echo = [](const Scenario& s, JsonWriter& w) { w.value(static_cast<long long>(s.*M)); };
+  return r;
+}
+
+template <auto M>
+Row number(const char* key, double min, double max, bool min_exclusive, const char* description,
+           bool fit_key = false) {
+  Row r = make_row(key, KeyKind::kNumber, description, fit_key);
+  r.is_default = member_is_default<M>;
+  r.info.min = min;
+  r.info.max = max;
+  r.info.min_exclusive = min_exclusive;
+  r.set = [](const ScenarioKey& k, const std::string& v, Scenario& s) -> std::optional<Error> {
+    return parse_num(k.key, v, k.min, k.max, k.min_exclusive, s.*M);
+  };
+  r.text = [](const Scenario& s) { return format_number(s.*M); };
+  r.echo = [](const Scenario& s, JsonWriter& w) { w.value(static_cast<double>(s.*M)); };
+  return r;
+}
+
+template <auto M>
+Row boolean(const char* key, const char* description) {
+  Row r = make_row(key, KeyKind::kBoolean, description, false);
+  r.is_default = member_is_default<M>;
+  r.info.max = 1;
+  r.set = [](const ScenarioKey& k, const std::string& v, Scenario& s) {
+    return parse_bool(k.key, v, s.*M);
+  };
+  r.text = [](const Scenario& s) { return std::string(s.*M ? "1" : "0"); };
+  r.echo = [](const Scenario& s, JsonWriter& w) { w.value(static_cast<bool>(s.*M)); };
+  return r;
+}
+
+/** The values of an enum a choice key holds, in schema order, and their names. */
+template <class E>
+struct Choices;
+template <>
+struct Choices<WeightFormat> {
+  static constexpr WeightFormat kAll[] = {WeightFormat::kBf16, WeightFormat::kFp8, WeightFormat::kFp6,
+                                          WeightFormat::kFp4, WeightFormat::kInt4};
+  static const char* name(WeightFormat v) { return weight_format_name(v); }
+};
+template <>
+struct Choices<KvFormat> {
+  static constexpr KvFormat kAll[] = {KvFormat::kBf16, KvFormat::kFp8};
+  static const char* name(KvFormat v) { return kv_format_name(v); }
+};
+template <>
+struct Choices<CapacityBasis> {
+  static constexpr CapacityBasis kAll[] = {CapacityBasis::kDevice, CapacityBasis::kMarketed};
+  static const char* name(CapacityBasis v) { return capacity_basis_name(v); }
+};
+template <>
+struct Choices<Workload> {
+  static constexpr Workload kAll[] = {Workload::kInference, Workload::kPretrain, Workload::kFinetune,
+                                      Workload::kLora, Workload::kQlora};
+  static const char* name(Workload v) { return workload_name(v); }
+};
+template <>
+struct Choices<Recompute> {
+  static constexpr Recompute kAll[] = {Recompute::kNone, Recompute::kSelective, Recompute::kFull};
+  static const char* name(Recompute v) { return recompute_name(v); }
+};
+
+template <>
+struct Choices<ServingEngine> {
+  static constexpr ServingEngine kAll[] = {ServingEngine::kAuto, ServingEngine::kVllm,
+                                           ServingEngine::kSglang, ServingEngine::kTrtllm,
+                                           ServingEngine::kAtom};
+  static const char* name(ServingEngine v) { return serving_engine_name(v); }
+};
+
+template <auto M>
+Row choice(const char* key, const char* description, bool fit_key = false) {
+  using E = MemberType<M>;
+  Row r = make_row(key, KeyKind::kChoice, description, fit_key);
+  r.is_default = member_is_default<M>;
+  for (E v : Choices<E>::kAll) r.info.choices.emplace_back(Choices<E>::name(v));
+  r.set = [](const ScenarioKey& k, const std::string& v, Scenario& s) -> std::optional<Error> {
+    for (E option : Choices<E>::kAll) {
+      if (v == Choices<E>::name(option)) {
+        s.*M = option;
+        return std::nullopt;
       }
     }
-    s.compare = ids;
-  } else if (key == "capacity") {
-    if (v == "device") s.capacity = CapacityBasis::kDevice;
-    else if (v == "marketed") s.capacity = CapacityBasis::kMarketed;
-    else return bad(key, "must be device or marketed, got \"" + v + "\"");
-  } else if (key == "reserve") {
-    if (!(e = parse_num(key, v, 0, 1024, false, d))) s.reserve_gb_per_gpu = d;
-  } else if (key == "price") {
-    price_texts = split(v, ',');
-  } else if (key == "workload") {
-    static const Workload all[] = {Workload::kInference, Workload::kPretrain, Workload::kFinetune,
-                                   Workload::kLora, Workload::kQlora};
-    bool found = false;
-    for (Workload w : all) {
-      if (v == workload_name(w)) { s.workload = w; found = true; }
+    return bad(k.key, "must be " + or_list(k.choices) + ", got \"" + v + "\"");
+  };
+  r.text = [](const Scenario& s) { return std::string(Choices<E>::name(s.*M)); };
+  r.echo = [](const Scenario& s, JsonWriter& w) { w.value(Choices<E>::name(s.*M)); };
+  return r;
+}
+
+template <auto M>
+Row id(const char* key, const char* description, bool fit_key = false) {
+  Row r = make_row(key, KeyKind::kId, description, fit_key);
+  r.is_default = member_is_default<M>;
+  r.set = [](const ScenarioKey& k, const std::string& v, Scenario& s) -> std::optional<Error> {
+    if (!detail::is_valid_id(v)) return bad(k.key, "must be a catalog id (a-z 0-9 . _ -), got \"" + v + "\"");
+    s.*M = v;
+    return std::nullopt;
+  };
+  r.text = [](const Scenario& s) { return std::string(s.*M); };
+  r.echo = [](const Scenario& s, JsonWriter& w) { w.value(s.*M); };
+  return r;
+}
+
+template <auto M>
+Row id_list(const char* key, std::size_t max_entries, const char* description, bool fit_key = false) {
+  Row r = make_row(key, KeyKind::kIdList, description, fit_key);
+  r.is_default = member_is_default<M>;
+  r.info.min = 1;
+  r.info.max = static_cast<double>(max_entries);
+  r.set = [](const ScenarioKey& k, const std::string& v, Scenario& s) -> std::optional<Error> {
+    auto ids = split(v, ',');
+    if (static_cast<double>(ids.size()) > k.max) {
+      Error e = range(k.key, "lists at most " + std::to_string(static_cast<int>(k.max)) +
+                                 " entries, got " + std::to_string(ids.size()));
+      e.params = {{"max", k.max}, {"count", static_cast<double>(ids.size())}};
+      return e;
     }
-    if (!found) return bad(key, "must be inference, pretrain, finetune, lora or qlora, got \"" + v + "\"");
-  } else if (key == "input") {
-    if (!(e = parse_int(key, v, 1, kMaxTokens, i))) s.input_tokens = i;
-  } else if (key == "output") {
-    if (!(e = parse_int(key, v, 1, kMaxTokens, i))) s.output_tokens = i;
-  } else if (key == "tp") {
-    if (!(e = parse_int(key, v, 0, 1024, i))) s.tp = static_cast<int>(i);
-  } else if (key == "seq") {
-    if (!(e = parse_int(key, v, 1, 1048576, i))) s.seq_tokens = i;
-  } else if (key == "tokens") {
-    if (!(e = parse_int(key, v, 1, 1000000000000000LL, i))) s.train_tokens = static_cast<double>(i);
-  } else if (key == "util") {
-    if (!(e = parse_num(key, v, 0, 1, true, d))) s.utilization = d;
-  } else if (key == "zero") {
-    if (!(e = parse_int(key, v, 0, 3, i))) s.zero_stage = static_cast<int>(i);
-  } else if (key == "recompute") {
-    if (v == "none") s.recompute = Recompute::kNone;
-    else if (v == "selective") s.recompute = Recompute::kSelective;
-    else if (v == "full") s.recompute = Recompute::kFull;
-    else return bad(key, "must be none, selective or full, got \"" + v + "\"");
-  } else if (key == "rank") {
-    if (!(e = parse_int(key, v, 1, 4096, i))) s.lora_rank = static_cast<int>(i);
-  } else if (key == "mb") {
-    if (!(e = parse_int(key, v, 1, 4096, i))) s.micro_batch = static_cast<int>(i);
-  } else if (key == "storage" || key == "network" || key == "software" || key == "engineering" ||
-             key == "porting") {
-    if ((e = parse_num(key, v, 0, 1e12, false, d))) return e;
-    (key == "storage" ? s.storage_usd : key == "network" ? s.network_usd
-     : key == "software" ? s.software_usd : key == "engineering" ? s.engineering_usd
-     : s.porting_usd) = d;
-  } else if (key == "recovery") {
-    if (!(e = parse_num(key, v, 0, 10, false, d))) s.recovery_fraction = d;
-  } else if (key == "flops_eff") {
-    if (!(e = parse_num(key, v, 0, 1, false, d))) s.flops_efficiency = d;
-  } else if (key == "bw_eff") {
-    if (!(e = parse_num(key, v, 0, 1, false, d))) s.bandwidth_efficiency = d;
-  } else if (key == "ttft_max") {
-    if (!(e = parse_num(key, v, 0, 3600, false, d))) s.ttft_max_s = d;
-  } else if (key == "tpot_max") {
-    if (!(e = parse_num(key, v, 0, 60, false, d))) s.tpot_max_s = d;
-  } else if (key == "interactivity") {
-    if (!(e = parse_num(key, v, 0, 100000, false, d))) s.interactivity = d;
-  } else if (key == "ep") {
-    if (!(e = parse_int(key, v, 0, 1024, i))) s.ep = static_cast<int>(i);
-  } else if (key == "dpa") {
-    bool b = false;
-    if (!(e = parse_bool(key, v, b))) s.dpa = b ? 1 : 0;
-  } else if (key == "engine") {
-    if (v != "auto" && v != "vllm" && v != "sglang" && v != "trtllm" && v != "atom") {
-      return bad(key, "must be auto, vllm, sglang, trtllm or atom, got \"" + v.substr(0, 40) + "\"");
+    for (std::size_t a = 0; a < ids.size(); ++a) {
+      if (!detail::is_valid_id(ids[a])) return bad(k.key, "must list catalog ids separated by commas, got \"" + v + "\"");
+      for (std::size_t b = 0; b < a; ++b) {
+        if (ids[a] == ids[b]) return bad(k.key, "lists \"" + ids[a] + "\" twice");
+      }
     }
-    s.engine = v;
-  } else if (key == "mtp") {
-    if (!(e = parse_int(key, v, 0, 16, i))) s.mtp = static_cast<int>(i);
-  } else if (key == "cudaonly") {
-    e = parse_bool(key, v, s.cuda_only);
-  } else if (key == "kernels") {
-    e = parse_bool(key, v, s.custom_kernels);
-  } else if (key == "trtllm") {
-    e = parse_bool(key, v, s.tensorrt_llm);
-  } else {
-    std::string shown = key.size() > 40 ? key.substr(0, 40) + "..." : key;
-    return make_error(ErrorCode::kUnknownKey, shown, "is not a scenario key (see README: scenario keys)");
+    s.*M = ids;
+    return std::nullopt;
+  };
+  r.text = [](const Scenario& s) {
+    std::string out;
+    for (std::size_t i = 0; i < (s.*M).size(); ++i) out += (i ? "," : "") + (s.*M)[i];
+    return out;
+  };
+  r.echo = [](const Scenario& s, JsonWriter& w) {
+    w.begin_array();
+    for (const auto& item : s.*M) w.value(item);
+    w.end_array();
+  };
+  return r;
+}
+
+/** `price`: one US$/month figure per compared offering; "-" (or empty) keeps the catalog's. */
+Row price_list(const char* key, double max, const char* description) {
+  Row r = make_row(key, KeyKind::kNumberList, description, false);
+  r.info.max = max;
+  r.is_default = [](const Scenario& s) { return s.price_usd_per_month.empty(); };
+  r.set = [](const ScenarioKey& k, const std::string& v, Scenario& s) -> std::optional<Error> {
+    std::vector<double> prices;
+    for (const auto& item : split(v, ',')) {
+      double d = -1.0;
+      if (!item.empty() && item != "-") {
+        if (auto e = parse_num(k.key, item, k.min, k.max, false, d)) return e;
+      }
+      prices.push_back(d);
+    }
+    s.price_usd_per_month = prices;
+    return std::nullopt;
+  };
+  r.finish = [](Scenario& s) -> std::optional<Error> {
+    auto& prices = s.price_usd_per_month;
+    if (prices.empty()) return std::nullopt;
+    if (prices.size() > s.compare.size()) {
+      Error e = range("price", "lists " + std::to_string(prices.size()) + " prices for " +
+                                   std::to_string(s.compare.size()) + " compared offerings");
+      e.params = {{"count", static_cast<double>(prices.size())},
+                  {"max", static_cast<double>(s.compare.size())}};
+      prices.clear();
+      return e;
+    }
+    prices.resize(s.compare.size(), -1.0);
+    bool any = false;
+    for (double p : prices) any = any || p >= 0;
+    if (!any) prices.clear();
+    return std::nullopt;
+  };
+  r.text = [](const Scenario& s) {
+    const auto& prices = s.price_usd_per_month;
+    std::size_t last = 0;
+    for (std::size_t i = 0; i < prices.size(); ++i) {
+      if (prices[i] >= 0) last = i + 1;
+    }
+    std::string out;
+    for (std::size_t i = 0; i < last; ++i) {
+      out += i ? "," : "";
+      out += prices[i] >= 0 ? format_number(prices[i]) : "-";
+    }
+    return out;
+  };
+  r.echo = [](const Scenario& s, JsonWriter& w) {
+    w.begin_array();
+    for (std::size_t i = 0; i < s.compare.size(); ++i) {
+      const bool set = i < s.price_usd_per_month.size() && s.price_usd_per_month[i] >= 0;
+      if (set) w.value(s.price_usd_per_month[i]);
+      else w.null();
+    }
+    w.end_array();
+  };
+  return r;
+}
+
+/** `servers`: units (servers or VMs) per compared offering; "-" (or empty) = 1; 0 = as many as
+ *  the fit needs. Aligned with `compare` like `price`. */
+Row server_list(const char* key, long long max, const char* description) {
+  Row r = make_row(key, KeyKind::kNumberList, description, false);
+  r.info.min = 0;
+  r.info.max = static_cast<double>(max);
+  r.is_default = [](const Scenario& s) { return s.servers.empty(); };
+  r.set = [](const ScenarioKey& k, const std::string& v, Scenario& s) -> std::optional<Error> {
+    std::vector<int> counts;
+    for (const auto& item : split(v, ',')) {
+      long long n = 1;
+      if (!item.empty() && item != "-") {
+        if (auto e = parse_int(k.key, item, static_cast<long long>(k.min), static_cast<long long>(k.max), n)) return e;
+      }
+      counts.push_back(static_cast<int>(n));
+    }
+    s.servers = counts;
+    return std::nullopt;
+  };
+  r.finish = [](Scenario& s) -> std::optional<Error> {
+    auto& counts = s.servers;
+    if (counts.empty()) return std::nullopt;
+    if (counts.size() > s.compare.size()) {
+      Error e = range("servers", "lists " + std::to_string(counts.size()) + " counts for " +
+                                     std::to_string(s.compare.size()) + " compared offerings");
+      e.params = {{"count", static_cast<double>(counts.size())},
+                  {"max", static_cast<double>(s.compare.size())}};
+      counts.clear();
+      return e;
+    }
+    counts.resize(s.compare.size(), 1);
+    bool any = false;
+    for (int n : counts) any = any || n != 1;
+    if (!any) counts.clear();
+    return std::nullopt;
+  };
+  r.text = [](const Scenario& s) {
+    std::size_t last = 0;
+    for (std::size_t i = 0; i < s.servers.size(); ++i) {
+      if (s.servers[i] != 1) last = i + 1;
+    }
+    std::string out;
+    for (std::size_t i = 0; i < last; ++i) out += (i ? "," : "") + std::to_string(s.servers[i]);
+    return out;
+  };
+  r.echo = [](const Scenario& s, JsonWriter& w) {
+    w.begin_array();
+    for (std::size_t i = 0; i < s.compare.size(); ++i) {
+      w.value(static_cast<long long>(i < s.servers.size() ? s.servers[i] : 1));
+    }
+    w.end_array();
+  };
+  return r;
+}
+
+/** `v`: the schema version. Older than 1 is out of range; newer is unsupported (the lenient
+ *  decode still keeps the keys it knows). */
+Row version_row() {
+  Row r = make_row("v", KeyKind::kInteger, "schema version of the scenario string", kFit);
+  r.is_default = [](const Scenario&) { return true; };
+  r.info.min = 1;
+  r.info.max = kScenarioVersion;
+  r.set = [](const ScenarioKey& k, const std::string& v, Scenario&) -> std::optional<Error> {
+    long long version = 0;
+    if (auto e = parse_int(k.key, v, 0, 1000000, version)) return e;
+    const std::vector<std::pair<std::string, double>> params = {
+        {"version", static_cast<double>(version)}, {"supported", kScenarioVersion}};
+    if (version < 1) {
+      Error e = range(k.key, "is " + v + "; versions start at 1 and this gpucalc reads version " +
+                                 std::to_string(kScenarioVersion));
+      e.params = params;
+      return e;
+    }
+    if (version > kScenarioVersion) {
+      Error e = make_error(ErrorCode::kUnsupportedVersion, k.key,
+                           "is " + v + ", newer than this gpucalc reads (version " +
+                               std::to_string(kScenarioVersion) + ")");
+      e.params = params;
+      return e;
+    }
+    return std::nullopt;
+  };
+  r.text = [](const Scenario&) { return std::to_string(kScenarioVersion); };
+  r.echo = [](const Scenario&, JsonWriter& w) { w.value(kScenarioVersion); };
+  return r;
+}
+
+// The table. Order is the canonical order. To add a key: a Scenario member (scenario.hpp) and
+// one row here; README's key table is checked against `gpucalc --keys` by the CLI contract.
+const std::vector<Row>& rows() {
+  static const std::vector<Row> table = [] {
+    std::vector<Row> t = {
+        version_row(),
+        id<&Scenario::model>("model", "catalog model id", kFit),
+        choice<&Scenario::weights>("weights", "weight format", kFit),
+        choice<&Scenario::kv>("kv", "KV-cache format", kFit),
+        integer<&Scenario::context_tokens>("context", 1, kMaxScenarioTokens, "tokens per sequence", kFit),
+        integer<&Scenario::users>("users", 1, 1000000, "concurrent sequences", kFit),
+        id_list<&Scenario::compare>("compare", kMaxCompared, "offering ids, comma separated", kFit),
+        choice<&Scenario::capacity>("capacity", "capacity basis: device (what the card reports) or marketed (as sold)", kFit),
+        number<&Scenario::reserve_gb_per_gpu>("reserve", 0, 1024, false, "GB per GPU held back for runtime, communication buffers, activations", kFit),
+        price_list("price", 1e9, "US$/month per compared offering (one unit), comma separated; - keeps the catalog price"),
+        server_list("servers", kMaxServers, "servers (units) per compared offering, comma separated; 0 = as many as needed, - = 1"),
+        number<&Scenario::usd_per_kwh>("kwh", 0, 100, true, "US$ per kWh of energy (default: about the US industrial average, EIA 2024)"),
+        choice<&Scenario::workload>("workload", "what the offering runs"),
+        integer<&Scenario::input_tokens>("input", 1, kMaxScenarioTokens, "prompt tokens per request"),
+        integer<&Scenario::output_tokens>("output", 1, kMaxScenarioTokens, "generated tokens per request"),
+        integer<&Scenario::tp>("tp", 0, 1024, "GPUs per model instance; 0 = auto: one copy over the offering (most KV room)"),
+        integer<&Scenario::seq_tokens>("seq", 1, 1048576, "training sequence length (tokens)"),
+        integer<&Scenario::train_tokens>("tokens", 1, 1000000000000000LL, "training budget (tokens)"),
+        number<&Scenario::utilization>("util", 0, 1, true, "fraction of the month the offering does useful work"),
+        integer<&Scenario::zero_stage>("zero", 0, 3, "ZeRO stage for training (3 = FSDP)"),
+        choice<&Scenario::recompute>("recompute", "activation recomputation"),
+        integer<&Scenario::lora_rank>("rank", 1, 4096, "LoRA rank"),
+        integer<&Scenario::micro_batch>("mb", 1, 4096, "training micro-batch (sequences per GPU)"),
+        number<&Scenario::storage_usd>("storage", 0, 1e12, false, "US$ per run: storage"),
+        number<&Scenario::network_usd>("network", 0, 1e12, false, "US$ per run: networking"),
+        number<&Scenario::software_usd>("software", 0, 1e12, false, "US$ per run: software"),
+        number<&Scenario::engineering_usd>("engineering", 0, 1e12, false, "US$ per run: attributable engineering and operations"),
+        number<&Scenario::porting_usd>("porting", 0, 1e12, false, "US$ one-off: moving a CUDA stack to ROCm (AMD offerings only)"),
+        number<&Scenario::recovery_fraction>("recovery", 0, 10, false, "fraction of compute lost to failures and restarts"),
+        number<&Scenario::flops_efficiency>("flops_eff", 0, 1, false, "matmul fraction of peak; 0 = calibrated default"),
+        number<&Scenario::bandwidth_efficiency>("bw_eff", 0, 1, false, "HBM fraction of peak; 0 = calibrated default"),
+        number<&Scenario::ttft_max_s>("ttft_max", 0, 3600, false, "TTFT limit in seconds for max_throughput; 0 = none"),
+        number<&Scenario::tpot_max_s>("tpot_max", 0, 60, false, "TPOT limit in seconds for max_throughput; 0 = none"),
+        number<&Scenario::interactivity>("interactivity", 0, 100000, false, "tokens/s per user: the curve's operating point at it; 0 = none"),
+        integer<&Scenario::ep>("ep", 0, 1024, "expert-parallel degree inside an instance (MoE only); 0 = auto"),
+        boolean<&Scenario::dpa>("dpa", "1 = data-parallel attention over the instance's GPUs (MoE only)"),
+        choice<&Scenario::engine>("engine", "serving engine: auto, vllm, sglang, trtllm (NVIDIA only) or atom (AMD only)"),
+        integer<&Scenario::mtp>("mtp", 0, 16, "speculative (MTP) draft tokens per decode step; 0 = off"),
+        boolean<&Scenario::cuda_only>("cudaonly", "1 if the stack depends on CUDA-only libraries"),
+        boolean<&Scenario::custom_kernels>("kernels", "1 if the stack has custom CUDA kernels"),
+        boolean<&Scenario::tensorrt_llm>("trtllm", "1 if the stack uses TensorRT-LLM"),
+    };
+    for (Row& r : t) r.info.default_text = r.text(defaults());
+    return t;
+  }();
+  return table;
+}
+
+const Row* find_row(std::string_view key) {
+  for (const Row& r : rows()) {
+    if (key == r.info.key) return &r;
   }
-  return e;
+  return nullptr;
 }
 
-}  // namespace
-
-bool operator==(const Scenario& a, const Scenario& b) {
-  return encode_scenario(a) == encode_scenario(b);
-}
-
-Result<Scenario> decode_scenario(std::string_view text) {
+/** Reads `text` into `out`. Strict (errors == nullptr): stops at the first error and returns it.
+ *  Lenient: records every error, skips that key, and goes on. */
+std::optional<Error> decode_into(std::string_view text, Scenario& out, std::vector<Error>* errors) {
+  auto report = [errors](const Error& e) -> bool {  // true: stop here
+    if (errors == nullptr) return true;
+    errors->push_back(e);
+    return false;
+  };
   if (text.size() > kMaxScenarioBytes) {
     return make_error(ErrorCode::kTooLarge, "scenario",
                       "is longer than " + std::to_string(kMaxScenarioBytes) + " characters");
@@ -336,115 +638,161 @@ Result<Scenario> decode_scenario(std::string_view text) {
   if (text.empty()) {
     return make_error(ErrorCode::kBadValue, "scenario", "is empty; the shortest scenario is v=1");
   }
-  Scenario s;
-  std::vector<std::string> seen;
-  std::vector<std::string> price_texts;
-  bool has_version = false;
+  std::vector<const Row*> seen;
   for (const std::string& pair : split(std::string(text), '&')) {
     if (pair.empty()) continue;  // tolerate "a=1&&b=2" and a trailing '&'
     const std::size_t eq = pair.find('=');
     auto key = percent_decode(pair.substr(0, eq));
-    if (!key || key->empty()) return bad("scenario", "has a pair without a key: \"" + pair.substr(0, 40) + "\"");
-    if (eq == std::string::npos) return bad(*key, "has no value (write " + *key + "=...)");
-    auto value = percent_decode(pair.substr(eq + 1));
-    if (!value) return bad(*key, "has a malformed %-escape");
-    for (const auto& k : seen) {
-      if (k == *key) return bad(*key, "appears twice");
+    std::optional<Error> e;
+    if (!key || key->empty()) {
+      e = bad("scenario", "has a pair without a key: \"" + pair.substr(0, 40) + "\"");
+    } else if (eq == std::string::npos) {
+      e = bad(*key, "has no value (write " + *key + "=...)");
+    } else if (const Row* row = find_row(*key); row == nullptr) {
+      std::string shown = key->size() > 40 ? key->substr(0, 40) + "..." : *key;
+      e = make_error(ErrorCode::kUnknownKey, shown, "is not a scenario key (see gpucalc --keys)");
+    } else if (std::find(seen.begin(), seen.end(), row) != seen.end()) {
+      e = bad(*key, "appears twice");
+    } else {
+      seen.push_back(row);
+      auto value = percent_decode(pair.substr(eq + 1));
+      if (!value) e = bad(*key, "has a malformed %-escape");
+      else e = row->set(row->info, *value, out);
     }
-    seen.push_back(*key);
-    if (*key == "v") {
-      long long version = 0;
-      if (auto e = parse_int("v", *value, 0, 1000000, version)) return *e;
-      if (version != kScenarioVersion) {
-        return make_error(ErrorCode::kUnsupportedVersion, "v",
-                          "is " + *value + "; this gpucalc reads version 1 scenarios");
-      }
-      has_version = true;
-      continue;
-    }
-    if (auto e = apply(s, *key, *value, price_texts)) return *e;
+    if (e && report(*e)) return e;
   }
-  (void)has_version;  // a string without v= is read as the current version
-  if (!price_texts.empty()) {
-    if (price_texts.size() > s.compare.size()) {
-      return range("price", "lists " + std::to_string(price_texts.size()) + " prices for " +
-                                std::to_string(s.compare.size()) + " compared offerings");
-    }
-    s.price_usd_per_month.assign(s.compare.size(), -1.0);
-    for (std::size_t i = 0; i < price_texts.size(); ++i) {
-      if (price_texts[i].empty() || price_texts[i] == "-") continue;
-      double d = 0;
-      if (auto e = parse_num("price", price_texts[i], 0, 1e9, false, d)) return *e;
-      s.price_usd_per_month[i] = d;
-    }
-    bool any = false;
-    for (double p : s.price_usd_per_month) any = any || p >= 0;
-    if (!any) s.price_usd_per_month.clear();
+  for (const Row& row : rows()) {
+    if (row.finish == nullptr) continue;
+    if (auto e = row.finish(out); e && report(*e)) return e;
   }
+  return std::nullopt;
+}
+
+void write_inputs(JsonWriter& w, const Scenario& s) {
+  w.begin_object();
+  for (const Row& r : rows()) {
+    w.key(r.info.key);
+    r.echo(s, w);
+  }
+  w.end_object();
+}
+
+void write_error(JsonWriter& w, const Error& e) {
+  w.begin_object();
+  w.field("code", error_code_name(e.code));
+  w.field("field", e.field);
+  w.field("message", e.message);
+  w.key("params").begin_object();
+  for (const auto& [k, v] : e.params) w.field(k, v);
+  w.end_object();
+  w.end_object();
+}
+
+}  // namespace
+
+namespace detail {
+void write_scenario_inputs(JsonWriter& w, const Scenario& scenario) { write_inputs(w, scenario); }
+}  // namespace detail
+
+std::string format_scenario_number(double x) { return format_number(x); }
+
+const char* key_kind_name(KeyKind kind) {
+  switch (kind) {
+    case KeyKind::kInteger: return "integer";
+    case KeyKind::kNumber: return "number";
+    case KeyKind::kBoolean: return "boolean";
+    case KeyKind::kChoice: return "choice";
+    case KeyKind::kId: return "id";
+    case KeyKind::kIdList: return "id_list";
+    case KeyKind::kNumberList: return "number_list";
+  }
+  return "integer";
+}
+
+const std::vector<ScenarioKey>& scenario_keys() {
+  static const std::vector<ScenarioKey> keys = [] {
+    std::vector<ScenarioKey> out;
+    for (const Row& r : rows()) out.push_back(r.info);
+    return out;
+  }();
+  return keys;
+}
+
+bool operator==(const Scenario& a, const Scenario& b) {
+  return encode_scenario(a) == encode_scenario(b);
+}
+
+Result<Scenario> decode_scenario(std::string_view text) {
+  Scenario s;
+  if (auto e = decode_into(text, s, nullptr)) return *e;
   return s;
 }
 
-std::string encode_scenario(const Scenario& s) {
-  const Scenario d;
-  std::string out = "v=" + std::to_string(kScenarioVersion);
-  auto put = [&out](const char* key, const std::string& value) {
-    out += '&';
-    out += key;
-    out += '=';
-    out += value;
-  };
-  put("model", s.model);
-  put("weights", weight_format_name(s.weights));
-  put("kv", kv_format_name(s.kv));
-  put("context", std::to_string(s.context_tokens));
-  put("users", std::to_string(s.users));
-  std::string ids;
-  for (std::size_t i = 0; i < s.compare.size(); ++i) ids += (i ? "," : "") + s.compare[i];
-  put("compare", ids);
-  put("capacity", capacity_basis_name(s.capacity));
-  put("reserve", format_number(s.reserve_gb_per_gpu));
-  if (!s.price_usd_per_month.empty()) {
-    std::string prices;
-    std::size_t last = 0;
-    for (std::size_t i = 0; i < s.price_usd_per_month.size(); ++i) {
-      if (s.price_usd_per_month[i] >= 0) last = i + 1;
-    }
-    for (std::size_t i = 0; i < last; ++i) {
-      prices += (i ? "," : "");
-      prices += s.price_usd_per_month[i] >= 0 ? format_number(s.price_usd_per_month[i]) : "-";
-    }
-    if (last > 0) put("price", prices);
+ScenarioDecode decode_scenario_lenient(std::string_view text) {
+  ScenarioDecode out;
+  if (auto e = decode_into(text, out.scenario, &out.errors)) {
+    out.scenario = Scenario{};  // the whole string was unreadable (too long, empty)
+    out.errors = {std::move(*e)};
   }
-  if (s.workload != d.workload) put("workload", workload_name(s.workload));
-  if (s.input_tokens != d.input_tokens) put("input", std::to_string(s.input_tokens));
-  if (s.output_tokens != d.output_tokens) put("output", std::to_string(s.output_tokens));
-  if (s.tp != d.tp) put("tp", std::to_string(s.tp));
-  if (s.seq_tokens != d.seq_tokens) put("seq", std::to_string(s.seq_tokens));
-  if (s.train_tokens != d.train_tokens) put("tokens", format_number(s.train_tokens));
-  if (s.utilization != d.utilization) put("util", format_number(s.utilization));
-  if (s.zero_stage != d.zero_stage) put("zero", std::to_string(s.zero_stage));
-  if (s.recompute != d.recompute) put("recompute", recompute_name(s.recompute));
-  if (s.lora_rank != d.lora_rank) put("rank", std::to_string(s.lora_rank));
-  if (s.micro_batch != d.micro_batch) put("mb", std::to_string(s.micro_batch));
-  if (s.storage_usd != 0) put("storage", format_number(s.storage_usd));
-  if (s.network_usd != 0) put("network", format_number(s.network_usd));
-  if (s.software_usd != 0) put("software", format_number(s.software_usd));
-  if (s.engineering_usd != 0) put("engineering", format_number(s.engineering_usd));
-  if (s.porting_usd != 0) put("porting", format_number(s.porting_usd));
-  if (s.recovery_fraction != 0) put("recovery", format_number(s.recovery_fraction));
-  if (s.flops_efficiency != 0) put("flops_eff", format_number(s.flops_efficiency));
-  if (s.bandwidth_efficiency != 0) put("bw_eff", format_number(s.bandwidth_efficiency));
-  if (s.ttft_max_s != 0) put("ttft_max", format_number(s.ttft_max_s));
-  if (s.tpot_max_s != 0) put("tpot_max", format_number(s.tpot_max_s));
-  if (s.interactivity != 0) put("interactivity", format_number(s.interactivity));
-  if (s.ep != d.ep) put("ep", std::to_string(s.ep));
-  if (s.dpa != d.dpa) put("dpa", std::to_string(s.dpa));
-  if (s.engine != d.engine) put("engine", s.engine);
-  if (s.mtp != d.mtp) put("mtp", std::to_string(s.mtp));
-  if (s.cuda_only) put("cudaonly", "1");
-  if (s.custom_kernels) put("kernels", "1");
-  if (s.tensorrt_llm) put("trtllm", "1");
   return out;
+}
+
+std::string encode_scenario(const Scenario& s) {
+  std::string out;
+  out.reserve(160);
+  for (const Row& r : rows()) {
+    if (!r.info.fit_key && r.is_default(s)) continue;
+    if (!out.empty()) out += '&';
+    out += r.info.key;
+    out += '=';
+    out += r.text(s);
+  }
+  return out;
+}
+
+std::string scenario_inputs_json(const Scenario& scenario) {
+  JsonWriter w;
+  write_inputs(w, scenario);
+  return std::move(w.str());
+}
+
+std::string scenario_schema_json() {
+  JsonWriter w;
+  w.begin_array();
+  for (const Row& r : rows()) {
+    const ScenarioKey& k = r.info;
+    w.begin_object();
+    w.field("key", k.key);
+    w.field("kind", key_kind_name(k.kind));
+    w.field("min", k.min);
+    w.field("max", k.max);
+    w.field("min_exclusive", k.min_exclusive);
+    w.key("choices").begin_array();
+    for (const auto& c : k.choices) w.value(c);
+    w.end_array();
+    w.key("default");
+    r.echo(defaults(), w);
+    w.field("default_text", k.default_text);
+    w.field("description", k.description);
+    w.field("fit_key", k.fit_key);
+    w.end_object();
+  }
+  w.end_array();
+  return std::move(w.str());
+}
+
+std::string scenario_decode_json(std::string_view text) {
+  const ScenarioDecode d = decode_scenario_lenient(text);
+  JsonWriter w;
+  w.begin_object();
+  w.field("scenario", encode_scenario(d.scenario));
+  w.key("inputs");
+  write_inputs(w, d.scenario);
+  w.key("errors").begin_array();
+  for (const auto& e : d.errors) write_error(w, e);
+  w.end_array();
+  w.end_object();
+  return std::move(w.str());
 }
 
 }  // namespace gpucalc

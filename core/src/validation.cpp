@@ -312,8 +312,11 @@ Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
     s.output_tokens = std::llround(0.9 * r.osl);
     s.tp = r.tp;
     s.ep = r.ep;
-    s.dpa = r.dpa;
-    s.engine = r.engine;
+    s.dpa = r.dpa == 1;
+    for (ServingEngine e : {ServingEngine::kVllm, ServingEngine::kSglang, ServingEngine::kTrtllm,
+                            ServingEngine::kAtom}) {
+      if (r.engine == serving_engine_name(e)) s.engine = e;
+    }
     s.users = static_cast<long long>(r.concurrency) * (off->gpu_count / r.tp);
     s.compare = {off->id};
     s.context_tokens = s.input_tokens + s.output_tokens;

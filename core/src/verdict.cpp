@@ -12,6 +12,9 @@ namespace {
 
 using Getter = std::optional<double> (*)(const OfferingResult&);
 
+/** Energy reasons need a difference above the model's precision: more than 10 % (issue 11). */
+constexpr double kEnergyMargin = 0.10;
+
 /** Index of the single best result by `get` (higher or lower is better), if it beats every
  *  other result holding a value by more than `margin` (relative). */
 std::optional<std::size_t> strict_best(const std::vector<OfferingResult>& rs, Getter get,
@@ -110,12 +113,43 @@ void build_verdict(Evaluation& ev) {
         add(rs[*i], "cheaper_per_million_tokens", "pro",
             {{"usd_per_million_tokens", *rs[*i].usd_per_million_tokens}, {"ratio", ratio}});
       }
-    } else if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.run_cost_usd; },
-                                    false, 0.02, ratio)) {
-      add(rs[*i], "cheaper_run", "pro", {{"run_cost_usd", *rs[*i].run_cost_usd}, {"ratio", ratio}});
+      // Every pair, now that every GPU has a price: the cheaper per million tokens, by how much.
+      for (std::size_t a = 0; a < rs.size(); ++a) {
+        for (std::size_t b = a + 1; b < rs.size(); ++b) {
+          const auto& x = rs[a].usd_per_million_tokens;
+          const auto& y = rs[b].usd_per_million_tokens;
+          if (!x || !y || !(*x > 0.0) || !(*y > 0.0) || *x == *y) continue;
+          const std::size_t lo = *x < *y ? a : b, hi = *x < *y ? b : a;
+          const double cheap = *rs[lo].usd_per_million_tokens, dear = *rs[hi].usd_per_million_tokens;
+          add(rs[lo], "cheaper_per_million_tokens_than", "pro",
+              {{"usd_per_million_tokens", cheap}, {"other_usd_per_million_tokens", dear},
+               {"ratio", dear / cheap}, {"other_index", static_cast<double>(hi)}});
+        }
+      }
+      if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.energy_joules_per_output_token; },
+                               false, kEnergyMargin, ratio)) {
+        add(rs[*i], "less_energy_per_token", "pro",
+            {{"energy_joules_per_output_token", *rs[*i].energy_joules_per_output_token}, {"ratio", ratio}});
+      }
+    } else {
+      if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.run_cost_usd; },
+                               false, 0.02, ratio)) {
+        add(rs[*i], "cheaper_run", "pro", {{"run_cost_usd", *rs[*i].run_cost_usd}, {"ratio", ratio}});
+      }
+      if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.energy_kwh_per_run; },
+                               false, kEnergyMargin, ratio)) {
+        add(rs[*i], "less_energy_per_run", "pro",
+            {{"energy_kwh_per_run", *rs[*i].energy_kwh_per_run}, {"ratio", ratio}});
+      }
     }
   }
   for (const auto& r : rs) {
+    // More than one server: a cost in itself (network, operations), or impossible on separate VMs.
+    if (r.fit.servers_needed > 1) {
+      add(r, r.stackable ? "needs_servers" : "not_stackable", "con",
+          {{"servers_needed", r.fit.servers_needed}, {"gpus_needed", r.fit.gpus_needed},
+           {"servers", r.servers}});
+    }
     if (r.gpu_count == 1 && r.fit.fits) add(r, "single_gpu_enough", "pro", {{"price_month_usd", r.price_usd_per_month.value_or(0.0)}});
     const bool nvidia = r.gpu_vendor == "nvidia";
     if (s.cuda_only) add(r, "cuda_only_stack", nvidia ? "pro" : "con", {});

@@ -90,8 +90,34 @@ JSON
 check "hf config import" py "$tmp/h.json" "assert abs(d['model']['params_total'] - 8.03e9) < 0.05e9"
 "$bin" --keys >"$tmp/k.txt"
 check "--keys lists keys" grep -q "^compare" "$tmp/k.txt"
+# README's key table is the schema's: regenerate it with gpucalc --keys --format markdown.
+"$bin" --keys --format markdown >"$tmp/k.md"
+sed -n '/<!-- keys:begin/,/<!-- keys:end/p' "$src/README.md" | grep '^|' >"$tmp/readme-keys.md"
+check "README key table matches gpucalc --keys --format markdown" diff "$tmp/k.md" "$tmp/readme-keys.md"
+"$bin" --keys --format json >"$tmp/k.json"
+check "--keys --format json" py "$tmp/k.json" "assert d[0]['key'] == 'v' and all('kind' in k and 'default' in k for k in d)"
+# CSV: RFC 4180 from the core (CRLF lines, the scenario cell quoted: it holds commas).
+check "csv quoted scenario, CRLF" python3 -c '
+import subprocess, sys
+out = subprocess.run([sys.argv[1], "--format", "csv", "v=1"], capture_output=True).stdout
+assert out.count(b"\r\n") == 3 and b"\r\n\"v=1&model=" in out, out[:200]' "$bin"
+check "json echoes inputs" py "$tmp/m.json" "assert d['inputs']['capacity'] == 'marketed' and d['inputs']['users'] == 1 and d['inputs']['util'] == 0.7"
 "$bin" --fit-table --format json 'v=1' >"$tmp/f.json"
 check "--fit-table" py "$tmp/f.json" "assert len(d['rows']) > 0"
+
+# Issue 11: reference prices with tier and source, two servers, energy, bad keys.
+"$bin" --list offerings >"$tmp/o.txt"
+check "--list offerings shows tier and source" grep -q "ref-8x-mi300x-neocloud .*neocloud .*InferenceX" "$tmp/o.txt"
+check "--list offerings flags the MI350X estimate" grep -q "ref-8x-mi350x-hyperscaler .*(estimate)" "$tmp/o.txt"
+"$bin" --list networks --format json >"$tmp/n.json"
+check "--list networks" py "$tmp/n.json" "assert {n['id'] for n in d['networks']} >= {'8x400g-connectx7', '8x400g-roce'}"
+"$bin" --format json 'v=1&model=deepseek-v3&weights=bf16&context=4096&compare=fullgpu-8x-h200' >"$tmp/s1.json"
+check "DeepSeek BF16 needs 2 servers" py "$tmp/s1.json" "r=d['results'][0]; assert r['servers_needed'] == 2 and not r['fits'] and any(v['code'] == 'needs_servers' for v in d['verdict'])"
+"$bin" --format json 'v=1&model=deepseek-v3&weights=bf16&context=4096&compare=fullgpu-8x-h200&servers=2' >"$tmp/s2.json"
+check "DeepSeek BF16 on 2 servers" py "$tmp/s2.json" "r=d['results'][0]; assert r['fits'] and r['deployed_gpus'] == 16 and r['price_month_usd'] == 47800 and r['scale_out_s'] > 0 and r['max_throughput_tokens_per_s'] > 0"
+check "energy fields" py "$tmp/m.json" "r=d['results'][1]; assert abs(r['energy_joules_per_output_token'] - 1730*8/r['max_throughput_tokens_per_s']) < 1e-9 and r['output_tokens_per_s_per_mw'] > 0"
+expect_error "servers=-1" "servers" 'v=1&servers=-1'
+expect_error "kwh=0" "kwh" 'v=1&kwh=0'
 
 echo "cli contract: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

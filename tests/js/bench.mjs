@@ -1,7 +1,7 @@
 // `make bench` (bench-web): the page's figures measured in headless Chromium on this machine.
 //   transfer size  HTML + JS + CSS + WASM + data as sent (gzip), cold cache   target <= 200 KB
-//   first result   navigation start -> first results painted (median of 5)     target <= 1 s
-//   update         input change -> recomputed, redrawn, laid out (median, p95)  target <= 16 ms
+//   first result   navigation start -> first results painted (median of 5)     target <= 800 ms
+//   update         input change -> recomputed, redrawn, laid out (median, p95)  target <= 16 ms, p95 <= 25 ms
 // First result painted: the Element Timing render time of the verdict summary's text, each cold
 // load in a new tab navigated once the browser is idle (BENCH_NO_SETTLE=1: at once; see
 // web/README.md). Writes build/web/bench.json (raw update times included). BENCH_STRICT=1 makes
@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { launch, serve, outDir, until, settle } from './browser-lib.mjs';
 
-const LIMITS = { transfer_kb: 200, first_result_ms: 1000, update_ms: 16 };
+const LIMITS = { transfer_kb: 200, first_result_ms: 800, update_ms: 16, update_p95_ms: 25 };
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor((s.length - 1) / 2)]; };
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]; };
 
@@ -106,13 +106,13 @@ try {
   for (const f of transfer.files) console.log(`  ${f.name.padEnd(28)} ${(f.encoded / 1024).toFixed(1).padStart(7)} KB gzip  (${(f.decoded / 1024).toFixed(1)} KB)`);
   console.log(`transfer size:        ${result.transfer_kb_gzip.toFixed(1)} KB gzip in ${result.requests} requests, ${transfer.foreign.length} off-origin  [<= ${LIMITS.transfer_kb} KB: ${ok(result.transfer_kb_gzip, LIMITS.transfer_kb)}]`);
   console.log(`first result painted: ${result.first_result_ms.median.toFixed(0)} ms median of ${firsts.length} cold loads (${firsts.map((x) => x.toFixed(0)).join(', ')})  [<= ${LIMITS.first_result_ms} ms: ${ok(result.first_result_ms.median, LIMITS.first_result_ms)}]`);
-  console.log(`recompute + redraw:   ${result.update_ms.median.toFixed(1)} ms median, ${result.update_ms.p95.toFixed(1)} ms p95, ${result.update_ms.max.toFixed(1)} ms max over ${warm.length} edits of users/context, sweep charts on screen  [<= ${LIMITS.update_ms} ms: ${ok(result.update_ms.median, LIMITS.update_ms)}]`);
+  console.log(`recompute + redraw:   ${result.update_ms.median.toFixed(1)} ms median, ${result.update_ms.p95.toFixed(1)} ms p95, ${result.update_ms.max.toFixed(1)} ms max over ${warm.length} edits of users/context, sweep charts on screen  [median <= ${LIMITS.update_ms} ms: ${ok(result.update_ms.median, LIMITS.update_ms)}, p95 <= ${LIMITS.update_p95_ms} ms: ${ok(result.update_ms.p95, LIMITS.update_p95_ms)}]`);
   const ph = phases[firsts.indexOf(result.first_result_ms.median)];
   console.log(`  (median run: app started ${ph['gpucalc:start'].toFixed(0)} ms, module and strings loaded ${ph['gpucalc:loaded'].toFixed(0)} ms, results drawn ${ph['gpucalc:first-result'].toFixed(0)} ms, painted ${result.first_result_ms.median.toFixed(0)} ms)`);
   const p = updates.parts;
   console.log(`  (mean: evaluate+sweeps+render ${p.update.toFixed(1)} ms, of which sweeps ${p.sweeps.toFixed(1)} ms (18 evaluations), render ${p.render.toFixed(1)} ms; the rest is style and layout)`);
   const miss = result.transfer_kb_gzip > LIMITS.transfer_kb || result.first_result_ms.median > LIMITS.first_result_ms ||
-    result.update_ms.median > LIMITS.update_ms || transfer.foreign.length > 0;
+    result.update_ms.median > LIMITS.update_ms || result.update_ms.p95 > LIMITS.update_p95_ms || transfer.foreign.length > 0;
   if (miss && process.env.BENCH_STRICT === '1') process.exitCode = 1;
 } finally {
   await close();

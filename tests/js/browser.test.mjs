@@ -159,7 +159,8 @@ test('a bad input shows its error next to the field and keeps the other inputs',
   assert.match(page.url(), /users=4/);
   assert.doesNotMatch(page.url(), /context=-5/);
   const numbers = await text(page, '#results');
-  assert.doesNotMatch(numbers, /NaN|undefined|Infinity/);
+  // AMD's "Infinity Fabric" is a product name in the specification table, not a figure.
+  assert.doesNotMatch(numbers, /NaN|undefined|Infinity(?! Fabric)/);
   await page.fill('#in-context', '65536');
   await page.waitForSelector('#err-context', { state: 'hidden' });
   await until(page, () => location.hash.includes('context=65536'));
@@ -177,14 +178,46 @@ test('a fragment with markup in the model name renders as inert text and loads t
   assert.deepEqual(problems, [], 'no alert dialog, no error');
 });
 
-test('malformed and future-version links load the defaults and say so', async () => {
-  for (const [frag, re] of [['v=2&model=llama-3.1-8b', /newer version/], ['garbage&&=', /could not be read/], ['v=1&context=1e30', /could not be read/]]) {
+test('malformed and future-version links keep the keys they can and say so', async () => {
+  // A newer version keeps the keys this version knows (issue 15); a bad key falls back to its
+  // default and the others stay.
+  for (const [frag, re, model] of [['v=2&model=llama-3.1-8b', /newer version/, 'llama-3.1-8b'], ['garbage&&=', /could not be read/, 'llama-3.1-70b'],
+    ['v=1&context=1e30', /could not be read/, 'llama-3.1-70b']]) {
     const { page, problems } = await openPage(`${calc.url}#${frag}`);
     assert.match(await text(page, '#notice'), re, frag);
-    assert.equal(await page.inputValue('#in-model'), 'llama-3.1-70b');
+    assert.equal(await page.inputValue('#in-model'), model, frag);
     await page.close();
     assert.deepEqual(problems, []);
   }
+});
+
+test('a link with one bad key keeps the rest, names the key at its field and leaves the address alone', async () => {
+  const frag = 'v=1&users=abc&context=4096&weights=bf16';
+  const { page, problems } = await openPage(`${calc.url}#${frag}`);
+  assert.equal(await page.inputValue('#in-context'), '4096');
+  assert.equal(await page.inputValue('#in-weights'), 'bf16');
+  assert.match(await text(page, '#notice'), /Concurrent users/);
+  assert.match(await text(page, '#err-users'), /Concurrent users.*abc/);
+  assert.equal(await page.getAttribute('#in-users', 'aria-invalid'), 'true');
+  await page.waitForTimeout(400);
+  assert.equal(new URL(page.url()).hash, `#${frag}`);
+  await page.fill('#in-users', '3');
+  await until(page, () => location.hash.includes('users=3') && location.hash.includes('context=4096'));
+  await page.close();
+  assert.deepEqual(problems, []);
+});
+
+test('the text of every section is in the page once the first result is painted, before any scrolling', async () => {
+  const page = await context.newPage();
+  await page.goto(calc.url);
+  await until(page, () => performance.getEntriesByName('gpucalc:first-result-painted').length > 0, null, 30000);
+  const body = await page.evaluate(() => document.body.innerText);
+  assert.ok(body.includes('$3.41'), 'price per GPU-hour (price table)');
+  assert.ok(body.includes('CDNA 4'), 'architecture (specification table)');
+  assert.ok(body.includes('Llama 3.1 405B'), 'a row of the what-fits table');
+  assert.ok(body.includes('0.164 MB'), 'KV cache per token (memory table)');
+  assert.equal(await page.evaluate(() => window.scrollY), 0);
+  await page.close();
 });
 
 test('zh and en both render; lang= overrides the browser language', async () => {
@@ -353,4 +386,117 @@ test('screenshots of each view at 1280 and 390 px, zh and en', async () => {
       }
     }
   }
+});
+
+// --- issue 15: what a buyer and an embedding vendor see -------------------------------------
+
+const axeSource = fs.readFileSync(path.join(repo, 'tests/js/node_modules/axe-core/axe.min.js'), 'utf8');
+/** axe-core's serious and critical violations on `page` (run through DevTools, not the page's CSP). */
+async function axeViolations(page) {
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.length} nodes, e.g. ${v.nodes[0].target.join(' ')} ${v.nodes[0].failureSummary.split('\n')[1] || ''}`);
+}
+
+test('axe-core: no serious or critical violation in the default, error and embed states', async () => {
+  const { page, problems } = await openPage(calc.url);
+  assert.deepEqual(await axeViolations(page), [], 'default');
+  await page.fill('#in-context', '-5');
+  await page.waitForSelector('#err-context:not([hidden])');
+  assert.equal(await page.isVisible('#stale-note'), true, 'the stale figures are said in text');
+  assert.deepEqual(await axeViolations(page), [], 'error state');
+  await page.close();
+  const { page: embed } = await openPage(`${calc.url}?embed=1&lang=zh`);
+  assert.deepEqual(await axeViolations(embed), [], 'embed, zh');
+  await embed.close();
+  assert.deepEqual(problems, []);
+});
+
+test('phone: at 390 px the first screen shows the verdict; skip links pass each table', async () => {
+  const { page, problems } = await openPage(calc.url, { viewport: { width: 390, height: 844 } });
+  const box = await page.locator('#verdict-summary').boundingBox();
+  assert.ok(box && box.y + box.height <= 844, `verdict at ${box && box.y}px`);
+  assert.equal(await page.locator('a.skip-table').count(), 6);
+  await page.locator('#sec-price a.skip-table').focus();
+  await page.keyboard.press('Enter');
+  await until(page, () => document.activeElement && document.activeElement.id === 'sec-specs');
+  assert.match(page.url(), /#v=1&/, 'the fragment keeps the scenario');
+  await page.close();
+  assert.deepEqual(problems, []);
+});
+
+test('zh page: no raw codes in the results', async () => {
+  const { page, problems } = await openPage(`${calc.url}?lang=zh#v=1&model=deepseek-v3&weights=bf16&compare=fullgpu-8x-mi355x,fullgpu-1x-h200&users=64`);
+  const body = await page.evaluate(() => document.getElementById('results').innerText);
+  assert.doesNotMatch(body, /\b[a-z]+_[a-z_]+\b/, 'a snake_case code in the zh results');
+  await page.close();
+  assert.deepEqual(problems, []);
+});
+
+test('compact embed (view=summary); a late embed.js still resizes; the full calculator keeps catalog=', async () => {
+  const prices = path.join(hostDir, 'prices.json');
+  fs.writeFileSync(prices, JSON.stringify({ offerings: [{ id: 'fullgpu-8x-mi355x', name: '8x AMD Instinct MI355X',
+    provider: 'FullGPU', gpu: 'mi355x', gpu_count: 8, kind: 'server', price_usd_per_month: 18500, sources: ['test'] }] }));
+  const vendor = await serve({ extraRoutes: { '/prices.json': prices } });
+  const vendorOrigin = new URL(vendor.url).origin;
+  const lateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gpucalc-late-'));
+  fs.writeFileSync(path.join(lateDir, 'favicon.ico'), '');
+  fs.writeFileSync(path.join(lateDir, 'index.html'), `<!doctype html><html><head><meta charset="utf-8"><title>Late</title></head>
+<body><iframe id="calc" data-gpucalc src="${vendorOrigin}/?embed=1&view=summary&catalog=prices.json#v=1&users=4" title="GPU calculator" width="100%" height="300"></iframe>
+</body></html>`);
+  const late = await serve({ root: lateDir, host: 'localhost', csp: `default-src 'self'; script-src 'self' ${vendorOrigin}; frame-src ${vendorOrigin}` });
+  const page = await context.newPage();
+  await page.goto(late.url);
+  const frame = page.frameLocator('#calc');
+  await frame.locator('html.ready').waitFor({ timeout: 30000 });
+  assert.equal(await frame.locator('#controls').isVisible(), false);
+  assert.equal(await frame.locator('#sec-fits').isVisible(), false);
+  assert.equal(await frame.locator('#sec-verdict').isVisible(), true);
+  assert.match(await frame.locator('#keyfigs').innerText(), /\$18,500/);
+  assert.match(await frame.locator('a.open-full').getAttribute('href'), /[?&]catalog=prices\.json.*#v=1&.*users=4/);
+  // embed.js arrives after the frame has stopped announcing itself (~10 s).
+  await page.waitForTimeout(11000);
+  await page.addScriptTag({ url: `${vendorOrigin}/embed.js` });
+  await until(page, () => parseInt(document.getElementById('calc').style.height || '0', 10) > 300, null, 5000);
+  const height = await page.evaluate(() => document.getElementById('calc').clientHeight);
+  assert.ok(height < 2500, `compact embed ${height}px`);
+  await page.screenshot({ path: path.join(shots, 'embed-summary-late.png'), fullPage: true });
+  await page.close();
+  vendor.server.close();
+  late.server.close();
+  fs.rmSync(lateDir, { recursive: true, force: true });
+});
+
+test('a vendor price list from the host page replaces the offers in the embed and survives "Open the full calculator"', async () => {
+  const calcOrigin = new URL(calc.url).origin;
+  fs.writeFileSync(path.join(hostDir, 'vendor-prices.json'), JSON.stringify({ offerings: [
+    { id: 'vendor-8x-mi355x', name: 'Vendor 8x MI355X', provider: 'Vendor', gpu: 'mi355x', gpu_count: 8, kind: 'server', price_usd_per_month: 17000, sources: ['test'] },
+    { id: 'vendor-8x-h200', name: 'Vendor 8x H200', provider: 'Vendor', gpu: 'h200-sxm', gpu_count: 8, kind: 'server', price_usd_per_month: 21000, sources: ['test'] }] }));
+  fs.writeFileSync(path.join(hostDir, 'vendor.html'), `<!doctype html><html><head><meta charset="utf-8"><title>Vendor</title></head>
+<body><iframe id="calc" data-gpucalc data-catalog="vendor-prices.json" data-catalog-mode="replace" src="${calcOrigin}/?embed=1&lang=en#v=1&users=2" title="GPU calculator" width="100%" height="300"></iframe>
+<script src="${calcOrigin}/embed.js" async></script></body></html>`);
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  await page.goto(`${host.url}vendor.html`);
+  const frame = page.frameLocator('#calc');
+  await frame.locator('html.ready').waitFor({ timeout: 30000 });
+  await until(page, () => document.getElementById('calc').contentWindow !== null);
+  await frame.locator('#keyfigs', { hasText: '$17,000' }).waitFor({ timeout: 10000 });
+  const keyfigs = await frame.locator('#keyfigs').innerText();
+  assert.match(keyfigs, /Vendor 8x MI355X[\s\S]*\$17,000/);
+  assert.match(keyfigs, /Vendor 8x H200[\s\S]*\$21,000/);
+  assert.doesNotMatch(keyfigs, /FullGPU|8x AMD Instinct MI355X/, 'the built-in offers are replaced');
+  const options = await frame.locator('#in-offering-0 option').allTextContents();
+  assert.ok(options.every((o) => o.startsWith('Vendor')), options.join(' | '));
+  const [full] = await Promise.all([context.waitForEvent('page'), frame.locator('a.open-full').click()]);
+  await full.waitForSelector('html.ready', { timeout: 30000 });
+  await until(full, () => document.getElementById('keyfigs').textContent.includes('$17,000'));
+  assert.match(full.url(), /catalog=opener/);
+  assert.match(full.url(), /users=2/);
+  assert.doesNotMatch(await full.locator('#keyfigs').innerText(), /FullGPU|8x AMD Instinct MI355X/);
+  await full.close();
+  await page.close();
+  assert.deepEqual(problems, []);
 });

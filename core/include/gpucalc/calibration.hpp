@@ -63,4 +63,18 @@ struct CalibrationRecord {
 Result<CalibrationRecord> parse_calibration_record(std::string_view json_text,
                                                    std::string_view source_name);
 
+struct Gpu;
+
+/**
+ * Holds every figure of a record to its catalog GPU's datasheet (issue 13): no rate above the
+ * peak it is measured against (HBM `memory_bandwidth_bytes_per_s`, GEMM dense `peak_flops_per_s`
+ * of its precision, P2P and all-reduce bus bandwidth the per-GPU interconnect figure, halved one
+ * way), none below 1 % of it. GEMMs at small M and grouped GEMMs are held to their roofline
+ * instead (max of FLOP/s / peak and operand bytes/s / HBM peak, at least 1 %); all-reduce points
+ * are latency-bound at small sizes, so only those of 16 MiB and more must reach 1 % of the link.
+ * A figure for a precision the GPU has no peak for is refused. Dry-run records are not checked
+ * (they are never used). Errors name the record's file and "measurements(<id>)...".
+ */
+Result<bool> check_calibration_against_gpu(const CalibrationRecord& record, const Gpu& gpu);
+
 }  // namespace gpucalc

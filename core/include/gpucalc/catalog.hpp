@@ -38,6 +38,9 @@ struct Gpu {
   std::string fp8_format;                      // "e4m3" or "e4m3fnuz"
   std::optional<Fp4Encoding> fp4_native;       // empty: FP4 is weight-only here
   double tdp_w = 0.0;
+  // All-in power per GPU in watts: the GPU, its share of the server, networking and cooling
+  // (InferenceX's figure, shared/reference/prices.md), for the energy figures.
+  std::optional<SourcedFigure> all_in_power_w;
   std::string cooling;  // "air" | "liquid" | ""
   Interconnect interconnect;
   // Public measurements (shared/reference/measured.md) the throughput model uses by default.
@@ -48,10 +51,30 @@ struct Gpu {
   std::string note;
 };
 
+/**
+ * A scale-out (server-to-server) network: `nics_per_server` NICs, one per GPU on an 8-GPU
+ * server (rail-aligned), each with its achieved bandwidth and a per-message latency.
+ */
+struct Network {
+  std::string id, name, kind;
+  int nics_per_server = 0;
+  double nic_line_rate_bytes_per_s = 0.0;  // as marketed (400 Gbit/s = 50 GB/s)
+  SourcedFigure achieved_bytes_per_s_per_nic;
+  SourcedFigure latency_s;
+  std::vector<std::string> sources;
+  std::string note;
+};
+
 struct Offering {
   std::string id, name, provider, gpu_id, kind;  // kind: "server" | "single"
   int gpu_count = 1;
   std::optional<double> price_usd_per_month;     // empty: unpriced, the user supplies it
+  // Where the price comes from: tier "provider" (a provider's list price) or an InferenceX
+  // reference tier ("hyperscaler", "neocloud", "rental-3y"); "" for an unpriced platform.
+  std::string tier, price_source, price_date;
+  bool price_estimate = false;                   // an estimated price, flagged (MI350X)
+  std::optional<double> listed_usd_per_gpu_hour;  // the listed rate when priced per GPU-hour
+  std::string scale_out_id;  // a Network id; empty: cannot join others into one deployment
   std::string cpu, ram, storage, network, availability;
   std::vector<std::string> sources;
   std::string note;
@@ -93,12 +116,16 @@ struct Model {
 
 struct Catalog {
   std::vector<Gpu> gpus;
+  std::vector<Network> networks;
   std::vector<Offering> offerings;
   std::vector<Model> models;
   std::vector<CalibrationRecord> calibrations;
 
   const Gpu* find_gpu(std::string_view id) const;
   const Offering* find_offering(std::string_view id) const;
+  const Network* find_network(std::string_view id) const;
+  /** The offering's scale-out network, or nullptr when it has none (separate VMs). */
+  const Network* scale_out_of(const Offering& offering) const;
   const Model* find_model(std::string_view id) const;
   /** Latest non-dry-run calibration record for a GPU, or nullptr. */
   const CalibrationRecord* find_calibration(std::string_view gpu_id) const;
@@ -109,7 +136,7 @@ constexpr std::size_t kMaxJsonTextBytes = 16u << 20;
 
 /**
  * Parses one JSON document into a partial catalog. The document may hold any of the arrays
- * "gpus", "offerings", "models", or be a calibration record ("schema": "gpucalc-calibration/1").
+ * "gpus", "networks", "offerings", "models", or be a calibration record ("schema": "gpucalc-calibration/1").
  * Every entry is validated; an error names `source_name`, the entry and the field.
  */
 Result<Catalog> parse_catalog_json(std::string_view json_text, std::string_view source_name);

@@ -46,7 +46,14 @@ struct OfferingResult {
   bool fp4_native = false;        // the GPU's matrix units run FP4
   bool capacity_assumed = false;  // device basis fell back to marketed GiB
   MemoryFit fit;
-  std::optional<double> price_usd_per_month;
+  // --- servers (issue 11): fit.servers units of the offering deployed ---
+  int servers = 1;            // = fit.servers
+  int deployed_gpus = 0;      // gpu_count x servers
+  bool stackable = false;     // the offering has a scale-out network
+  std::string scale_out_network;                 // its id, "" when none
+  std::optional<double> scale_out_s;             // inter-node time of one decode step (users)
+  std::optional<double> unit_price_usd_per_month;  // one unit of the offering
+  std::optional<double> price_usd_per_month;     // the deployment: unit price x servers
   std::optional<double> price_usd_per_gpu_hour;
   std::optional<double> price_usd_per_gb_month;
   std::optional<double> price_delta_usd_per_month;  // this minus the first compared offering
@@ -73,6 +80,13 @@ struct OfferingResult {
   std::optional<double> gpu_hours;
   std::optional<double> run_cost_usd;
   std::optional<double> train_memory_bytes_per_gpu;
+  // --- energy (core/src/model/energy.cpp), at max throughput or over the training run ---
+  std::optional<double> all_in_power_w_per_gpu;
+  std::optional<double> energy_joules_per_output_token;
+  std::optional<double> output_tokens_per_s_per_mw;
+  std::optional<double> energy_usd_per_million_tokens;
+  std::optional<double> energy_kwh_per_run;
+  std::optional<double> energy_usd_per_run;
   std::string rates_label;   // "calibrated on <device>, <date>" | "public measurements" | "datasheet peak"
   std::vector<std::string> warnings;  // codes, e.g. "context_exceeds_model"
   std::vector<TraceEntry> trace;

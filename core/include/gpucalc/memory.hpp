@@ -62,7 +62,9 @@ struct MemoryFit {
   int gpus_needed_weights_only = 0;     // ceil(weights / capacity)
   int gpus_needed = 0;                  // smallest legal instance holding weights+reserve+KV
   bool fits = false;                    // the offering can host at least one instance
-  const char* reason = "ok";            // "ok", "needs_more_gpus", "no_legal_split"
+  const char* reason = "ok";            // "ok", "needs_more_gpus", "no_legal_split", "does_not_fit", "not_stackable"
+  int servers = 1;                      // servers (units of the offering) deployed
+  int servers_needed = 0;               // ceil(gpus_needed / GPUs per server); 0: no legal split
   Deployment deployment;                // the instance size used below
   int replicas = 0;                     // instances in the offering: floor(G / instance)
   double weights_bytes_per_gpu = 0.0;   // weights / instance GPUs
@@ -82,14 +84,23 @@ constexpr int kScaleUpGpus = 8;
 /** Largest instance size searched (GPUs). */
 constexpr int kMaxInstanceGpus = 1024;
 
+/** A deployment of `servers` units of one offering. `stackable`: the units share a scale-out
+ *  network, so one model instance may span them; otherwise each holds its own copies. */
+struct ServerSpan {
+  int servers = 1;
+  bool stackable = true;
+};
+
 /**
- * Fit of `model` on `offering` for the scenario's users x context. gpus_needed is the smallest
+ * Fit of `model` on `span.servers` units of `offering` for the scenario's users x context. gpus_needed is the smallest
  * legal instance holding weights + reserve + KV. The instance used for the free-memory figures
  * is the scenario's `tp` when set (replicas = floor(G / tp)), else the largest legal instance
  * within the offering (one copy of the weights, the most room for KV).
+ * With several servers an automatic instance spans the fewest servers that hold it (replicas
+ * fill the rest); an instance larger than one unit of a non-stackable offering is "not_stackable".
  */
 MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offering,
-                     const Scenario& scenario);
+                     const Scenario& scenario, const ServerSpan& span = {});
 
 /** Longest context (tokens) for which `users` sequences fit in `free_bytes` on the most
  *  loaded GPU of deployment `d`; sliding windows handled exactly. */

@@ -3,6 +3,8 @@
 
 namespace gpucalc {
 
+/** A listed US$/GPU-hour as a monthly price: rate x GPUs x 730 h (InferenceX tiers). */
+double price_usd_per_month_from_gpu_hour(double usd_per_gpu_hour, int gpu_count);
 /** month / GPUs / 730 h (seed 002). */
 double price_usd_per_gpu_hour(double price_usd_per_month, int gpu_count);
 /** month / (GPUs x capacity in decimal GB). */

@@ -3,6 +3,7 @@
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 namespace gpucalc {
 
@@ -25,6 +26,8 @@ struct Error {
   ErrorCode code = ErrorCode::kBadValue;
   std::string field;    // offending key or path, e.g. "context" or "gpus[2].hbm_gb"
   std::string message;  // one sentence a user understands
+  /** Numbers the message names (e.g. min, max, version), for a page that words it itself. */
+  std::vector<std::pair<std::string, double>> params;
   /** "field: message" on one line. */
   std::string to_string() const;
 };
@@ -46,7 +49,11 @@ class Result {
 };
 
 inline Error make_error(ErrorCode code, std::string field, std::string message) {
-  return Error{code, std::move(field), std::move(message)};
+  Error e;
+  e.code = code;
+  e.field = std::move(field);
+  e.message = std::move(message);
+  return e;
 }
 
 }  // namespace gpucalc

@@ -17,10 +17,16 @@ constexpr int kScenarioVersion = 1;
 /** Longest scenario string accepted (bytes). */
 constexpr std::size_t kMaxScenarioBytes = 4096;
 constexpr std::size_t kMaxCompared = 4;
+/** Largest token count a scenario accepts (context, input, output): 2^24 tokens. */
+constexpr long long kMaxScenarioTokens = 16777216;
 
 enum class CapacityBasis { kDevice, kMarketed };
 enum class Workload { kInference, kPretrain, kFinetune, kLora, kQlora };
 enum class Recompute { kNone, kSelective, kFull };
+
+/** Serving engine (key `engine`); profiles in data/engines.json. */
+enum class ServingEngine { kAuto, kVllm, kSglang, kTrtllm, kAtom };
+const char* serving_engine_name(ServingEngine e);  // "auto", "vllm", ...
 
 const char* capacity_basis_name(CapacityBasis b);
 const char* workload_name(Workload w);
@@ -38,6 +44,12 @@ struct Scenario {
   double reserve_gb_per_gpu = 5.0;  // runtime + communication buffers + activation workspace
   // Price overrides, aligned with `compare`; a negative value keeps the catalog price.
   std::vector<double> price_usd_per_month;
+  // Servers (units of the offering) per compared offering, aligned with `compare`; missing
+  // entries are 1; 0 = as many as the fit needs.
+  std::vector<int> servers;
+  // Energy price, US$ per kWh: about the US industrial-sector average retail price (EIA
+  // Electric Power Monthly, table 5.6.A, 2024: about 8 cents); README: scenario keys.
+  double usd_per_kwh = 0.08;
   // Throughput, training and cost (issue 3)
   Workload workload = Workload::kInference;
   long long input_tokens = 1024;
@@ -60,8 +72,8 @@ struct Scenario {
   double tpot_max_s = 0.0;     // TPOT limit for max_throughput; 0 = none
   double interactivity = 0.0;  // tokens/s per user: operating point on the curve; 0 = none
   int ep = 0;                  // expert-parallel degree inside an instance; 0 = auto
-  int dpa = 0;                 // 1 = data-parallel attention over the instance's GPUs
-  std::string engine = "auto";  // auto | vllm | sglang | trtllm | atom
+  bool dpa = false;            // data-parallel attention over the instance's GPUs
+  ServingEngine engine = ServingEngine::kAuto;
   int mtp = 0;                  // speculative (MTP) draft tokens per step; 0 = off
   // Software stack (drives the verdict)
   bool cuda_only = false;       // depends on CUDA-only libraries
@@ -72,19 +84,60 @@ struct Scenario {
 /** Two scenarios are equal when their canonical strings are. */
 bool operator==(const Scenario& a, const Scenario& b);
 
-/** Parses a scenario string; missing keys take defaults. Errors name the key. */
+/** Parses a scenario string; missing keys take defaults. The first error names the key. */
 Result<Scenario> decode_scenario(std::string_view text);
 
-/** The canonical string: `v=1` then keys in schema order; keys at their default are kept for the
- *  fit keys (model .. reserve) and omitted for the rest. decode(encode(s)) == s. */
+/** What the lenient decode returns: the valid keys applied over the defaults, and one error
+ *  per key that could not be read (that key keeps its default). */
+struct ScenarioDecode {
+  Scenario scenario;
+  std::vector<Error> errors;
+};
+
+/** Decodes what it can: a bad key, a duplicate, a newer `v=` or a price list longer than
+ *  `compare` is reported in `errors` and the other keys are kept (the page's fragment). */
+ScenarioDecode decode_scenario_lenient(std::string_view text);
+
+/** The canonical string: `v=1` then keys in schema order; the fit keys (model .. reserve) are
+ *  always written, the others only when they differ from their default. Every number is
+ *  written with the fewest digits that read back to the same double: decode(encode(s)) == s. */
 std::string encode_scenario(const Scenario& scenario);
 
-/** One row of the key table, for documentation and the page's controls. */
-struct ScenarioKeyInfo {
-  const char* key;
-  const char* default_text;
-  const char* description;
+/** `x` as the codec writes it: the shortest plain decimal (no exponent) that reads back to
+ *  exactly `x`. */
+std::string format_scenario_number(double x);
+
+/** What a scenario key holds; the page picks its control by it. */
+enum class KeyKind { kInteger, kNumber, kBoolean, kChoice, kId, kIdList, kNumberList };
+/** "integer" | "number" | "boolean" | "choice" | "id" | "id_list" | "number_list" */
+const char* key_kind_name(KeyKind kind);
+
+/**
+ * One row of the scenario schema (core/src/scenario.cpp holds the table, one row per key):
+ * decode, encode, `gpucalc --keys`, the binding and the README key table all read it.
+ */
+struct ScenarioKey {
+  const char* key = "";
+  KeyKind kind = KeyKind::kInteger;
+  double min = 0, max = 0;     // integer / number / number_list items; id_list: max entries
+  bool min_exclusive = false;  // the value must be more than `min`
+  std::vector<std::string> choices;  // choice: the accepted names in schema order
+  std::string default_text;          // the default in canonical text (from Scenario{})
+  const char* description = "";
+  bool fit_key = false;  // always written in the canonical string
 };
-const std::vector<ScenarioKeyInfo>& scenario_keys();
+const std::vector<ScenarioKey>& scenario_keys();
+
+/** {"key": value, ...} for every schema key: the decoded value with defaults applied, typed by
+ *  kind (numbers, strings, booleans, arrays; `price` aligned with `compare`, null = catalog). */
+std::string scenario_inputs_json(const Scenario& scenario);
+
+/** The schema as JSON: [{"key", "kind", "min", "max", "min_exclusive", "choices", "default",
+ *  "default_text", "description", "fit_key"}] in schema order. */
+std::string scenario_schema_json();
+
+/** {"scenario": canonical, "inputs": {...}, "errors": [{"code", "field", "message",
+ *  "params"}]} from decode_scenario_lenient. */
+std::string scenario_decode_json(std::string_view text);
 
 }  // namespace gpucalc

@@ -20,6 +20,7 @@
 #include "gpucalc/memory.hpp"
 #include "gpucalc/precision.hpp"
 #include "gpucalc/result.hpp"
+#include "gpucalc/scale_out.hpp"
 #include "gpucalc/scenario.hpp"
 
 namespace gpucalc {
@@ -101,7 +102,8 @@ struct StepCost {
   double bytes_per_gpu = 0.0;
   double compute_s = 0.0;
   double memory_s = 0.0;
-  double comm_s = 0.0;
+  double comm_s = 0.0;        // all-reduce inside the server + scale_out_s
+  double scale_out_s = 0.0;   // of comm_s: across servers (core/src/model/scale_out.cpp)
   double overhead_s = 0.0;
   double total_s = 0.0;  // max(compute, memory) + comm + overhead
 };
@@ -121,6 +123,7 @@ struct InferenceContext {
   ModelConstants constants;
   double matmul_flops_per_s = 0.0;  // rates x matmul_fraction
   double hbm_bytes_per_s = 0.0;     // rates x hbm_fraction
+  ScaleOutLink scale_out;           // servers > 1: instances wider than one server cross it
 };
 
 InferenceContext make_inference_context(const Catalog& catalog, const Scenario& scenario,
@@ -186,9 +189,11 @@ struct TrainingEstimate {
   double gpu_hours = 0.0;
   Rates rates;
 };
+/** `scale_out`: data parallel across its servers adds the cross-server gradient all-reduce. */
 TrainingEstimate estimate_training(const Catalog& catalog, const Scenario& scenario,
                                    const Model& model, const Gpu& gpu, int gpu_count,
-                                   double capacity_bytes_per_gpu, const ModelConstants& constants);
+                                   double capacity_bytes_per_gpu, const ModelConstants& constants,
+                                   const ScaleOutLink& scale_out = {});
 
 /** Cost inputs of seed 000's formula, besides compute. */
 struct RunCostInputs {

@@ -107,7 +107,7 @@ long long max_context_for(const Model& m, KvFormat kv, const Deployment& d,
 }
 
 MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offering,
-                     const Scenario& scenario) {
+                     const Scenario& scenario, const ServerSpan& span) {
   MemoryFit fit;
   fit.capacity_bytes_per_gpu = capacity_bytes(gpu, scenario.capacity);
   fit.reserve_bytes_per_gpu = scenario.reserve_gb_per_gpu * kBytesPerGB;
@@ -136,13 +136,20 @@ MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offerin
     }
   }
 
-  const int g = offering.gpu_count;
+  const int unit = offering.gpu_count;
+  fit.servers = std::max(1, span.servers);
+  fit.servers_needed = fit.gpus_needed > 0 ? ceil_div(fit.gpus_needed, unit) : 0;
+  const int g = unit * fit.servers;
+  // One instance spans servers only over a scale-out network; an automatic one spans the
+  // fewest servers that hold it, replicas filling the rest.
+  const int instance_cap = span.stackable ? g : unit;
+  const int auto_top = std::min(instance_cap, std::max(unit, fit.servers_needed * unit));
   // Auto: one copy of the weights spread over the largest legal instance the offering holds,
   // which leaves the most room for KV (seed 002 counts DeepSeek on a server this way). A set
   // `tp` models replicas of a smaller instance instead.
   int n = scenario.tp > 0 ? scenario.tp : fit.gpus_needed;
-  if (scenario.tp == 0 && fit.gpus_needed > 0 && fit.gpus_needed <= g) {
-    for (int candidate = g; candidate >= fit.gpus_needed; --candidate) {
+  if (scenario.tp == 0 && fit.gpus_needed > 0 && fit.gpus_needed <= auto_top) {
+    for (int candidate = auto_top; candidate >= fit.gpus_needed; --candidate) {
       if (deployment_is_valid(model, candidate, kScaleUpGpus) && holds(candidate)) {
         n = candidate;
         break;
@@ -154,12 +161,14 @@ MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offerin
     n = g;
   } else if (n > g) {
     fit.reason = "needs_more_gpus";
+  } else if (n > instance_cap) {
+    fit.reason = "not_stackable";  // separate VMs: one model is never split across them
   } else if (scenario.tp > 0 && !holds(n)) {
     fit.reason = "does_not_fit";
   } else {
     fit.fits = true;
   }
-  const int shown = fit.fits ? n : std::min(n, g);
+  const int shown = fit.fits ? n : std::min(n, instance_cap);
   fit.deployment = make_deployment(model, shown, kScaleUpGpus);
   fit.weights_bytes_per_gpu = fit.weights_bytes / shown;
   fit.kv_free_bytes_per_gpu = usable - fit.weights_bytes_per_gpu;

@@ -1,5 +1,6 @@
 #include "gpucalc/performance.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <utility>
@@ -40,7 +41,12 @@ void estimate_inference_roofline(const Catalog& catalog, const Scenario& s, cons
                         const Gpu& gpu, const Offering& offering, bool with_trace,
                         OfferingResult& r) {
   const ModelConstants& k = default_model_constants();
-  const InferenceContext c = make_inference_context(catalog, s, model, gpu, k);
+  InferenceContext c = make_inference_context(catalog, s, model, gpu, k);
+  // Several servers: instances may span them over the scale-out network (stackable), or each
+  // unit holds its own copies (separate VMs): the best split of one unit, times the units.
+  const Network* network = catalog.scale_out_of(offering);
+  const int unit_gpus = std::max(1, r.gpu_count);
+  if (network != nullptr) c.scale_out = make_scale_out_link(*network, unit_gpus, r.servers);
   r.rates_label = c.rates.label;
   if (!(c.matmul_flops_per_s > 0.0) || !(c.hbm_bytes_per_s > 0.0) || model.hidden_size <= 0) {
     r.warnings.emplace_back("no_rates");  // the GPU has no usable rate: leave the figures empty
@@ -48,7 +54,12 @@ void estimate_inference_roofline(const Catalog& catalog, const Scenario& s, cons
   }
   if (with_trace) trace_rates(r, c.rates, k);
 
-  const auto best = max_throughput(c, offering.gpu_count, s.tp, LatencyLimits{});
+  const bool separate_units = network == nullptr && r.servers > 1;
+  auto best = max_throughput(c, separate_units ? unit_gpus : offering.gpu_count, s.tp, LatencyLimits{});
+  if (best && separate_units) {
+    best->tokens_per_s *= r.servers;
+    best->replicas *= r.servers;
+  }
   if (best) {
     r.max_throughput_tokens_per_s = best->tokens_per_s;
     if (with_trace) {
@@ -78,6 +89,23 @@ void estimate_inference_roofline(const Catalog& catalog, const Scenario& s, cons
     const StepCost pre = prefill_step(c, d, 1.0, c.input_tokens);
     r.tpot_s = dec.total_s;
     r.ttft_s = pre.total_s + dec.total_s;
+    const int spanned = servers_spanned(c.scale_out, d.gpus);
+    if (network != nullptr && spanned > 1) {
+      r.scale_out_s = dec.scale_out_s;
+      if (with_trace) {
+        trace(r, "scale_out_s",
+              model.is_moe()
+                  ? "expert parallel across servers: moe_layers x 2 (dispatch, combine) x (latency + users / servers x experts_active x (servers - 1) / servers x hidden x 2 B / gpus_per_server / bandwidth_per_gpu)"
+                  : "pipeline across servers: (servers - 1) x (latency + users x hidden x 2 B / tensor_parallel / bandwidth_per_gpu)",
+              {{"servers_spanned", static_cast<double>(spanned)},
+               {"users", users},
+               {"hidden_size", static_cast<double>(model.hidden_size)},
+               {"tensor_parallel", static_cast<double>(d.tensor_parallel)},
+               {"bandwidth_per_gpu_bytes_per_s", c.scale_out.bytes_per_s_per_gpu},
+               {"latency_s", c.scale_out.latency_s}},
+              "included in tpot_s and ttft_s (network " + r.scale_out_network + ")");
+      }
+    }
     r.decode_tokens_per_s_per_user = 1.0 / dec.total_s;
     if (users > k.max_batch_sequences) {
       r.warnings.emplace_back("users_exceed_engine_batch");
@@ -169,7 +197,7 @@ void trace_step(OfferingResult& r, const char* field, const StepBreakdown& b, co
 void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& model,
                         const Gpu& gpu, const Offering& offering, bool with_trace, bool with_curve,
                         OfferingResult& r) {
-  auto engine = select_engine(default_engines(), s.engine, gpu, model);
+  auto engine = select_engine(default_engines(), serving_engine_name(s.engine), gpu, model);
   if (!engine) {  // evaluate() rejects this before; keep the figures empty if it slips through
     r.warnings.emplace_back("engine_unavailable");
     return;
@@ -187,8 +215,8 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
   // The client's view at the scenario's users uses the fit's instance size (or tp); the curve
   // and the searches range over every legal instance size.
   const int instance = s.tp > 0 ? s.tp : r.fit.deployment.tensor_parallel;
-  std::vector<Parallel> layouts = legal_layouts(c, offering.gpu_count, instance, s.ep, s.dpa);
-  if (layouts.empty()) layouts = legal_layouts(c, offering.gpu_count, s.tp, s.ep, s.dpa);
+  std::vector<Parallel> layouts = legal_layouts(c, offering.gpu_count, instance, s.ep, s.dpa ? 1 : 0);
+  if (layouts.empty()) layouts = legal_layouts(c, offering.gpu_count, s.tp, s.ep, s.dpa ? 1 : 0);
   if (layouts.empty()) {
     // Instances larger than one scale-up domain: the issue-3 roofline.
     estimate_inference_roofline(catalog, s, model, gpu, offering, with_trace, r);
@@ -269,7 +297,7 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
   }
 
   if (!with_curve) return;
-  if (s.tp == 0) layouts = legal_layouts(c, offering.gpu_count, 0, s.ep, s.dpa);
+  if (s.tp == 0) layouts = legal_layouts(c, offering.gpu_count, 0, s.ep, s.dpa ? 1 : 0);
   const double price = r.price_usd_per_month ? *r.price_usd_per_month : 0.0;
   const auto best = best_within(c, offering.gpu_count, layouts,
                                 ServingTargets{s.ttft_max_s, s.tpot_max_s, 0.0});
@@ -328,8 +356,15 @@ void estimate_training_result(const Catalog& catalog, const Scenario& s, const M
                               const Gpu& gpu, const Offering& offering, bool with_trace,
                               OfferingResult& r) {
   const ModelConstants& k = default_model_constants();
+  const Network* network = catalog.scale_out_of(offering);
+  if (network == nullptr && r.servers > 1) {
+    r.warnings.emplace_back("not_stackable");  // no network between the units to train over
+    return;
+  }
+  ScaleOutLink link;
+  if (network != nullptr) link = make_scale_out_link(*network, std::max(1, r.gpu_count), r.servers);
   const TrainingEstimate t = estimate_training(catalog, s, model, gpu, offering.gpu_count,
-                                               r.fit.capacity_bytes_per_gpu, k);
+                                               r.fit.capacity_bytes_per_gpu, k, link);
   r.rates_label = t.rates.label;
   if (!(t.tokens_per_s > 0.0) || !std::isfinite(t.tokens_per_s)) {
     r.warnings.emplace_back("no_rates");

@@ -4,6 +4,10 @@
 
 namespace gpucalc {
 
+double price_usd_per_month_from_gpu_hour(double usd_per_gpu_hour, int gpu_count) {
+  return usd_per_gpu_hour * gpu_count * kHoursPerMonth;
+}
+
 double price_usd_per_gpu_hour(double price_usd_per_month, int gpu_count) {
   return price_usd_per_month / gpu_count / kHoursPerMonth;
 }

@@ -371,7 +371,8 @@ ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
   pt.ttft_s = ttft + pt.queue_s;
   pt.e2e_s = pt.ttft_s + (out - 1.0) * tpot;
   pt.tokens_per_s_per_user = 1.0 / tpot;
-  const double completions_per_s = running / e2e;  // per instance
+  // Completions of the running requests (the slot queue adds latency, not throughput).
+  const double completions_per_s = running / (ttft + (out - 1.0) * tpot);  // per instance
   pt.output_tokens_per_s_per_gpu = completions_per_s * out / p.tp;
   pt.total_tokens_per_s_per_gpu = completions_per_s * (in + out) / p.tp;
   pt.output_tokens_per_s = completions_per_s * out * replicas;

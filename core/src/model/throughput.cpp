@@ -335,6 +335,8 @@ StepCost decode_step(const InferenceContext& c, const Deployment& d, double batc
   s.bytes_per_gpu = c.weight_bytes * weight_share / n +
                     batch * kv_bytes_per_sequence_per_gpu(m, c.kv, d, context_tokens);
   s.comm_s = allreduce_s(c, d, batch);
+  s.scale_out_s = inference_scale_out_cost(c.scale_out, m, d, batch, kActivationBytes).total_s;
+  s.comm_s += s.scale_out_s;
   finish(s, c);
   return s;
 }
@@ -350,6 +352,9 @@ StepCost prefill_step(const InferenceContext& c, const Deployment& d, double bat
   s.bytes_per_gpu = c.weight_bytes / n +
                     batch * kv_bytes_per_sequence_per_gpu(m, c.kv, d, input_tokens);
   s.comm_s = allreduce_s(c, d, batch * input_tokens);
+  s.scale_out_s =
+      inference_scale_out_cost(c.scale_out, m, d, batch * input_tokens, kActivationBytes).total_s;
+  s.comm_s += s.scale_out_s;
   finish(s, c);
   return s;
 }
@@ -424,7 +429,8 @@ std::optional<InferencePoint> max_throughput(const InferenceContext& c, int gpu_
 
 TrainingEstimate estimate_training(const Catalog& catalog, const Scenario& scenario,
                                    const Model& m, const Gpu& gpu, int gpu_count,
-                                   double capacity_bytes_per_gpu, const ModelConstants& k) {
+                                   double capacity_bytes_per_gpu, const ModelConstants& k,
+                                   const ScaleOutLink& scale_out) {
   TrainingEstimate t;
   const Workload w = scenario.workload;
   const bool lora = w == Workload::kLora || w == Workload::kQlora;
@@ -535,6 +541,7 @@ TrainingEstimate estimate_training(const Catalog& catalog, const Scenario& scena
   if (t.data_parallel > 1) {
     const int dp = t.data_parallel;
     grad_sync_s = 2.0 * (dp - 1) / dp * t.trainable_params / tp * kGradBytes16 / bus;
+    grad_sync_s += cross_server_allreduce_s(scale_out, t.trainable_params / tp * kGradBytes16);
   }
   // Per-replica tokens per micro-batch: seq x mb; all replicas run in parallel.
   const double tokens_per_step = seq * mb * t.data_parallel;

@@ -1,0 +1,276 @@
+// The result-field registry (result_fields.hpp) and the CSV writer that iterates it.
+#include "gpucalc/result_fields.hpp"
+
+#include "json_writer.hpp"
+
+namespace gpucalc {
+
+namespace {
+
+using R = OfferingResult;
+using U = UnitKind;
+using S = FieldScope;
+
+FieldValue v(double x) {
+  FieldValue f;
+  f.type = FieldValue::Type::kNumber;
+  f.number = x;
+  return f;
+}
+FieldValue v(const std::optional<double>& x) { return x ? v(*x) : FieldValue{}; }
+FieldValue v(long long x) {
+  FieldValue f;
+  f.type = FieldValue::Type::kInteger;
+  f.integer = x;
+  return f;
+}
+FieldValue v(int x) { return v(static_cast<long long>(x)); }
+FieldValue v(bool x) {
+  FieldValue f;
+  f.type = FieldValue::Type::kFlag;
+  f.flag = x;
+  return f;
+}
+FieldValue v(std::string_view x) {
+  FieldValue f;
+  f.type = FieldValue::Type::kText;
+  f.text = x;
+  return f;
+}
+FieldValue v(const std::string& x) { return v(std::string_view(x)); }
+FieldValue v(const char* x) { return v(std::string_view(x)); }
+
+}  // namespace
+
+std::optional<double> FieldValue::as_number() const {
+  switch (type) {
+    case Type::kNumber:
+      return number;
+    case Type::kInteger:
+      return static_cast<double>(integer);
+    case Type::kFlag:
+      return flag ? 1.0 : 0.0;
+    case Type::kNull:
+    case Type::kText:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+const char* unit_kind_name(UnitKind unit) {
+  switch (unit) {
+    case U::kText:
+      return "text";
+    case U::kFlag:
+      return "flag";
+    case U::kCount:
+      return "count";
+    case U::kBytes:
+      return "bytes";
+    case U::kTokens:
+      return "tokens";
+    case U::kTokensPerS:
+      return "tokens_per_s";
+    case U::kSeconds:
+      return "seconds";
+    case U::kHours:
+      return "hours";
+    case U::kUsd:
+      return "usd";
+    case U::kRatio:
+      return "ratio";
+    case U::kWatts:
+      return "watts";
+    case U::kJoules:
+      return "joules";
+    case U::kKwh:
+      return "kwh";
+  }
+  return "text";
+}
+
+const std::vector<ResultField>& result_fields() {
+  static const std::vector<ResultField> fields = {
+      {"offering", U::kText, S::kAll, [](const R& r) { return v(r.offering_id); }},
+      {"offering_name", U::kText, S::kAll, [](const R& r) { return v(r.offering_name); }},
+      {"gpu", U::kText, S::kAll, [](const R& r) { return v(r.gpu_id); }},
+      {"gpu_name", U::kText, S::kAll, [](const R& r) { return v(r.gpu_name); }},
+      {"gpu_count", U::kCount, S::kAll, [](const R& r) { return v(r.gpu_count); }},
+      {"capacity_bytes_per_gpu", U::kBytes, S::kAll,
+       [](const R& r) { return v(r.fit.capacity_bytes_per_gpu); }},
+      {"capacity_assumed", U::kFlag, S::kAll, [](const R& r) { return v(r.capacity_assumed); }},
+      {"reserve_bytes_per_gpu", U::kBytes, S::kAll,
+       [](const R& r) { return v(r.fit.reserve_bytes_per_gpu); }},
+      {"weights_bytes", U::kBytes, S::kAll, [](const R& r) { return v(r.fit.weights_bytes); }},
+      {"weights_bytes_per_gpu", U::kBytes, S::kAll,
+       [](const R& r) { return v(r.fit.weights_bytes_per_gpu); }},
+      {"kv_bytes_per_token", U::kBytes, S::kAll,
+       [](const R& r) { return v(r.fit.kv_bytes_per_token); }},
+      {"kv_bytes_per_context", U::kBytes, S::kAll,
+       [](const R& r) { return v(r.fit.kv_bytes_per_context); }},
+      {"gpus_needed_weights_only", U::kCount, S::kAll,
+       [](const R& r) { return v(r.fit.gpus_needed_weights_only); }},
+      {"gpus_needed", U::kCount, S::kAll,
+       [](const R& r) { return r.fit.gpus_needed > 0 ? v(r.fit.gpus_needed) : FieldValue{}; }},
+      {"fits", U::kFlag, S::kAll, [](const R& r) { return v(r.fit.fits); }},
+      {"fit_reason", U::kText, S::kAll, [](const R& r) { return v(r.fit.reason); }},
+      {"servers_needed", U::kCount, S::kAll,
+       [](const R& r) { return r.fit.servers_needed > 0 ? v(r.fit.servers_needed) : FieldValue{}; }},
+      {"servers", U::kCount, S::kAll, [](const R& r) { return v(r.servers); }},
+      {"deployed_gpus", U::kCount, S::kAll, [](const R& r) { return v(r.deployed_gpus); }},
+      {"stackable", U::kFlag, S::kAll, [](const R& r) { return v(r.stackable); }},
+      {"scale_out_network", U::kText, S::kAll, [](const R& r) { return v(r.scale_out_network); }},
+      {"instance_gpus", U::kCount, S::kAll, [](const R& r) { return v(r.fit.deployment.gpus); }},
+      {"tensor_parallel", U::kCount, S::kAll,
+       [](const R& r) { return v(r.fit.deployment.tensor_parallel); }},
+      {"pipeline_parallel", U::kCount, S::kAll,
+       [](const R& r) { return v(r.fit.deployment.pipeline_parallel); }},
+      {"replicas", U::kCount, S::kAll, [](const R& r) { return v(r.fit.replicas); }},
+      {"kv_free_bytes_per_gpu", U::kBytes, S::kAll,
+       [](const R& r) { return v(r.fit.kv_free_bytes_per_gpu); }},
+      {"kv_used_bytes_per_gpu", U::kBytes, S::kAll,
+       [](const R& r) { return v(r.fit.kv_used_bytes_per_gpu); }},
+      {"headroom_bytes_per_gpu", U::kBytes, S::kAll,
+       [](const R& r) { return v(r.fit.headroom_bytes_per_gpu); }},
+      {"kv_free_bytes", U::kBytes, S::kAll, [](const R& r) { return v(r.fit.kv_free_bytes); }},
+      {"full_contexts_per_instance", U::kCount, S::kAll,
+       [](const R& r) { return v(r.fit.full_contexts_per_instance); }},
+      {"full_contexts", U::kCount, S::kAll, [](const R& r) { return v(r.fit.full_contexts); }},
+      {"max_context_tokens", U::kTokens, S::kAll,
+       [](const R& r) { return v(r.fit.max_context_tokens); }},
+      {"unit_price_month_usd", U::kUsd, S::kAll,
+       [](const R& r) { return v(r.unit_price_usd_per_month); }},
+      {"price_month_usd", U::kUsd, S::kAll, [](const R& r) { return v(r.price_usd_per_month); }},
+      {"price_gpu_hour_usd", U::kUsd, S::kAll,
+       [](const R& r) { return v(r.price_usd_per_gpu_hour); }},
+      {"price_gb_month_usd", U::kUsd, S::kAll,
+       [](const R& r) { return v(r.price_usd_per_gb_month); }},
+      {"price_delta_month_usd", U::kUsd, S::kAll,
+       [](const R& r) { return v(r.price_delta_usd_per_month); }},
+      {"max_throughput_tokens_per_s", U::kTokensPerS, S::kInference,
+       [](const R& r) { return v(r.max_throughput_tokens_per_s); }},
+      {"decode_tokens_per_s_per_user", U::kTokensPerS, S::kInference,
+       [](const R& r) { return v(r.decode_tokens_per_s_per_user); }},
+      {"ttft_s", U::kSeconds, S::kInference, [](const R& r) { return v(r.ttft_s); }},
+      {"tpot_s", U::kSeconds, S::kInference, [](const R& r) { return v(r.tpot_s); }},
+      {"usd_per_million_tokens", U::kUsd, S::kInference,
+       [](const R& r) { return v(r.usd_per_million_tokens); }},
+      {"total_tokens_per_s_per_gpu", U::kTokensPerS, S::kInference,
+       [](const R& r) { return v(r.total_tokens_per_s_per_gpu); }},
+      {"output_tokens_per_s_per_gpu", U::kTokensPerS, S::kInference,
+       [](const R& r) { return v(r.output_tokens_per_s_per_gpu); }},
+      {"e2e_latency_s", U::kSeconds, S::kInference, [](const R& r) { return v(r.e2e_latency_s); }},
+      {"engine", U::kText, S::kInference, [](const R& r) { return v(r.engine); }},
+      {"engine_version", U::kText, S::kInference, [](const R& r) { return v(r.engine_version); }},
+      {"serving_tensor_parallel", U::kCount, S::kInference,
+       [](const R& r) { return r.serving_tensor_parallel > 0 ? v(r.serving_tensor_parallel) : FieldValue{}; }},
+      {"expert_parallel", U::kCount, S::kInference,
+       [](const R& r) { return r.expert_parallel > 0 ? v(r.expert_parallel) : FieldValue{}; }},
+      {"data_parallel_attention", U::kFlag, S::kInference,
+       [](const R& r) { return v(r.data_parallel_attention); }},
+      {"scale_out_s", U::kSeconds, S::kInference, [](const R& r) { return v(r.scale_out_s); }},
+      {"all_in_power_w_per_gpu", U::kWatts, S::kAll,
+       [](const R& r) { return v(r.all_in_power_w_per_gpu); }},
+      {"energy_joules_per_output_token", U::kJoules, S::kInference,
+       [](const R& r) { return v(r.energy_joules_per_output_token); }},
+      {"output_tokens_per_s_per_mw", U::kTokensPerS, S::kInference,
+       [](const R& r) { return v(r.output_tokens_per_s_per_mw); }},
+      {"energy_usd_per_million_tokens", U::kUsd, S::kInference,
+       [](const R& r) { return v(r.energy_usd_per_million_tokens); }},
+      {"train_tokens_per_s", U::kTokensPerS, S::kTraining,
+       [](const R& r) { return v(r.train_tokens_per_s); }},
+      {"train_hours", U::kHours, S::kTraining, [](const R& r) { return v(r.train_hours); }},
+      {"gpu_hours", U::kHours, S::kTraining, [](const R& r) { return v(r.gpu_hours); }},
+      {"run_cost_usd", U::kUsd, S::kTraining, [](const R& r) { return v(r.run_cost_usd); }},
+      {"train_memory_bytes_per_gpu", U::kBytes, S::kTraining,
+       [](const R& r) { return v(r.train_memory_bytes_per_gpu); }},
+      {"energy_kwh_per_run", U::kKwh, S::kTraining, [](const R& r) { return v(r.energy_kwh_per_run); }},
+      {"energy_usd_per_run", U::kUsd, S::kTraining, [](const R& r) { return v(r.energy_usd_per_run); }},
+      {"rates_label", U::kText, S::kAll, [](const R& r) { return v(r.rates_label); }},
+  };
+  return fields;
+}
+
+const ResultField* find_result_field(std::string_view name) {
+  for (const auto& f : result_fields()) {
+    if (name == f.name) return &f;
+  }
+  return nullptr;
+}
+
+std::string result_fields_json() {
+  detail::JsonWriter w;
+  w.begin_array();
+  for (const auto& f : result_fields()) {
+    w.begin_object();
+    w.field("name", f.name);
+    w.field("unit", unit_kind_name(f.unit));
+    w.field("scope", f.scope == S::kAll         ? "all"
+                     : f.scope == S::kInference ? "inference"
+                                                : "training");
+    w.end_object();
+  }
+  w.end_array();
+  return std::move(w.str());
+}
+
+namespace {
+
+/** One RFC 4180 cell; `text` cells are neutralised against spreadsheet formulas. */
+void csv_cell(std::string& out, std::string_view cell, bool text) {
+  std::string value;
+  if (text && !cell.empty()) {
+    const char c = cell.front();
+    if (c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r') value += '\'';
+  }
+  value.append(cell.data(), cell.size());
+  if (value.find_first_of(",\"\r\n") == std::string::npos) {
+    out += value;
+    return;
+  }
+  out += '"';
+  for (char c : value) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+}
+
+}  // namespace
+
+std::string evaluation_to_csv(const Evaluation& ev) {
+  const auto& fields = result_fields();
+  std::string out = "scenario";
+  for (const auto& f : fields) {
+    out += ',';
+    csv_cell(out, f.name, true);
+  }
+  out += "\r\n";
+  for (const auto& r : ev.results) {
+    csv_cell(out, ev.canonical, true);
+    for (const auto& f : fields) {
+      out += ',';
+      const FieldValue x = f.get(r);
+      switch (x.type) {
+        case FieldValue::Type::kNull:
+          break;
+        case FieldValue::Type::kNumber:
+          detail::append_number(out, x.number);
+          break;
+        case FieldValue::Type::kInteger:
+          out += std::to_string(x.integer);
+          break;
+        case FieldValue::Type::kFlag:
+          out += x.flag ? "true" : "false";
+          break;
+        case FieldValue::Type::kText:
+          csv_cell(out, x.text, true);
+          break;
+      }
+    }
+    out += "\r\n";
+  }
+  return out;
+}
+
+}  // namespace gpucalc

@@ -1,0 +1,91 @@
+// The result-field registry: the JSON writer and the CSV writer list exactly its fields.
+#include "gpucalc/result_fields.hpp"
+#include "test_support.hpp"
+
+using namespace gpucalc;
+
+TEST_CASE("the JSON result holds every registry field, in registry order, typed by unit") {
+  auto ev = evaluate_text(default_catalog(), "v=1", false);
+  REQUIRE(ev.ok());
+  const auto j =
+      nlohmann::ordered_json::parse(evaluation_to_json(ev.value(), false), nullptr, false);
+  REQUIRE(j.is_object());
+  const auto& r = j["results"][0];
+  std::size_t i = 0;
+  for (const auto& [key, value] : r.items()) {
+    if (key == "warnings") break;
+    REQUIRE(i < result_fields().size());
+    CHECK(key == result_fields()[i].name);
+    const UnitKind unit = result_fields()[i].unit;
+    if (!value.is_null()) {
+      if (unit == UnitKind::kText)
+        CHECK_MESSAGE(value.is_string(), key);
+      else if (unit == UnitKind::kFlag)
+        CHECK_MESSAGE(value.is_boolean(), key);
+      else
+        CHECK_MESSAGE(value.is_number(), key);
+    }
+    ++i;
+  }
+  CHECK(i == result_fields().size());
+  CHECK(find_result_field("weights_bytes")->unit == UnitKind::kBytes);
+  CHECK(find_result_field("no_such_field") == nullptr);
+  const auto listed = nlohmann::json::parse(result_fields_json(), nullptr, false);
+  REQUIRE(listed.is_array());
+  CHECK(listed.size() == result_fields().size());
+  CHECK(listed[0]["unit"] == "text");
+}
+
+TEST_CASE("CSV: RFC 4180 quoting, formula cells neutralised, numbers plain") {
+  auto ev = evaluate_text(default_catalog(), "v=1&price=25000", false);
+  REQUIRE(ev.ok());
+  Evaluation e = ev.value();
+  e.results[0].offering_name = "-1+HYPERLINK(\"http://x\")";
+  e.results[1].offering_name = "a, \"quoted\"\r\nname";
+  e.results[1].gpu_name = "@SUM(A1)";
+  const std::string csv = evaluation_to_csv(e);
+  // header + 2 rows, CRLF line ends (the embedded CRLF is inside quotes)
+  CHECK(csv.find("scenario,offering,offering_name,") == 0);
+  CHECK(csv.find(",'-1+HYPERLINK(\"\"http://x\"\")\",") == std::string::npos);
+  CHECK(csv.find(",\"'-1+HYPERLINK(\"\"http://x\"\")\",") != std::string::npos);
+  CHECK(csv.find(",\"a, \"\"quoted\"\"\r\nname\",") != std::string::npos);
+  CHECK(csv.find(",'@SUM(A1),") != std::string::npos);
+  // The H200's price delta against a US$25,000 MI355X is negative and stays a plain number.
+  REQUIRE(e.results[1].price_delta_usd_per_month.has_value());
+  CHECK(*e.results[1].price_delta_usd_per_month < 0);
+  CHECK(csv.find(",-1100,") != std::string::npos);
+  // The scenario cell holds commas, so it is quoted.
+  CHECK(csv.find("\r\n\"v=1&model=") != std::string::npos);
+  // Every row has as many cells as the header (quoted commas aside): parse it back.
+  std::vector<std::vector<std::string>> rows(1);
+  std::string cell;
+  bool quoted = false;
+  for (std::size_t i = 0; i < csv.size(); ++i) {
+    const char c = csv[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < csv.size() && csv[i + 1] == '"') {
+        cell += '"';
+        ++i;
+      } else if (c == '"')
+        quoted = false;
+      else
+        cell += c;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      rows.back().push_back(cell);
+      cell.clear();
+    } else if (c == '\r' && i + 1 < csv.size() && csv[i + 1] == '\n') {
+      rows.back().push_back(cell);
+      cell.clear();
+      rows.emplace_back();
+      ++i;
+    } else {
+      cell += c;
+    }
+  }
+  rows.pop_back();  // after the last CRLF
+  REQUIRE(rows.size() == 3);
+  for (const auto& row : rows) CHECK(row.size() == result_fields().size() + 1);
+  CHECK(rows[2][2] == "a, \"quoted\"\r\nname");
+}

@@ -1,0 +1,48 @@
+// What the toolbar does: CSV and JSON export, copy link, print.
+import * as gpucalc from './gpucalc.js';
+import { t } from './i18n.js';
+import { $, h } from './dom.js';
+import { state } from './state.js';
+import { toCsv, download } from './export.js';
+import { shareUrl } from './compute.js';
+
+/** The comparison as CSV: one row per result field (as the core named it), one column per offering. */
+export function exportCsv() {
+  const ev = state.evaluation;
+  if (!ev) return;
+  const fields = Object.keys(ev.results[0] || {}).filter((k) => k !== 'trace');
+  const rows = [['scenario', ev.scenario], ['capacity_basis', ev.capacity_basis], ['model', ev.model.id], []];
+  rows.push(['field', ...ev.results.map((r) => r.offering)]);
+  for (const f of fields) {
+    rows.push([f, ...ev.results.map((r) => (Array.isArray(r[f]) ? r[f].join(' ') : r[f] !== null && typeof r[f] === 'object' ? JSON.stringify(r[f]) : r[f]))]);
+  }
+  download(`gpucalc-${ev.model.id}.csv`, 'text/csv', toCsv(rows));
+}
+
+/** The core's full result, formulas included. */
+export function exportJson() {
+  const ev = state.evaluation;
+  if (!ev) return;
+  const traced = gpucalc.evaluate(ev.scenario, { trace: true });
+  download(`gpucalc-${ev.model.id}.json`, 'application/json', `${JSON.stringify(traced, null, 2)}\n`);
+}
+
+export async function copyLink() {
+  const url = shareUrl();
+  const status = $('copy-status');
+  try {
+    await navigator.clipboard.writeText(url);
+    status.textContent = t('copied');
+  } catch {
+    status.replaceChildren(h('input', { type: 'text', readonly: true, value: url, 'aria-label': t('copy_link'), class: 'copy-fallback' }));
+    status.firstChild.select();
+  }
+  setTimeout(() => { if (status.textContent === t('copied')) status.textContent = ''; }, 4000);
+}
+
+export function bindActions() {
+  $('copy-link').addEventListener('click', copyLink);
+  $('export-csv').addEventListener('click', exportCsv);
+  $('export-json').addEventListener('click', exportJson);
+  $('print').addEventListener('click', () => window.print());
+}

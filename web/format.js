@@ -1,0 +1,124 @@
+// Numbers and errors as text: a result field is formatted by its unit kind (the core's field
+// registry), a verdict parameter by the unit its name carries, an error by its code.
+import * as i18n from './i18n.js';
+import { t } from './i18n.js';
+import { h } from './dom.js';
+import { state } from './state.js';
+import { fieldKind, keyInfo, bandOf } from './schema.js';
+
+// One format per unit kind of the core's field registry (README: "JSON output").
+const usd = (x) => i18n.usd(x, Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 1 ? 2 : 3);
+const BY_UNIT = {
+  bytes: (x) => (Math.abs(x) < 1e8 ? i18n.mb(x) : i18n.gb(x)),
+  count: (x) => i18n.num(x),
+  tokens: (x) => i18n.num(x),
+  tokens_per_s: i18n.sig,
+  seconds: i18n.seconds,
+  hours: (x) => i18n.num(x, Math.abs(x) >= 100 ? 0 : 1),
+  usd,
+  ratio: i18n.percent,
+};
+
+/** A result field's value as text ("—" where the core left it empty). */
+export function fmtField(field, value) {
+  if (value === null || value === undefined) return i18n.DASH;
+  if (typeof value === 'boolean') return t(value ? 'yes' : 'no');
+  const unit = fieldKind(field);
+  const f = BY_UNIT[unit];
+  if (!f || typeof value !== 'number') return typeof value === 'number' ? i18n.sig(value) : String(value);
+  // A difference says its sign (the name carries it: `price_delta_month_usd`).
+  return /_delta_/.test(field) && value > 0 ? `+${f(value)}` : f(value);
+}
+
+/** Whether the core traces a formula for `field` in the workload on screen. */
+export function isTraced(field) {
+  const ev = state.evaluation;
+  const set = ev && state.traced.get(ev.workload === 'inference' ? 'inference' : 'training');
+  return Boolean(set && set.has(field));
+}
+
+/** The error band beside a predicted figure ("±18 % · 40 points"), or null. */
+export function band(r, field) {
+  const b = bandOf(r, field);
+  if (!b || r[field] === null || r[field] === undefined) return null;
+  const params = { pct: i18n.num(b.mape * 100, 0), n: i18n.num(b.points) };
+  return h('span', { class: 'band', title: t('band_hint', params) }, t('band', params));
+}
+
+/** A figure of result `r` (offering `index`): a button revealing its formula when traced, and
+ *  the error band of a predicted figure beside it. */
+export function figure(r, index, field, text = fmtField(field, r[field])) {
+  let node;
+  if (isTraced(field) && r[field] !== null && r[field] !== undefined) {
+    node = h('button', { type: 'button', class: 'fig', 'data-r': index, 'data-f': field,
+      'aria-label': `${text}: ${t('show_formula_for', { what: t(`f_${field}`) })}` }, text);
+  } else {
+    node = h('span', { class: 'val' }, text);
+    if (r[field] === null && fieldKind(field) === 'usd') node.title = t('unpriced_hint');
+  }
+  const b = band(r, field);
+  return b ? h('span', { class: 'with-band' }, node, ' ', b) : node;
+}
+
+/** Verdict parameters, formatted by the unit in their names (`_usd`, `_gb`, `ratio`). */
+export function verdictParams(params) {
+  const out = {};
+  for (const [k, v] of Object.entries(params || {})) {
+    if (typeof v !== 'number') out[k] = String(v);
+    else if (/usd/.test(k)) out[k] = i18n.usd(v, v < 1 ? 3 : v < 100 ? 2 : 0);
+    else if (/_gb$/.test(k)) out[k] = i18n.num(v, 0);
+    else if (k === 'ratio') out[k] = i18n.num(v, 1);
+    else out[k] = i18n.sig(v);
+  }
+  return out;
+}
+
+/** A catalog text in the page's language: `<field>_<lang>` where the catalog gives one. */
+export function localized(entry, field) {
+  const own = entry[`${field}_${i18n.language()}`];
+  return typeof own === 'string' && own ? own : entry[field];
+}
+
+/** The label of a scenario key as the form shows it. */
+export function keyLabel(key) {
+  if (i18n.has(`key_${key}`)) return t(`key_${key}`);
+  return i18n.has(key) ? t(key) : key;
+}
+
+/** What a key accepts, in words, from the schema row (kind, range, choices). */
+function ruleText(info, params) {
+  const p = { ...(info || {}), ...(params || {}) };
+  const range = { min: i18n.num(p.min, 6), max: i18n.num(p.max, 6) };
+  switch (info && info.kind) {
+    case 'integer': return t('rule_integer', range);
+    case 'number': return t(p.min_exclusive ? 'rule_number_above' : 'rule_number', range);
+    case 'boolean': return t('rule_boolean');
+    case 'choice': return t('rule_choice', { choices: (p.choices || []).join(t('choice_sep')) });
+    case 'id': return t('rule_id');
+    case 'id_list': return t('rule_id_list', { max: i18n.num(p.max) });
+    case 'number_list': return t('rule_number_list');
+    default: return '';
+  }
+}
+
+/**
+ * An error of the core as a sentence of the page's language, naming the field: words from the
+ * core's code, the key's schema row and the error's numbers; the value a link carried, where
+ * known. Errors outside the scenario (a catalog file) keep the core's sentence in English.
+ */
+export function errorText(error) {
+  const field = (error.field || '').replace(/\[.*$/, '');
+  const info = field && keyInfo(field);
+  const got = typeof error.value === 'string' ? t('error_got', { value: error.value }) : '';
+  if (!info) {
+    if (error.code === 'unknown_key') return t('error_for_key', { key: field, message: t('error_unknown_key') }) + got;
+    const english = i18n.language() === 'en' || !i18n.has(`error_${error.code}`);
+    return english ? error.message : `${t(`error_${error.code}`)}${field ? ` (${field})` : ''}`;
+  }
+  const params = Object.fromEntries(Object.entries(error.params || {}));
+  let what;
+  if (error.code === 'unsupported_version') what = t('error_version', { version: error.value || i18n.num(params.version) });
+  else if (error.code === 'unknown_id') what = t(field === 'model' ? 'error_unknown_model' : 'error_unknown_offering');
+  else what = ruleText(info, params) || t(`error_${error.code}`);
+  return t('error_for_key', { key: keyLabel(field), message: what }) + (error.code === 'unsupported_version' ? '' : got);
+}

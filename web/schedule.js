@@ -1,0 +1,99 @@
+// When work runs: the first results first, everything they do not show after they are painted;
+// sections redrawn only when their inputs change; chart widths from a ResizeObserver.
+import { $ } from './dom.js';
+
+let painted = false;
+const waiting = [];
+
+/** Runs `fn` in its own task once the first results are painted (at once when they are):
+ *  what the first paint does not show must not delay it. */
+export function afterFirstPaint(fn) {
+  if (painted) setTimeout(fn, 0);
+  else if (!waiting.includes(fn)) waiting.push(fn);
+}
+
+export const isPainted = () => painted;
+
+/**
+ * Calls `fn` once the first results are on screen: when the browser reports the summary line
+ * painted (Element Timing: after raster and presentation, so the work that waited does not
+ * compete with them for the CPU); two frames later where Element Timing is missing or the
+ * summary is below the fold (phones); at the latest after 1 s (a hidden tab paints nothing).
+ */
+export function whenPresented(fn) {
+  let done = false;
+  const once = () => { if (!done) { done = true; fn(); } };
+  const twoFrames = () => requestAnimationFrame(() => requestAnimationFrame(once));
+  const types = typeof PerformanceObserver === 'function' ? PerformanceObserver.supportedEntryTypes || [] : [];
+  if (types.includes('element')) {
+    const observer = new PerformanceObserver((list) => {
+      if (list.getEntries().some((e) => e.identifier === 'first-result')) {
+        observer.disconnect();
+        once();
+      }
+    });
+    observer.observe({ type: 'element', buffered: true });
+    // The frame lays the page out anyway: reading the summary's position costs nothing more.
+    requestAnimationFrame(() => {
+      const box = $('verdict-summary').getBoundingClientRect();
+      if (box.bottom <= 0 || box.top >= innerHeight) { observer.disconnect(); twoFrames(); }
+    });
+  } else {
+    twoFrames();
+  }
+  setTimeout(once, 1000);
+}
+
+/** Marks the first results drawn; what waited for their paint runs once they are presented. */
+export function firstResultDrawn() {
+  performance.mark('gpucalc:first-result');
+  whenPresented(() => {
+    performance.mark('gpucalc:first-result-painted');
+    painted = true;
+    for (const fn of waiting.splice(0)) setTimeout(fn, 0);
+  });
+}
+
+// Sections whose content depends on few inputs are redrawn only when those change.
+const drawn = new Map();
+export function memo(name, key, draw) {
+  if (drawn.get(name) === key) return;
+  draw();
+  drawn.set(name, key);
+}
+/** Forgets what was drawn (a language switch, newly learnt formula buttons). */
+export function redrawAll() { drawn.clear(); }
+
+// Chart widths come from a ResizeObserver, so drawing never forces a layout mid-update.
+const chartWidths = new Map();
+export function chartWidth(box) {
+  const w = chartWidths.get(box.id) || 600;
+  return Math.max(280, Math.min(1100, Math.floor(w)));
+}
+/** Charts are drawn once the first layout has told their width (after the first paint). */
+export const chartReady = (box) => chartWidths.has(box.id);
+
+/** Watches the chart boxes; `onChange` runs (after the first paint) when a width changed. */
+export function observeChartWidths(ids, onChange) {
+  let timer = 0;
+  const observer = new ResizeObserver((entries) => {
+    let changed = false;
+    for (const e of entries) {
+      const w = Math.floor(e.contentRect.width);
+      if (w > 0 && Math.abs((chartWidths.get(e.target.id) || 0) - w) > 1) {
+        chartWidths.set(e.target.id, w);
+        changed = true;
+      }
+    }
+    if (!changed) return;
+    clearTimeout(timer);
+    if (painted) timer = setTimeout(onChange, 0);
+    else afterFirstPaint(onChange);
+  });
+  for (const id of ids) observer.observe($(id));
+}
+
+/** `fn` when the browser is idle (at the latest after `timeoutMs`). */
+export function whenIdle(fn, timeoutMs = 600) {
+  return typeof requestIdleCallback === 'function' ? requestIdleCallback(fn, { timeout: timeoutMs }) : setTimeout(fn, 50);
+}

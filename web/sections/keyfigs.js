@@ -1,0 +1,25 @@
+// Key figures: one card per compared offering (price, fit, KV room, speed and cost).
+import * as i18n from '../i18n.js';
+import { t } from '../i18n.js';
+import { $, h, morph, seriesClass } from '../dom.js';
+import { figure } from '../format.js';
+
+export function renderKeyFigures(ev) {
+  const inference = ev.workload === 'inference';
+  const cards = ev.results.map((r, i) => {
+    const rows = [
+      ['f_fits', r.fits ? h('span', { class: 'ok' }, t('fits_on', { n: i18n.num(r.gpus_needed), of: i18n.num(r.gpu_count) }))
+        : h('span', { class: 'bad' }, t(`reason_${r.fit_reason}`))],
+      ['f_kv_free_bytes', figure(r, i, 'kv_free_bytes')],
+      ['f_full_contexts', figure(r, i, 'full_contexts')],
+    ];
+    const fields = inference ? ['decode_tokens_per_s_per_user', 'usd_per_million_tokens'] : ['train_hours', 'run_cost_usd'];
+    for (const f of fields) rows.push([`f_${f}`, figure(r, i, f)]);
+    return h('article', { class: `keyfig ${seriesClass(i)}` },
+      h('h3', {}, r.offering_name),
+      h('p', { class: 'price' }, figure(r, i, 'price_month_usd'),
+        h('span', { class: 'unit' }, t(r.price_month_usd !== null ? 'per_month_unit' : 'unpriced_short'))),
+      h('dl', {}, rows.map(([label, value]) => h('div', {}, h('dt', {}, t(label)), h('dd', {}, value)))));
+  });
+  morph($('keyfigs'), ...cards);
+}

@@ -1,0 +1,21 @@
+// How these figures are made: capacity basis, the rates behind each offering, the core's warnings.
+import * as i18n from '../i18n.js';
+import { t } from '../i18n.js';
+import { $, h, morph } from '../dom.js';
+import { ratesText } from './perf.js';
+
+export function renderNotes(ev) {
+  const notes = [t(`basis_note_${ev.capacity_basis}`)];
+  notes.push(t('rates_note', { list: ev.results.map((r) => `${r.offering_name}: ${ratesText(r)}`).join(t('list_sep')) }));
+  const warnings = new Map(); // code -> GPU names
+  ev.results.forEach((r) => r.warnings.forEach((w) => {
+    if (!warnings.has(w)) warnings.set(w, new Set());
+    warnings.get(w).add(r.gpu_name);
+  }));
+  for (const [w, gpus] of warnings) {
+    const params = { gpus: [...gpus].join(', '), max: i18n.tokens(ev.model.max_context_tokens) };
+    notes.push(i18n.has(`w_${w}`) ? t(`w_${w}`, params) : t('w_other', params));
+  }
+  notes.push(t('note_formulas'));
+  morph($('notes'), ...notes.map((n) => h('li', {}, n)));
+}

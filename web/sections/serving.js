@@ -1,0 +1,117 @@
+// Throughput per GPU at each speed per user (issue 12): the engine behind each offering's
+// figures, the operating point at the chosen speed, the best point within the latency limits,
+// the Pareto fronts of the core's `curve` (chart + table), and how accurate the model is.
+import * as gpucalc from '../gpucalc.js';
+import * as i18n from '../i18n.js';
+import { t } from '../i18n.js';
+import { $, h, morph, table, seriesClass, setText } from '../dom.js';
+import { fmtField, band } from '../format.js';
+import { paretoChart } from '../charts.js';
+import { memo, chartReady, chartWidth } from '../schedule.js';
+import { state } from '../state.js';
+
+const hasCurve = (ev) => ev.workload === 'inference' && ev.results.some((r) => Array.isArray(r.curve));
+
+/** The engine and version behind an offering's serving figures. */
+export function engineText(r) {
+  if (!r.engine) return i18n.DASH;
+  const name = i18n.has(`engine_name_${r.engine}`) ? t(`engine_name_${r.engine}`) : r.engine;
+  return r.engine_version ? `${name} ${r.engine_version}` : name;
+}
+
+/** A curve point's layout: "TP 8 · EP 8 · DP attention, 64 users". */
+function layout(p) {
+  const parts = [`TP ${p.tp}`];
+  if (p.ep > 1) parts.push(`EP ${p.ep}`);
+  if (p.dpa) parts.push(t('dpa_short'));
+  return t('layout_users', { layout: parts.join(' · '), users: i18n.num(p.users) });
+}
+
+function pointLabel(p) {
+  return t('curve_point', { layout: layout(p), gpu: fmtField('total_tokens_per_s_per_gpu', p.total_tokens_per_s_per_gpu),
+    user: fmtField('tokens_per_s_per_user', p.tokens_per_s_per_user), ttft: i18n.seconds(p.ttft_s) });
+}
+
+/** A curve point's figure with the band of its metric (the result's bands cover its points). */
+function pointFigure(r, p, field, value = p[field]) {
+  const b = band({ ...r, [field]: value }, field);
+  const text = field === 'usd_per_million_tokens' && !(value > 0) ? i18n.DASH : fmtField(field, value);
+  return b ? h('span', { class: 'with-band' }, text, ' ', b) : text;
+}
+
+export function renderServing(ev, inputs) {
+  const section = $('sec-serving');
+  const show = hasCurve(ev);
+  if (section.hidden === show) section.hidden = !show;
+  if (!show) return;
+  const speed = Number(inputs.get('interactivity')) || 0;
+  const limited = Number(inputs.get('ttft_max')) > 0 || Number(inputs.get('tpot_max')) > 0;
+  setText($('serving-note'), t('serving_note', { input: i18n.num(Number(inputs.get('input'))), output: i18n.num(Number(inputs.get('output'))) }));
+  const names = ev.results.map((r) => r.offering_name);
+  const at = (fn) => ev.results.map((r) => fn(r));
+  const op = (r) => r.interactivity_point;
+  const best = (r) => r.max_throughput_point;
+  const rows = [
+    { cells: [t('engine_row'), ...at(engineText)] },
+    { cells: [speed ? t('at_speed', { n: i18n.num(speed) }) : t('at_any_speed'), ...at((r) => (op(r) ? layout(op(r)) : t('speed_unreachable')))] },
+    { cells: [t('f_total_tokens_per_s_per_gpu'), ...at((r) => (op(r) ? pointFigure(r, op(r), 'total_tokens_per_s_per_gpu') : i18n.DASH))] },
+    { cells: [t('f_output_tokens_per_s_per_gpu'), ...at((r) => (op(r) ? pointFigure(r, op(r), 'output_tokens_per_s_per_gpu') : i18n.DASH))] },
+    { cells: [t('usd_per_mtok_at_point'), ...at((r) => (op(r) ? pointFigure(r, op(r), 'usd_per_million_tokens') : i18n.DASH))] },
+    { cells: [limited ? t('best_within_limits') : t('best_no_limits'), ...at((r) => (best(r) ? layout(best(r)) : t('cannot_meet')))] },
+    { cells: [t('f_total_tokens_per_s_per_gpu'), ...at((r) => (best(r) ? pointFigure(r, best(r), 'total_tokens_per_s_per_gpu') : i18n.DASH))] },
+    { cells: [t('f_ttft_s'), ...at((r) => (best(r) ? pointFigure(r, best(r), 'ttft_s') : i18n.DASH))] },
+    { cells: [t('f_tpot_s'), ...at((r) => (best(r) ? pointFigure(r, best(r), 'tpot_s') : i18n.DASH))] },
+  ];
+  table($('serving-table'), { caption: t('serving_sec_h'), head: [t('figure_col'), ...names], rows });
+  drawCurve(ev, speed, names);
+  const data = $('curve-data');
+  state.drawCurveTable = () => drawCurveTable(ev, names);
+  if (data.open || state.printing) state.drawCurveTable();
+  $('accuracy').hidden = typeof gpucalc.validation !== 'function' || !gpucalc.hasValidation();
+}
+
+function drawCurve(ev, speed, names) {
+  const box = $('curve-chart');
+  setText($('curve-caption'), t('curve_title'));
+  morph($('curve-legend'), ...names.map((n, i) => h('li', {}, h('span', { class: `key line ${seriesClass(i)}`, 'aria-hidden': 'true' }), n)));
+  if (!chartReady(box)) return;
+  const series = ev.results.map((r, i) => ({ name: r.offering_name, cls: seriesClass(i),
+    points: (r.curve || []).map((p) => ({ x: p.tokens_per_s_per_user, y: p.total_tokens_per_s_per_gpu, label: pointLabel(p) })) }));
+  const key = `${chartWidth(box)}|${i18n.language()}|${speed}|${series.map((s) => s.name + s.points.map((p) => `${p.x},${p.y}`).join(';')).join('|')}`;
+  memo('curve-chart', key, () => {
+    box.replaceChildren(paretoChart({ name: 'curve', width: chartWidth(box), title: t('curve_title'),
+      desc: series.map((s) => `${s.name}: ${s.points.map((p) => p.label).join('; ')}`).join('. '),
+      series, xLabel: t('curve_x'), yLabel: t('curve_y'),
+      xFmt: (x) => i18n.num(x), yFmt: (y) => i18n.num(y),
+      marker: speed ? { x: speed, label: t('preset_speed', { n: i18n.num(speed) }) } : null,
+      onPoint: (s, p) => setText($('curve-readout'), s === null ? '' : `${series[s].name}: ${series[s].points[p].label}`) }));
+  });
+}
+
+function drawCurveTable(ev, names) {
+  const rows = [];
+  ev.results.forEach((r, i) => (r.curve || []).forEach((p) => rows.push({ cells: [names[i], layout(p),
+    fmtField('tokens_per_s_per_user', p.tokens_per_s_per_user), fmtField('total_tokens_per_s_per_gpu', p.total_tokens_per_s_per_gpu),
+    fmtField('output_tokens_per_s_per_gpu', p.output_tokens_per_s_per_gpu), i18n.seconds(p.ttft_s), i18n.seconds(p.tpot_s),
+    p.usd_per_million_tokens > 0 ? fmtField('usd_per_million_tokens', p.usd_per_million_tokens) : i18n.DASH] })));
+  table($('curve-table'), { caption: t('curve_title'), rows,
+    head: [t('config_col'), t('layout_col'), t('curve_x'), t('curve_y'), t('f_output_tokens_per_s_per_gpu'), t('f_ttft_s'), t('f_tpot_s'), t('usd_per_mtok_at_point')] });
+}
+
+/** "How accurate is this?": the core's validation tables, per GPU (run when opened). */
+export function renderAccuracy() {
+  const report = gpucalc.validation();
+  const pct = (x, n) => (n > 0 ? `${i18n.num(x * 100, 0)} % (${i18n.num(n)})` : i18n.DASH);
+  const gpuName = (id) => (state.gpus.find((g) => g.id === id) || { name: id }).name;
+  const serving = report.serving || { per_gpu: [] };
+  table($('accuracy-table'), {
+    caption: t('accuracy_h'),
+    head: [t('accuracy_gpu_col'), t('accuracy_interactivity_col'), t('accuracy_throughput_col'), t('accuracy_ttft_col')],
+    rows: serving.per_gpu.map((m) => ({ cells: [m.group === 'all' ? t('accuracy_all') : gpuName(m.group),
+      pct(m.interactivity, m.n_interactivity), pct(m.throughput, m.n_throughput), pct(m.ttft, m.n_ttft)] })),
+  });
+  const mlperf = report.mlperf;
+  setText($('accuracy-note'), mlperf
+    ? t('accuracy_note', { median: i18n.num(mlperf.median_abs_error * 100, 0), max: i18n.num(mlperf.max_abs_error * 100, 0), n: i18n.num(mlperf.rows.length) })
+    : t('accuracy_note_serving'));
+}

@@ -151,7 +151,8 @@ constexpr Label kLabels[] = {
     {"decode_tokens_per_s_per_user", "decode tok/s per user"},
     {"ttft_s", "TTFT"},
     {"tpot_s", "TPOT"},
-    {"usd_per_million_tokens", "US$ per million tokens"},
+    {"usd_per_million_tokens", "US$ per million output tokens"},
+    {"usd_per_million_total_tokens", "US$ per million tokens in + out"},
     {"scale_out_s", "inter-server time per step"},
     {"all_in_power_w_per_gpu", "all-in power per GPU"},
     {"energy_joules_per_output_token", "energy per output token"},
@@ -230,7 +231,8 @@ void print_evaluation_table(const gpucalc::Evaluation& ev, bool explain) {
     for (const auto& v : ev.verdict) {
       std::string params;
       for (const auto& [k, x] : v.params) params += " " + k + "=" + fmt(x, 2);
-      std::cout << "  [" << v.kind << "] " << v.offering_id << ": " << v.code << params << "\n";
+      std::cout << "  [" << v.kind << "] " << v.offering_id << ": " << v.code << params
+                << (v.basis.empty() ? "" : " (by " + v.basis + ")") << "\n";
     }
   }
   if (!ev.recommended_offering_id.empty()) {

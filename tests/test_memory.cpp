@@ -99,6 +99,9 @@ TEST_CASE("the done-when scenario: marketed vs device basis") {
   CHECK(device_per_gpu.results[1].fit.full_contexts_per_instance == 3);   // 80.2 GB / 21.47 GB
   CHECK(device.results[0].capacity_assumed);
   CHECK_FALSE(device.results[1].capacity_assumed);
+  // The offering's HBM as sold, on either basis (seed 002: 8 x 288 GB = 2,304 GB; 8 x 141 GB).
+  CHECK(device.results[0].offering_hbm_marketed_bytes == doctest::Approx(8 * 288e9));
+  CHECK(per_gpu.results[1].offering_hbm_marketed_bytes == doctest::Approx(8 * 141e9));
 }
 
 TEST_CASE("practical GPUs needed: smallest legal TP holding weights, reserve and KV") {

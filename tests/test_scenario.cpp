@@ -147,10 +147,16 @@ TEST_CASE("the schema table: one row per key, defaults from Scenario{}, choices 
       CHECK(decode_error("v=1&" + std::string(k.key) + "=nonsense").code == ErrorCode::kBadValue);
     }
     if (k.kind == KeyKind::kInteger && std::string(k.key) != "v") {
-      // The bounds are inclusive and one past them is out of range.
+      // The bounds are inclusive and one past them is out of range. Input + output must fit in
+      // the context (request_fits_context), so those keys' bounds are read with room for them.
       const auto lo = static_cast<long long>(k.min), hi = static_cast<long long>(k.max);
-      CHECK(decode_scenario("v=1&" + std::string(k.key) + "=" + std::to_string(lo)).ok());
-      CHECK(decode_scenario("v=1&" + std::string(k.key) + "=" + std::to_string(hi)).ok());
+      const std::string longest = std::to_string(kMaxScenarioTokens);
+      const std::string room = std::string(k.key) == "context" ? "&input=1&output=1"
+                               : std::string(k.key) == "input" ? "&output=1&context=" + longest
+                               : std::string(k.key) == "output" ? "&input=1&context=" + longest
+                                                                : "";
+      CHECK(decode_scenario("v=1&" + std::string(k.key) + "=" + std::to_string(lo) + room).ok());
+      CHECK(decode_scenario("v=1&" + std::string(k.key) + "=" + std::to_string(hi) + room).ok());
       CHECK(decode_error("v=1&" + std::string(k.key) + "=" + std::to_string(hi + 1)).code == ErrorCode::kOutOfRange);
     }
   }
@@ -158,7 +164,7 @@ TEST_CASE("the schema table: one row per key, defaults from Scenario{}, choices 
   for (const auto& k : keys) {
     if (std::string(k.key) == "weights") {
       for (const auto& c : k.choices) CHECK(parse_weight_format(c).has_value());
-      CHECK(k.choices.size() == 5);
+      CHECK(k.choices.size() == 6);  // bf16, fp8, fp6, fp4, int4, native (issue 14)
     }
     if (std::string(k.key) == "kv") {
       for (const auto& c : k.choices) CHECK(parse_kv_format(c).has_value());

@@ -45,6 +45,17 @@ inline Catalog catalog_with_generic(double params_b, bool moe) {
   return c.value();
 }
 
+/** The default catalog plus `test-unpriced-8x-b200`: eight B200 with no price, whatever prices
+ *  data/offerings.json gives its own B200 offerings. */
+inline Catalog catalog_with_unpriced_b200() {
+  const char* doc = R"json({"offerings": [{"id": "test-unpriced-8x-b200", "name": "8x B200 (no price)",
+      "provider": "", "gpu": "b200", "gpu_count": 8, "kind": "server", "price_usd_per_month": null,
+      "sources": ["test offering: unpriced"]}]})json";
+  auto c = extend_catalog(default_catalog(), doc, "unpriced");
+  REQUIRE_MESSAGE(c.ok(), (c.ok() ? "" : c.error().to_string()));
+  return c.value();
+}
+
 inline Evaluation eval_ok(const Catalog& catalog, const std::string& scenario) {
   auto r = evaluate_text(catalog, scenario, false);
   REQUIRE_MESSAGE(r.ok(), scenario << " -> " << (r.ok() ? "" : r.error().to_string()));

@@ -6,8 +6,7 @@ import * as i18n from './i18n.js';
 import { t } from './i18n.js';
 import { $, setText, bindInPageLinks } from './dom.js';
 import { state, query, embedded, hooks } from './state.js';
-import { initSchema } from './schema.js';
-import { decodeLenient } from './schema.js';
+import { initSchema, decodeLenient, keys } from './schema.js';
 import { evaluateText, computeSweeps, fragmentText, scheduleUrl, shareUrl, onUrlChange } from './compute.js';
 import { afterFirstPaint, isPainted, firstResultDrawn, memo, redrawAll, chartReady, observeChartWidths, whenIdle } from './schedule.js';
 import { readForm, writeForm, renderOfferingRows, renderModelOptions, addOffering, syncWorkloadFields,
@@ -17,7 +16,7 @@ import { renderPresets, markPresets, hideUnknownKeys } from './form-presets.js';
 import { learnTracedFields, openFormula } from './formula.js';
 import { bindActions } from './actions.js';
 import { applyTheme } from './theme.js';
-import { updateLangLinks, bindLanguage } from './language.js';
+import { updateLangLinks, bindLanguage, switchLanguage } from './language.js';
 import { refreshCatalog, loadQueryCatalog, applyHostCatalog, keepListedOfferings, bindCatalog } from './catalog.js';
 import { initEmbed, catalogFromOpener } from './embed-frame.js';
 import { renderVerdict } from './sections/verdict.js';
@@ -39,7 +38,7 @@ function render() {
   const inputs = state.inputs;
   $('results').setAttribute('aria-busy', 'false');
   renderVerdict(ev, inputs);
-  renderKeyFigures(ev);
+  renderKeyFigures(ev, inputs);
   renderServing(ev, inputs);
   renderMemory(ev, inputs);
   renderPerf(ev, inputs);
@@ -225,7 +224,13 @@ async function start() {
   // embed view starts posting its height then, when the content has its final size.
   afterFirstPaint(() => {
     render();
-    if (embedded) initEmbed({ allowed: query.get('parent'), fullUrl: shareUrl, label: t('open_full'), onCatalog: applyHostCatalog });
+    if (embedded) {
+      initEmbed({ allowed: query.get('parent'), fullUrl: shareUrl, label: t('open_full'), onCatalog: applyHostCatalog,
+        onLanguage: (lang) => {
+          const l = lang.toLowerCase().slice(0, 2);
+          if (!query.get('lang') && i18n.LANGS.includes(l) && l !== i18n.language()) switchLanguage(l, redrawWords);
+        } });
+    }
     document.documentElement.classList.add('ready');
   });
 }
@@ -238,4 +243,4 @@ start().catch((e) => {
 });
 
 // For the tests and the benchmark: the state, read-only use.
-window.gpucalcPage = { state, update, render };
+window.gpucalcPage = { state, update, render, schema: keys };

@@ -1,7 +1,7 @@
 // The framed side of the embed protocol (see EMBED.md and embed.js).
 //
 // 1. The page posts {type: "gpucalc:ready"} to its parent (no data, any origin may read it).
-// 2. embed.js in the host answers {type: "gpucalc:hello"}; the page accepts it only from
+// 2. embed.js in the host answers {type: "gpucalc:hello", lang}; the page accepts it only from
 //    window.parent (the message's source) and, when `parent=` lists origins, only from those.
 // 3. From then on the page posts {type: "gpucalc:height", height} to that origin alone, and
 //    accepts {type: "gpucalc:catalog", text, name, mode} (a price list the host supplies) from
@@ -11,7 +11,7 @@
 //    {type: "gpucalc:want-catalog"} and gets the same catalog message back.
 export const MAX_CATALOG_CHARS = 2 * 1024 * 1024;
 
-export function initEmbed({ allowed, fullUrl, label, onCatalog }) {
+export function initEmbed({ allowed, fullUrl, label, onCatalog, onLanguage }) {
   if (window.parent === window) return;
   const allowedOrigins = (allowed || '').split(/[\s,]+/).map((o) => o.replace(/\/+$/, '')).filter(Boolean);
   let parentOrigin = null;
@@ -42,6 +42,8 @@ export function initEmbed({ allowed, fullUrl, label, onCatalog }) {
       if (e.origin === 'null') return;
       parentOrigin = e.origin;
       lastHeight = 0;
+      // The host page's language (its <html lang>), used when the frame's URL names none.
+      if (typeof data.lang === 'string' && onLanguage) onLanguage(data.lang.slice(0, 35));
       post();
     } else if (data.type === 'gpucalc:catalog' && parentOrigin && e.origin === parentOrigin) {
       if (typeof data.text !== 'string' || data.text.length > MAX_CATALOG_CHARS) return;

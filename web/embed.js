@@ -19,7 +19,7 @@
   const hello = (frame) => {
     const origin = originOf(frame);
     if (origin && origin !== 'null' && frame.contentWindow) {
-      frame.contentWindow.postMessage({ type: 'gpucalc:hello' }, origin);
+      frame.contentWindow.postMessage({ type: 'gpucalc:hello', lang: document.documentElement.lang || '' }, origin);
     }
   };
 

@@ -17,6 +17,9 @@ const BY_UNIT = {
   hours: (x) => i18n.num(x, Math.abs(x) >= 100 ? 0 : 1),
   usd,
   ratio: i18n.percent,
+  watts: (x) => `${i18n.num(x)} W`,
+  joules: (x) => `${i18n.sig(x)} J`,
+  kwh: (x) => `${i18n.num(x, Math.abs(x) >= 100 ? 0 : 1)} kWh`,
 };
 
 /** A result field's value as text ("—" where the core left it empty). */

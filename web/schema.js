@@ -1,11 +1,8 @@
 // What the page knows about the core's scenario keys and result fields, in one module: the key
-// schema (names, defaults, ranges, choices, fit keys), the decoded inputs of a result, the
-// provenance codes of the rates, the unit of each result field, and a decode that keeps the
-// valid keys of a link. Everything comes from the core through gpucalc.js.
-//
-// ADAPTER: where the module does not yet carry the core's key schema, `inputs` echo,
-// `rates_source` codes, field registry or lenient decode, the parts marked "until" stand in
-// for them. Nothing outside this module reads a scenario string or a label.
+// schema (names, kinds, defaults, ranges, choices, fit keys), the decoded inputs of a result,
+// the provenance codes of the rates, the unit of each result field, and the core's lenient
+// decode of a link. Everything comes from the core through gpucalc.js; nothing outside this
+// module reads a scenario string, and nothing here derives a default or a figure.
 import * as gpucalc from './gpucalc.js';
 
 let keyRows = [];
@@ -14,13 +11,9 @@ let units = new Map();
 
 /** Reads the schema and the field registry from the loaded module (once, after load()). */
 export function initSchema() {
-  const schema = gpucalc.scenarioSchema();
-  keyRows = schema
-    ? schema.map((k) => ({ ...k, defaultText: k.default_text, fit: Boolean(k.fit_key) }))
-    : gpucalc.scenarioKeys().map((k) => ({ ...UNTIL_SCHEMA[k.key], ...k })); // until the schema
+  keyRows = gpucalc.scenarioSchema().map((k) => ({ ...k, defaultText: k.default_text, fit: Boolean(k.fit_key) }));
   byKey = new Map(keyRows.map((k) => [k.key, k]));
-  const fields = gpucalc.resultFields();
-  units = new Map(fields ? fields.map((f) => [f.name, f.unit]) : Object.entries(UNTIL_FIELDS));
+  units = new Map(gpucalc.resultFields().map((f) => [f.name, f.unit]));
 }
 
 /** [{key, kind, defaultText, fit, min, max, choices, description}] in schema order. */
@@ -42,15 +35,9 @@ function asText(key, value) {
   return String(value);
 }
 
-/** key -> text of every scenario key of an evaluation, defaults applied, as the core decoded it. */
+/** key -> text of every scenario key of an evaluation (the core's `inputs`: defaults applied). */
 export function inputsOf(evaluation) {
-  const map = new Map(keyRows.map((k) => [k.key, k.defaultText]));
-  if (evaluation.inputs && typeof evaluation.inputs === 'object') {
-    for (const [k, v] of Object.entries(evaluation.inputs)) map.set(k, asText(k, v));
-  } else {
-    for (const [k, v] of pairs(evaluation.scenario)) map.set(k, v); // until the `inputs` echo
-  }
-  return map;
+  return new Map(Object.entries(evaluation.inputs).map(([k, v]) => [k, asText(k, v)]));
 }
 
 /** The items of a list key's decoded text (compare, price). */
@@ -77,6 +64,9 @@ export function ratesSource(result) {
 /** Unit of a result field (bytes, count, usd, ...), from the core's field registry. */
 export const fieldKind = (name) => units.get(name) || '';
 
+/** Fields of the registry, in output order (the CSV export's rows). */
+export const fieldNames = () => [...units.keys()];
+
 // Which validation metric's error band covers a predicted figure (the core's `error_band` is
 // keyed by metric: interactivity, throughput_per_gpu, ttft).
 const BAND_METRIC = {
@@ -91,44 +81,33 @@ export function bandOf(result, field) {
   return b && typeof b.mape === 'number' && b.points > 0 ? b : null;
 }
 
-/** HBM of an offering as sold: GPUs x the marketed capacity. */
-export function hbmTotalBytes(result, gpu) {
-  if (typeof result.hbm_marketed_bytes === 'number') return result.hbm_marketed_bytes;
-  // until the core's result carries it.
-  return typeof gpu.hbm_marketed_bytes === 'number' ? gpu.hbm_marketed_bytes * result.gpu_count : null;
-}
-
 /**
  * Decodes a link's scenario keeping what is valid: {scenario, errors}, `scenario` the core's
  * canonical text of the keys that decode, `errors` one GpucalcError per key that does not
  * (`value`: the text the link gave it, for the message). A newer `v` keeps the known keys.
+ * An id the catalog does not have (model, offering) is found by evaluating: that key too
+ * takes its default.
  */
 export function decodeLenient(text) {
   const decoded = gpucalc.decodeScenario(text);
-  if (decoded) {
-    for (const e of decoded.errors) e.value = rawValue(text, e.field);
-    return { scenario: decoded.scenario, errors: decoded.errors };
-  }
-  // until the core's lenient decode: drop the key each strict decode names, and retry.
-  let parts = text.split('&').filter(Boolean);
-  const errors = [];
-  for (let tries = 0; tries < 64; tries++) {
-    const scenario = parts.join('&') || 'v=1';
+  const errors = decoded.errors;
+  for (const e of errors) e.value = rawValue(text, e.field);
+  const inputs = new Map(Object.entries(decoded.inputs).map(([k, v]) => [k, asText(k, v)]));
+  let scenario = decoded.scenario;
+  for (let tries = 0; tries < 4; tries++) {
     try {
       gpucalc.evaluate(scenario);
-      return { scenario, errors };
+      break;
     } catch (e) {
-      if (!(e instanceof gpucalc.GpucalcError)) throw e;
-      const field = e.field.replace(/\[.*$/, '');
-      const bad = (p) => (p.includes('=') ? p.slice(0, p.indexOf('=')) : p) === field;
+      const field = e instanceof gpucalc.GpucalcError ? e.field.replace(/\[.*$/, '') : '';
+      if (!field || !byKey.has(field) || !inputs.has(field)) throw e;
       e.value = rawValue(text, field);
       errors.push(e);
-      if (field === 'v') parts = parts.map((p) => (bad(p) ? 'v=1' : p));
-      else if (field && parts.some(bad)) parts = parts.filter((p) => !bad(p));
-      else return { scenario: 'v=1', errors };
+      inputs.delete(field);
+      scenario = ['v=1', ...[...inputs].filter(([k, v]) => k !== 'v' && v !== '').map(([k, v]) => `${k}=${v}`)].join('&');
     }
   }
-  return { scenario: 'v=1', errors };
+  return { scenario, errors };
 }
 
 /** What the link's text gave `key` (shown in the message next to the field; never decoded). */
@@ -144,24 +123,3 @@ function pairs(text) {
     return eq < 0 ? [p, ''] : [p.slice(0, eq), p.slice(eq + 1)];
   });
 }
-
-// until the schema reaches the binding: the fit keys and the compare limit.
-const UNTIL_SCHEMA = {
-  model: { fit: true }, weights: { fit: true }, context: { fit: true }, users: { fit: true }, kv: { fit: true },
-  reserve: { fit: true }, capacity: { fit: true }, compare: { fit: true, kind: 'id_list', min: 1, max: 4 },
-};
-
-// until the field registry reaches the binding: the registry's unit of each field.
-const UNTIL_FIELDS = {
-  capacity_bytes_per_gpu: 'bytes', reserve_bytes_per_gpu: 'bytes', weights_bytes: 'bytes',
-  weights_bytes_per_gpu: 'bytes', kv_used_bytes_per_gpu: 'bytes', headroom_bytes_per_gpu: 'bytes',
-  kv_bytes_per_token: 'bytes', kv_bytes_per_context: 'bytes', kv_free_bytes_per_gpu: 'bytes',
-  kv_free_bytes: 'bytes', gpus_needed_weights_only: 'count', gpus_needed: 'count',
-  full_contexts_per_instance: 'count', full_contexts: 'count', max_context_tokens: 'tokens',
-  replicas: 'count', instance_gpus: 'count', gpu_count: 'count', tensor_parallel: 'count', pipeline_parallel: 'count',
-  price_month_usd: 'usd', price_gpu_hour_usd: 'usd', price_gb_month_usd: 'usd',
-  price_delta_month_usd: 'usd', max_throughput_tokens_per_s: 'tokens_per_s', decode_tokens_per_s_per_user: 'tokens_per_s',
-  ttft_s: 'seconds', tpot_s: 'seconds', usd_per_million_tokens: 'usd',
-  train_tokens_per_s: 'tokens_per_s', train_hours: 'hours', gpu_hours: 'hours',
-  run_cost_usd: 'usd', train_memory_bytes_per_gpu: 'bytes',
-};

@@ -300,8 +300,10 @@ JsonValue gemm_small_measurement(const RecordInput& in, std::size_t i) {
             "A and the activations as B, as a framework's linear layer runs it), FLOP = 2MNK; N x K "
             "from the catalog models' layers at tensor parallelism 1; normal random inputs rounded "
             "to the format; weights rotated past the last-level cache, as in a decode step; "
-            "fastest of the library's first heuristics; value = median over samples; 24 output "
-            "entries checked against a double-precision reference"));
+            "fastest of the library's first heuristics; device events around back-to-back GEMMs "
+            "launched without a graph, so where the library's host cost per call exceeds the GPU "
+            "time (the smallest shapes) the figure includes the launch gap; value = median over "
+            "samples; 24 output entries checked against a double-precision reference"));
   JsonValue points = JsonValue::array();
   for (const auto& sr : in.small_runs[i].shapes) {
     const RateSummary s = summarize_rates(rates_from_seconds(sr.seconds_per_gemm, sr.shape.flops()));

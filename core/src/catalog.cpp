@@ -6,6 +6,7 @@
 #include "gpucalc/pricing.hpp"
 #include "gpucalc/units.hpp"
 #include "json_fields.hpp"
+#include "model_fields.hpp"
 
 namespace gpucalc {
 
@@ -190,74 +191,6 @@ Result<Network> parse_network(const Json& item, const std::string& path) {
   return n;
 }
 
-void read_model_fields(Fields& f, Model& m) {
-  f.integer("layers", m.layers, true, 1, 10000);
-  f.integer("dense_layers", m.dense_layers, false, 0, 10000);
-  f.integer("hidden_size", m.hidden_size, true, 1, 1 << 20);
-  f.integer("intermediate_size", m.intermediate_size, true, 1, 1 << 22);
-  f.integer("moe_intermediate_size", m.moe_intermediate_size, false, 0, 1 << 22);
-  f.integer("heads", m.heads, true, 1, 1 << 16);
-  m.kv_heads = m.heads;
-  f.integer("kv_heads", m.kv_heads, false, 1, 1 << 16);
-  f.integer("head_dim", m.head_dim, false, 1, 1 << 16);
-  if (m.head_dim == 0 && m.heads > 0) m.head_dim = m.hidden_size / m.heads;
-  f.integer("vocab_size", m.vocab_size, true, 1, 1 << 24);
-  f.integer("experts_routed", m.experts_routed, false, 0, 1 << 16);
-  f.integer("experts_active", m.experts_active, false, 0, 1 << 16);
-  f.integer("experts_shared", m.experts_shared, false, 0, 1 << 16);
-  f.integer("moe_layer_interval", m.moe_layer_interval, false, 1, 1000);
-  std::string attention = "gqa";
-  f.str("attention", attention, false);
-  if (attention == "mla") m.attention = AttentionKind::kMla;
-  else if (attention != "gqa" && attention != "mha") f.fail("attention", "must be \"gqa\", \"mha\" or \"mla\"");
-  f.integer("kv_lora_rank", m.kv_lora_rank, false, 0, 1 << 20);
-  f.integer("qk_rope_head_dim", m.qk_rope_head_dim, false, 0, 1 << 16);
-  f.integer("q_lora_rank", m.q_lora_rank, false, 0, 1 << 20);
-  f.integer("qk_nope_head_dim", m.qk_nope_head_dim, false, 0, 1 << 16);
-  f.integer("v_head_dim", m.v_head_dim, false, 0, 1 << 16);
-  f.integer("sliding_window_tokens", m.sliding_window_tokens, false, 0, 1 << 30);
-  f.integer("sliding_window_layers", m.sliding_window_layers, false, 0, 10000);
-  f.integer("max_context_tokens", m.max_context_tokens, false, 0, 1 << 30);
-  f.str("native_weights", m.native_weights, false);
-  if (!f.ok()) return;
-  if (m.attention == AttentionKind::kGqa && m.heads % m.kv_heads != 0) {
-    f.fail("kv_heads", "must divide heads (" + std::to_string(m.heads) + ")");
-  } else if (m.attention == AttentionKind::kMla && m.kv_lora_rank == 0) {
-    f.fail("kv_lora_rank", "is required for MLA attention");
-  } else if (m.dense_layers > m.layers) {
-    f.fail("dense_layers", "must not exceed layers");
-  } else if (m.sliding_window_layers > m.layers) {
-    f.fail("sliding_window_layers", "must not exceed layers");
-  } else if (m.sliding_window_layers > 0 && m.sliding_window_tokens == 0) {
-    f.fail("sliding_window_tokens", "is required when sliding_window_layers is set");
-  } else if (m.experts_routed > 0 && (m.experts_active < 1 || m.experts_active > m.experts_routed)) {
-    f.fail("experts_active", "must be between 1 and experts_routed");
-  } else if (m.experts_routed > 0 && m.moe_intermediate_size == 0) {
-    m.moe_intermediate_size = m.intermediate_size;
-  }
-}
-
-Result<Model> parse_model(const Json& item, const std::string& path) {
-  if (!item.is_object()) return make_error(ErrorCode::kInvalidCatalog, path, "must be an object");
-  Fields f(item, path);
-  Model m;
-  read_common(f, m.id, m.name, m.sources, m.note);
-  read_model_fields(f, m);
-  std::optional<double> total_b, active_b;
-  f.opt_num("params_total_b", total_b, 0.001, 1e6);
-  f.opt_num("params_active_b", active_b, 0.001, 1e6);
-  if (!f.ok()) return f.error();
-  const ParamCount counted = count_params(m, false);
-  m.params_total = total_b ? *total_b * kParamsPerBillion : counted.total;
-  m.params_active = active_b ? *active_b * kParamsPerBillion
-                             : (total_b && !m.is_moe() ? m.params_total : counted.active);
-  if (m.params_active > m.params_total * (1.0 + 1e-9)) {
-    f.fail("params_active_b", "must not exceed params_total_b");
-    return f.error();
-  }
-  return m;
-}
-
 template <class T, class Parse>
 std::optional<Error> parse_array(const Json& doc, const char* key, std::string_view source,
                                  std::vector<T>& out, Parse parse) {
@@ -360,7 +293,7 @@ Result<Catalog> parse_catalog_json(std::string_view json_text, std::string_view 
   if (auto e = parse_array(doc, "gpus", source, out.gpus, parse_gpu)) return *e;
   if (auto e = parse_array(doc, "networks", source, out.networks, parse_network)) return *e;
   if (auto e = parse_array(doc, "offerings", source, out.offerings, parse_offering)) return *e;
-  if (auto e = parse_array(doc, "models", source, out.models, parse_model)) return *e;
+  if (auto e = parse_array(doc, "models", source, out.models, detail::parse_model_entry)) return *e;
   return out;
 }
 
@@ -431,39 +364,5 @@ const Catalog& default_catalog() {
 }
 
 Result<Catalog> build_default_catalog() { return load_default_catalog(); }
-
-ParamCount count_params(const Model& m, bool tied_embeddings) {
-  const double h = m.hidden_size;
-  const double embed = static_cast<double>(m.vocab_size) * h * (tied_embeddings ? 1.0 : 2.0);
-  double attn = 0.0;
-  if (m.attention == AttentionKind::kMla) {
-    const double qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
-    const double v = m.v_head_dim > 0 ? m.v_head_dim : m.head_dim;
-    const double q = m.q_lora_rank > 0
-                         ? h * m.q_lora_rank + m.q_lora_rank + m.q_lora_rank * m.heads * qk
-                         : h * m.heads * qk;
-    const double kv = h * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank +
-                      m.kv_lora_rank * m.heads * (m.qk_nope_head_dim + v);
-    attn = q + kv + m.heads * v * h;
-  } else {
-    attn = h * m.heads * m.head_dim + 2.0 * h * m.kv_heads * m.head_dim +
-           static_cast<double>(m.heads) * m.head_dim * h;
-  }
-  const double norms = 2.0 * h;
-  const double dense_ffn = 3.0 * h * m.intermediate_size;  // gated MLP: gate, up, down
-  int moe_layers = 0;
-  if (m.is_moe()) {
-    for (int layer = m.dense_layers; layer < m.layers; ++layer) {
-      if ((layer - m.dense_layers + 1) % m.moe_layer_interval == 0) ++moe_layers;
-    }
-  }
-  const int dense_layers = m.layers - moe_layers;
-  const double expert = 3.0 * h * m.moe_intermediate_size;
-  const double router = h * m.experts_routed;
-  const double moe_total = expert * (m.experts_routed + m.experts_shared) + router;
-  const double moe_active = expert * (m.experts_active + m.experts_shared) + router;
-  const double common = embed + h + m.layers * (attn + norms) + dense_layers * dense_ffn;
-  return ParamCount{common + moe_layers * moe_total, common + moe_layers * moe_active};
-}
 
 }  // namespace gpucalc

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "gpucalc/attention.hpp"
 #include "gpucalc/energy.hpp"
 #include "gpucalc/performance.hpp"
 #include "gpucalc/pricing.hpp"
@@ -22,6 +23,85 @@ void trace(OfferingResult& r, std::string field, std::string formula,
                                std::move(note)});
 }
 
+void add_weights_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scenario& s) {
+  const GroupParams bytes = weight_bytes_by_group(m, s.weights, gpu);
+  std::vector<std::pair<std::string, double>> inputs;
+  for (std::size_t i = 0; i < kWeightGroupCount; ++i) {
+    if (m.param_groups[i] <= 0) continue;
+    const std::string name = weight_group_name(static_cast<WeightGroup>(i));
+    inputs.emplace_back(name + "_params", m.param_groups[i]);
+    inputs.emplace_back(name + "_bytes_per_param", bytes[i] / m.param_groups[i]);
+  }
+  std::string note;
+  if (s.weights == WeightFormat::kNative) note = m.checkpoint_note;
+  else if ((s.weights == WeightFormat::kFp4 || s.weights == WeightFormat::kInt4) && m.is_moe()) {
+    note = "4-bit applies to the routed experts; attention, router, shared experts, dense layers, embedding and head stay BF16";
+  }
+  if (m.params_mtp > 0) {
+    note += std::string(note.empty() ? "" : "; ") + "includes " + std::to_string(m.mtp_layers) +
+            " multi-token-prediction layer(s)";
+  }
+  trace(r, "weights_bytes", "params_total x bytes_per_param per weight group, summed (block scales included; MTP layers added)",
+        std::move(inputs), note);
+}
+
+void add_kv_trace(OfferingResult& r, const Model& m, const Scenario& s) {
+  const AttentionLayerBytes l = attention_layer_bytes(m, s.kv, 1);
+  std::string formula;
+  std::vector<std::pair<std::string, double>> inputs = {{"full_attention_layers", m.full_attention_layers()}};
+  if (m.attention == AttentionKind::kMla) {
+    formula = m.index_topk > 0
+                  ? "full layers x (kv_lora_rank + qk_rope_head_dim + index_head_dim) x kv_bytes (MLA + DSA indexer keys)"
+                  : "full layers x (kv_lora_rank + qk_rope_head_dim) x kv_bytes (MLA)";
+    inputs.insert(inputs.end(), {{"kv_lora_rank", m.kv_lora_rank}, {"qk_rope_head_dim", m.qk_rope_head_dim}});
+    if (m.index_topk > 0) inputs.emplace_back("index_head_dim", m.index_head_dim);
+  } else {
+    formula = "full layers x 2 (K and V) x kv_heads x head_dim x kv_bytes";
+    inputs.insert(inputs.end(), {{"kv_heads", m.kv_heads}, {"head_dim", m.head_dim}});
+  }
+  inputs.emplace_back("kv_bytes", kv_bytes_per_value(s.kv));
+  inputs.emplace_back("bytes_per_full_layer_token", l.softmax_per_token + l.indexer_per_token);
+  std::string note;
+  if (m.sliding_window_layers > 0) {
+    inputs.emplace_back("sliding_window_layers", m.sliding_window_layers);
+    inputs.emplace_back("sliding_window_tokens", m.sliding_window_tokens);
+    note = std::to_string(m.sliding_window_layers) + " sliding-window layers hold at most " +
+           std::to_string(m.sliding_window_tokens) + " tokens each";
+  }
+  if (m.linear_attention_layers > 0) {
+    inputs.emplace_back("linear_attention_layers", m.linear_attention_layers);
+    note += std::string(note.empty() ? "" : "; ") + std::to_string(m.linear_attention_layers) +
+            " linear-attention layers keep a fixed state instead (state_bytes_per_sequence)";
+  }
+  trace(r, "kv_bytes_per_token", formula, std::move(inputs), note);
+  // One entry per group of layers of the same attention kind.
+  for (const LayerGroup& g : layer_groups(m, s.kv)) {
+    if (g.kind == "linear") {
+      trace(r, "layer_group_linear", "layers x fixed state per layer (Gated DeltaNet, per sequence)",
+            {{"layers", g.layers}, {"state_bytes_per_layer", g.state_bytes_per_layer}});
+    } else if (g.kind == "sliding") {
+      trace(r, "layer_group_sliding", "layers x kv_bytes_per_layer_token x min(context, window)",
+            {{"layers", g.layers}, {"kv_bytes_per_layer_token", g.kv_bytes_per_token_per_layer},
+             {"window_tokens", g.tokens_cap}});
+    } else {
+      trace(r, "layer_group_" + g.kind, "layers x kv_bytes_per_layer_token x context",
+            {{"layers", g.layers}, {"kv_bytes_per_layer_token", g.kv_bytes_per_token_per_layer}},
+            g.kind == "full_mla_dsa" ? "attention reads the index_topk tokens the indexer picks" : "");
+    }
+  }
+  if (m.linear_attention_layers > 0) {
+    trace(r, "state_bytes_per_sequence",
+          "linear layers x (value_heads x key_head_dim x value_head_dim x state_bytes + "
+          "(2 x key_heads x key_head_dim + value_heads x value_head_dim) x (conv_kernel - 1) x conv_bytes)",
+          {{"linear_attention_layers", m.linear_attention_layers}, {"key_heads", m.linear_key_heads},
+           {"value_heads", m.linear_value_heads}, {"key_head_dim", m.linear_key_head_dim},
+           {"value_head_dim", m.linear_value_head_dim}, {"conv_kernel", m.linear_conv_kernel},
+           {"state_bytes", m.linear_state_bytes_per_value}, {"conv_bytes", m.linear_conv_bytes_per_value}});
+  } else {
+    trace(r, "state_bytes_per_sequence", "0: no linear-attention layers", {});
+  }
+}
+
 void add_fit_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scenario& s) {
   const MemoryFit& f = r.fit;
   if (s.capacity == CapacityBasis::kMarketed) {
@@ -34,13 +114,17 @@ void add_fit_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scen
     trace(r, "capacity_bytes_per_gpu", "marketed figure read as GiB x 2^30 (no device figure recorded)",
           {{"hbm_marketed_gb", gpu.hbm_marketed_bytes / kBytesPerGB}}, "assumption");
   }
+  trace(r, "offering_hbm_marketed_bytes", "deployed_gpus x marketed HBM per GPU (decimal GB x 10^9, as sold)",
+        {{"deployed_gpus", r.deployed_gpus}, {"hbm_marketed_gb", gpu.hbm_marketed_bytes / kBytesPerGB}});
   trace(r, "reserve_bytes_per_gpu", "reserve_gb x 10^9 (runtime, communication buffers, activations)",
         {{"reserve_gb", s.reserve_gb_per_gpu}});
   trace(r, "weights_bytes_per_gpu", "weights_bytes / instance_gpus",
         {{"weights_bytes", f.weights_bytes}, {"instance_gpus", f.deployment.gpus}});
-  trace(r, "kv_bytes_per_context", "kv_bytes_per_token x context (sliding-window layers hold at most the window)",
+  trace(r, "kv_bytes_per_context",
+        "kv_bytes_per_token x context + sliding layers x min(context, window) + state_bytes_per_sequence",
         {{"kv_bytes_per_token", f.kv_bytes_per_token}, {"context_tokens", static_cast<double>(s.context_tokens)},
-         {"sliding_window_tokens", m.sliding_window_tokens}});
+         {"sliding_window_layers", m.sliding_window_layers}, {"sliding_window_tokens", m.sliding_window_tokens},
+         {"state_bytes_per_sequence", f.state_bytes_per_sequence}});
   trace(r, "kv_used_bytes_per_gpu", "ceil(users / replicas) x kv_bytes_per_sequence_per_gpu(instance)",
         {{"users", static_cast<double>(s.users)}, {"replicas", f.replicas},
          {"tensor_parallel", f.deployment.tensor_parallel}, {"pipeline_parallel", f.deployment.pipeline_parallel}});
@@ -49,20 +133,13 @@ void add_fit_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scen
   trace(r, "full_contexts_per_instance", "floor(kv_free_bytes_per_gpu / kv_bytes_per_sequence_per_gpu(instance))",
         {{"kv_free_bytes_per_gpu", f.kv_free_bytes_per_gpu}, {"context_tokens", static_cast<double>(s.context_tokens)},
          {"tensor_parallel", f.deployment.tensor_parallel}});
-  trace(r, "max_context_tokens", "largest context c with users_per_instance x kv_bytes_per_sequence_per_gpu(c) <= kv_free_bytes_per_gpu",
-        {{"users", static_cast<double>(s.users)}, {"kv_free_bytes_per_gpu", f.kv_free_bytes_per_gpu}});
-  trace(r, "weights_bytes", "params_total x bytes_per_param(weights format, block scales included)",
-        {{"params_total", m.params_total}, {"bytes_per_param", f.weights_bytes / m.params_total}});
-  if (m.attention == AttentionKind::kMla) {
-    trace(r, "kv_bytes_per_token", "layers x (kv_lora_rank + qk_rope_head_dim) x kv_bytes (MLA)",
-          {{"layers", m.layers}, {"kv_lora_rank", m.kv_lora_rank},
-           {"qk_rope_head_dim", m.qk_rope_head_dim}, {"kv_bytes", kv_bytes_per_value(s.kv)}});
-  } else {
-    trace(r, "kv_bytes_per_token", "2 (K and V) x layers x kv_heads x head_dim x kv_bytes",
-          {{"layers", m.layers}, {"kv_heads", m.kv_heads}, {"head_dim", m.head_dim},
-           {"kv_bytes", kv_bytes_per_value(s.kv)}},
-          m.sliding_window_layers > 0 ? "sliding-window layers hold at most the window" : "");
-  }
+  trace(r, "max_context_tokens",
+        "largest context c with users_per_instance x kv_bytes_per_sequence_per_gpu(c) <= kv_free_bytes_per_gpu, "
+        "at most the model's max_context_tokens",
+        {{"users", static_cast<double>(s.users)}, {"kv_free_bytes_per_gpu", f.kv_free_bytes_per_gpu},
+         {"model_max_context_tokens", static_cast<double>(m.max_context_tokens)}});
+  add_weights_trace(r, m, gpu, s);
+  add_kv_trace(r, m, s);
   trace(r, "gpus_needed_weights_only", "ceil(weights_bytes / capacity_bytes_per_gpu)",
         {{"weights_bytes", f.weights_bytes}, {"capacity_bytes_per_gpu", f.capacity_bytes_per_gpu}});
   trace(r, "gpus_needed",
@@ -96,20 +173,25 @@ void add_fit_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scen
 
 }  // namespace
 
-Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario, bool with_trace) {
+Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& as_given, bool with_trace) {
   EvaluateOptions options;
   options.with_trace = with_trace;
-  return evaluate(catalog, scenario, options);
+  return evaluate(catalog, as_given, options);
 }
 
-Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario,
+Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& as_given,
                             const EvaluateOptions& options) {
   const bool with_trace = options.with_trace;
-  const Model* model = catalog.find_model(scenario.model);
+  const Model* model = catalog.find_model(as_given.model);
   if (model == nullptr) {
     return make_error(ErrorCode::kUnknownId, "model",
-                      "\"" + scenario.model + "\" is not in the catalog (gpucalc --list models)");
+                      "\"" + as_given.model + "\" is not in the catalog (gpucalc --list models)");
   }
+  // A scenario that names no weights takes the model's default (its release's own when that is
+  // quantized); the canonical string then names it, so the link keeps its meaning.
+  Scenario scenario = as_given;
+  if (scenario.weights_from_model) scenario.weights = default_weight_format(*model);
+  scenario.weights_from_model = false;
   if (scenario.compare.empty()) {
     return make_error(ErrorCode::kOutOfRange, "compare", "must list 1 to 4 offerings");
   }
@@ -181,8 +263,14 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario,
       span.servers = r.fit.servers_needed;
       r.fit = fit_memory(*model, *gpu, *off, scenario, span);
     }
+    // The model reads no further than its maximum context, however much KV room is left.
+    if (model->max_context_tokens > 0 && r.fit.max_context_tokens > model->max_context_tokens) {
+      r.fit.max_context_tokens = model->max_context_tokens;
+      r.warnings.emplace_back("context_capped_at_model_max");
+    }
     r.servers = r.fit.servers;
     r.deployed_gpus = r.gpu_count * r.servers;
+    r.offering_hbm_marketed_bytes = gpu->hbm_marketed_bytes * r.deployed_gpus;
     r.unit_price_usd_per_month = off->price_usd_per_month;
     if (i < scenario.price_usd_per_month.size() && scenario.price_usd_per_month[i] >= 0) {
       r.unit_price_usd_per_month = scenario.price_usd_per_month[i];
@@ -211,6 +299,18 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario,
     deployed.gpu_count = r.deployed_gpus;
     estimate_performance(catalog, scenario, *model, *gpu, deployed, with_trace, options.with_curve, r);
     estimate_energy(*gpu, scenario, with_trace, r);
+    if (r.usd_per_million_tokens) {
+      const auto input = static_cast<double>(scenario.input_tokens);
+      const auto output = static_cast<double>(scenario.output_tokens);
+      r.usd_per_million_total_tokens = usd_per_million_total_tokens(*r.usd_per_million_tokens, input, output);
+      if (with_trace) {
+        trace(r, "usd_per_million_total_tokens",
+              "usd_per_million_tokens x output / (input + output): the same operating point, every "
+              "request's input and output tokens counted",
+              {{"usd_per_million_tokens", *r.usd_per_million_tokens}, {"input_tokens", input},
+               {"output_tokens", output}});
+      }
+    }
     ev.results.push_back(std::move(r));
   }
   if (!ev.results.empty() && ev.results.front().price_usd_per_month) {

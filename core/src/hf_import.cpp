@@ -1,24 +1,278 @@
-// Hugging Face config.json -> Model.
+// Hugging Face config.json -> Model. Strict types: a field that is present must have the
+// documented JSON type and lie within ModelLimits; a missing field takes transformers' default
+// (data/models.json "hf_config_defaults") or a derived value, never a silent substitute.
+#include <algorithm>
 #include <cmath>
+#include <initializer_list>
 
 #include "gpucalc/catalog.hpp"
 #include "json_fields.hpp"
+#include "model_fields.hpp"
 
 namespace gpucalc {
 
 using detail::Json;
+using L = detail::ModelLimits;
 
 namespace {
 
-int int_field(const Json& c, std::initializer_list<const char*> keys, int fallback) {
-  for (const char* k : keys) {
-    auto it = c.find(k);
-    if (it != c.end() && it->is_number_integer()) {
-      const auto v = it->get<long long>();
-      if (v >= 0 && v <= (1LL << 30)) return static_cast<int>(v);
+/** transformers' class defaults for fields a config.json may omit, by model_type. */
+const Json& hf_defaults() {
+  static const Json defaults = [] {
+    for (const auto& f : embedded_data_files()) {
+      if (std::string_view(f.name) != "models.json") continue;
+      Json doc = Json::parse(f.text, nullptr, false);
+      if (doc.is_object() && doc.contains("hf_config_defaults") && doc["hf_config_defaults"].is_object()) {
+        return doc["hf_config_defaults"];
+      }
+    }
+    return Json::object();
+  }();
+  return defaults;
+}
+
+class Reader {
+ public:
+  Reader(const Json& config, const Json& defaults) : c_(config), d_(defaults) {}
+  bool ok() const { return !error_; }
+  const Error& error() const { return *error_; }
+
+  void fail(const std::string& key, const std::string& message) {
+    if (!error_) error_ = make_error(ErrorCode::kInvalidCatalog, "config.json: " + key, message);
+  }
+
+  /** The first of `keys` present and not null, in the config or else in the defaults. */
+  const Json* find(std::initializer_list<const char*> keys, const char** found) const {
+    for (const Json* src : {&c_, &d_}) {
+      for (const char* k : keys) {
+        auto it = src->find(k);
+        if (it != src->end() && !it->is_null()) {
+          *found = k;
+          return &*it;
+        }
+      }
+    }
+    return nullptr;
+  }
+
+  int integer(std::initializer_list<const char*> keys, long long fallback, long long min, long long max) {
+    const char* key = *keys.begin();
+    const Json* v = find(keys, &key);
+    if (v == nullptr) {
+      if (fallback < min || fallback > max) {
+        fail(key, "is missing, and the value derived in its place (" + std::to_string(fallback) +
+                      ") is outside " + std::to_string(min) + " to " + std::to_string(max));
+        return 0;
+      }
+      return static_cast<int>(fallback);
+    }
+    if (!v->is_number_integer()) {
+      fail(key, v->is_string() ? "must be an integer, not a string"
+                : v->is_number() ? "must be an integer, got " + v->dump()
+                                 : "must be an integer");
+      return 0;
+    }
+    const bool too_big = v->is_number_unsigned() && v->get<unsigned long long>() > static_cast<unsigned long long>(max);
+    const long long x = too_big ? max + 1 : v->get<long long>();
+    if (too_big || x < min || x > max) {
+      fail(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", got " + v->dump());
+      return 0;
+    }
+    return static_cast<int>(x);
+  }
+
+  bool boolean(const char* key, bool fallback) {
+    const char* k = key;
+    const Json* v = find({key}, &k);
+    if (v == nullptr) return fallback;
+    if (!v->is_boolean()) {
+      fail(key, "must be true or false");
+      return fallback;
+    }
+    return v->get<bool>();
+  }
+
+  std::string string(const char* key) {
+    const char* k = key;
+    const Json* v = find({key}, &k);
+    if (v == nullptr) return "";
+    if (!v->is_string()) {
+      fail(key, "must be a string");
+      return "";
+    }
+    return v->get<std::string>();
+  }
+
+  const Json* array(const char* key) {
+    const char* k = key;
+    const Json* v = find({key}, &k);
+    if (v == nullptr) return nullptr;
+    if (!v->is_array()) {
+      fail(key, "must be an array");
+      return nullptr;
+    }
+    if (v->size() > static_cast<std::size_t>(L::kLayers)) {
+      fail(key, "holds more than " + std::to_string(L::kLayers) + " entries");
+      return nullptr;
+    }
+    return v;
+  }
+
+ private:
+  const Json& c_;
+  const Json& d_;
+  std::optional<Error> error_;
+};
+
+/** Layer kinds from layer_types, full_attention_interval, sliding_window_pattern or
+ *  attn_type_list. */
+void read_layer_kinds(Reader& r, Model& m, int window) {
+  if (const Json* types = r.array("layer_types")) {
+    if (static_cast<int>(types->size()) != m.layers) {
+      return r.fail("layer_types", "must list num_hidden_layers (" + std::to_string(m.layers) +
+                                       ") entries, got " + std::to_string(types->size()));
+    }
+    for (const auto& t : *types) {
+      const std::string kind = t.is_string() ? t.get<std::string>() : "";
+      if (kind == "sliding_attention") ++m.sliding_window_layers;
+      else if (kind == "linear_attention") ++m.linear_attention_layers;
+      else if (kind != "full_attention") {
+        return r.fail("layer_types", "holds " + t.dump() +
+                                         "; gpucalc sizes full_attention, sliding_attention and linear_attention");
+      }
+    }
+    return;
+  }
+  if (const Json* types = r.array("attn_type_list")) {  // MiniMax: 1 softmax, 0 lightning
+    for (const auto& t : *types) {
+      if (!t.is_number_integer() || t.get<long long>() != 1) {
+        return r.fail("attn_type_list", "holds " + t.dump() +
+                                            "; gpucalc sizes softmax attention layers (1) only");
+      }
+    }
+    return;
+  }
+  const int interval = r.integer({"full_attention_interval"}, 0, 0, L::kLayers);
+  if (interval > 0) {  // Qwen3-Next: every interval-th layer is full, the rest Gated DeltaNet
+    m.linear_attention_layers = m.layers - m.layers / interval;
+    return;
+  }
+  const int pattern = r.integer({"sliding_window_pattern"}, 0, 0, L::kLayers);
+  if (pattern > 0 && window > 0) {  // Gemma 3: every pattern-th layer is global
+    m.sliding_window_layers = m.layers - m.layers / pattern;
+    return;
+  }
+  if (window > 0 && r.boolean("use_sliding_window", false)) m.sliding_window_layers = m.layers;
+}
+
+StorageFormat fp8_format(const Json& q) {
+  StorageFormat f{"fp8", 8.0, 0.0, 1.0};
+  auto it = q.find("weight_block_size");
+  if (it != q.end() && it->is_array() && it->size() == 2 && (*it)[0].is_number_integer() &&
+      (*it)[1].is_number_integer()) {
+    const double a = (*it)[0].get<double>(), b = (*it)[1].get<double>();
+    if (a >= 1 && b >= 1 && a <= 65536 && b <= 65536) {
+      f = StorageFormat{"fp8_block" + std::to_string(static_cast<int>(a)), 8.0, 32.0, a * b};  // FP32 scale
     }
   }
-  return fallback;
+  return f;
+}
+
+bool ignores(const Json& q, const char* list, const char* needle) {
+  auto it = q.find(list);
+  if (it == q.end() || !it->is_array()) return false;
+  for (const auto& e : *it) {
+    if (e.is_string() && e.get<std::string>().find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+void set(Model& m, WeightGroup g, const StorageFormat& f) {
+  m.checkpoint[static_cast<std::size_t>(g)] = f;
+  m.checkpoint_quantized = true;
+}
+
+/** quantization_config -> per-group storage. Embedding, head, router and norms stay BF16. */
+void read_quantization(Reader& r, const Json& q, Model& m) {
+  if (!q.is_object()) return r.fail("quantization_config", "must be an object");
+  const std::string method = q.contains("quant_method") && q["quant_method"].is_string()
+                                 ? q["quant_method"].get<std::string>() : "";
+  const WeightGroup linear[] = {WeightGroup::kAttention, WeightGroup::kDenseFfn,
+                                WeightGroup::kSharedExperts, WeightGroup::kRoutedExperts};
+  if (method == "fp8") {
+    const StorageFormat f = fp8_format(q);
+    for (WeightGroup g : linear) set(m, g, f);
+    m.native_weights = "fp8";
+    m.checkpoint_note = "FP8 e4m3 linear layers (attention, FFN, experts) with one FP32 scale per " +
+                        std::to_string(static_cast<long long>(f.values_per_scale)) +
+                        " weights; embedding, head, router and norms BF16 (quantization_config)";
+    return;
+  }
+  if (method == "mxfp4") {  // gpt-oss: experts MXFP4, the modules_to_not_convert BF16
+    set(m, WeightGroup::kRoutedExperts, StorageFormat{"mxfp4", 4.0, 8.0, 32.0});
+    m.native_weights = "fp4";
+    m.checkpoint_note = "MXFP4 routed experts (E8M0 scale per 32); attention, router, embedding and head BF16 (quantization_config)";
+    return;
+  }
+  if (method == "compressed-tensors" || method == "modelopt") {
+    StorageFormat f;
+    const std::string list = "ignore";
+    if (method == "modelopt") {
+      const std::string algo = q.contains("quant_algo") && q["quant_algo"].is_string() ? q["quant_algo"].get<std::string>() : "";
+      if (algo == "NVFP4") f = StorageFormat{"nvfp4", 4.0, 8.0, 16.0};
+      else if (algo == "FP8") f = StorageFormat{"fp8", 8.0, 0.0, 1.0};
+      else return r.fail("quantization_config.quant_algo", "\"" + algo + "\" is not a format gpucalc sizes (NVFP4, FP8)");
+    } else {
+      const Json* w = nullptr;
+      if (q.contains("config_groups") && q["config_groups"].is_object()) {
+        for (const auto& grp : q["config_groups"]) {
+          if (grp.is_object() && grp.contains("weights") && grp["weights"].is_object()) w = &grp["weights"];
+        }
+      }
+      if (w == nullptr) return r.fail("quantization_config.config_groups", "holds no weights scheme");
+      const int bits = w->contains("num_bits") && (*w)["num_bits"].is_number_integer() ? (*w)["num_bits"].get<int>() : 0;
+      const int group = w->contains("group_size") && (*w)["group_size"].is_number_integer() ? (*w)["group_size"].get<int>() : 0;
+      const std::string type = w->contains("type") && (*w)["type"].is_string() ? (*w)["type"].get<std::string>() : "int";
+      if (bits < 2 || bits > 16 || group < 0 || group > 65536) {
+        return r.fail("quantization_config.config_groups.weights", "needs num_bits 2-16 and group_size 0-65536");
+      }
+      // Compressed-tensors keeps one scale per group in the model dtype (BF16); FP4 an FP8 one.
+      const double scale_bits = type == "float" && bits == 4 ? 8.0 : 16.0;
+      f = StorageFormat{type + std::to_string(bits) + (group > 0 ? "_g" + std::to_string(group) : ""),
+                        static_cast<double>(bits), group > 0 ? scale_bits : 0.0, group > 0 ? group : 1.0};
+    }
+    // Targets are the Linear layers; the ignore list keeps modules in BF16.
+    if (!ignores(q, list.c_str(), "self_attn")) set(m, WeightGroup::kAttention, f);
+    if (!ignores(q, list.c_str(), "shared_expert")) set(m, WeightGroup::kSharedExperts, f);
+    if (!ignores(q, list.c_str(), "mlp\\.(gate|up") && !ignores(q, list.c_str(), "mlp.gate_proj")) {
+      set(m, WeightGroup::kDenseFfn, f);
+    }
+    set(m, WeightGroup::kRoutedExperts, f);
+    m.native_weights = f.value_bits <= 4 ? (f.id.rfind("int", 0) == 0 ? "int4" : "fp4") : f.value_bits <= 8 ? "fp8" : "bf16";
+    std::string kept;
+    for (std::size_t i = 0; i < kWeightGroupCount; ++i) {
+      if (m.checkpoint[i].id == "bf16") kept += std::string(kept.empty() ? "" : ", ") + weight_group_name(static_cast<WeightGroup>(i));
+    }
+    m.checkpoint_note = f.id + " (" + method + ") on the quantized groups; BF16: " + kept + " (quantization_config)";
+    return;
+  }
+  if (method == "awq" || method == "gptq") {
+    const int bits = q.contains("bits") && q["bits"].is_number_integer() ? q["bits"].get<int>() : 4;
+    const int group = q.contains("group_size") && q["group_size"].is_number_integer() ? q["group_size"].get<int>() : 128;
+    if (bits < 2 || bits > 8 || group < 1 || group > 65536) {
+      return r.fail("quantization_config.bits", "needs bits 2-8 and group_size 1-65536");
+    }
+    // One FP16 scale and one zero point of `bits` per group.
+    const StorageFormat f{"int" + std::to_string(bits) + "_g" + std::to_string(group), static_cast<double>(bits),
+                          16.0 + bits, static_cast<double>(group)};
+    for (WeightGroup g : linear) set(m, g, f);
+    m.native_weights = "int4";
+    m.checkpoint_note = f.id + " (" + method + ") linear layers; embedding, head, router and norms BF16";
+    return;
+  }
+  r.fail("quantization_config.quant_method",
+         "\"" + method + "\" is not a format gpucalc sizes (fp8, mxfp4, compressed-tensors, modelopt, awq, gptq); "
+         "remove quantization_config to count BF16 weights");
 }
 
 }  // namespace
@@ -31,8 +285,20 @@ Result<Model> import_hf_config(std::string_view config_json, std::string_view id
   const Json doc = Json::parse(config_json.begin(), config_json.end(), nullptr, false);
   if (doc.is_discarded()) return make_error(ErrorCode::kInvalidJson, source, "is not valid JSON");
   if (!doc.is_object()) return make_error(ErrorCode::kInvalidCatalog, source, "must be a JSON object");
-  // Multimodal configs (Llama 4) keep the language model under text_config.
-  const Json& c = doc.contains("text_config") && doc["text_config"].is_object() ? doc["text_config"] : doc;
+  // Multimodal wrappers (Llama 4, Kimi K2.5, Qwen3.5, Gemma 3) keep the language model under text_config.
+  if (doc.contains("text_config") && !doc["text_config"].is_null() && !doc["text_config"].is_object()) {
+    return make_error(ErrorCode::kInvalidCatalog, source + ": text_config", "must be an object");
+  }
+  const bool wrapped = doc.contains("text_config") && doc["text_config"].is_object();
+  const Json& c = wrapped ? doc["text_config"] : doc;
+  std::string model_type = c.contains("model_type") && c["model_type"].is_string() ? c["model_type"].get<std::string>() : "";
+  if (model_type.empty() && doc.contains("model_type") && doc["model_type"].is_string()) {
+    model_type = doc["model_type"].get<std::string>();
+  }
+  const Json& all = hf_defaults();
+  static const Json kNone = Json::object();
+  const Json& defaults = all.contains(model_type) && all[model_type].is_object() ? all[model_type] : kNone;
+  Reader r(c, defaults);
 
   Model m;
   m.id = std::string(id);
@@ -40,81 +306,113 @@ Result<Model> import_hf_config(std::string_view config_json, std::string_view id
     return make_error(ErrorCode::kBadValue, "id", "must be 1-64 characters of a-z 0-9 . _ -");
   }
   m.name = m.id;
-  if (doc.contains("_name_or_path") && doc["_name_or_path"].is_string()) {
-    m.name = doc["_name_or_path"].get<std::string>();
+  for (const Json* src : {&doc, &c}) {
+    if (src->contains("_name_or_path") && (*src)["_name_or_path"].is_string() &&
+        !(*src)["_name_or_path"].get<std::string>().empty()) {
+      m.name = (*src)["_name_or_path"].get<std::string>();
+    }
   }
   m.sources = {"Hugging Face config.json supplied by the user"};
-  m.layers = int_field(c, {"num_hidden_layers", "n_layer", "num_layers"}, 0);
-  m.hidden_size = int_field(c, {"hidden_size", "n_embd", "d_model"}, 0);
-  m.heads = int_field(c, {"num_attention_heads", "n_head"}, 0);
-  m.vocab_size = int_field(c, {"vocab_size"}, 0);
-  const char* missing = m.layers == 0        ? "num_hidden_layers"
-                        : m.hidden_size == 0 ? "hidden_size"
-                        : m.heads == 0       ? "num_attention_heads"
-                        : m.vocab_size == 0  ? "vocab_size"
-                                             : nullptr;
+  const char* missing = nullptr;
+  auto required = [&](std::initializer_list<const char*> keys, int max) {
+    const char* key = *keys.begin();
+    if (r.find(keys, &key) == nullptr) {
+      if (missing == nullptr) missing = *keys.begin();
+      return 0;
+    }
+    return r.integer(keys, 0, 1, max);
+  };
+  m.layers = required({"num_hidden_layers", "n_layer", "num_layers"}, L::kLayers);
+  m.hidden_size = required({"hidden_size", "n_embd", "d_model"}, L::kHidden);
+  m.heads = required({"num_attention_heads", "n_head"}, L::kHeads);
+  m.vocab_size = required({"vocab_size"}, L::kVocab);
+  if (!r.ok()) return r.error();
   if (missing != nullptr) {
-    return make_error(ErrorCode::kInvalidCatalog, source + ": " + missing,
-                      "is required (a positive integer)");
+    return make_error(ErrorCode::kInvalidCatalog, source + ": " + missing, "is required (a positive integer)");
   }
-  m.kv_heads = int_field(c, {"num_key_value_heads", "num_kv_heads"}, m.heads);
-  if (m.kv_heads == 0 || m.heads % m.kv_heads != 0) {
-    return make_error(ErrorCode::kInvalidCatalog, source + ": num_key_value_heads",
-                      "must divide num_attention_heads");
+  m.kv_heads = r.integer({"num_key_value_heads", "num_kv_heads"}, m.heads, 1, m.heads);
+  if (r.ok() && m.heads % m.kv_heads != 0) {
+    r.fail("num_key_value_heads", "must divide num_attention_heads (" + std::to_string(m.heads) + ")");
   }
-  m.head_dim = int_field(c, {"head_dim"}, m.hidden_size / m.heads);
-  const int mlp = int_field(c, {"intermediate_size_mlp"}, 0);  // Llama 4: dense layers
-  m.intermediate_size = int_field(c, {"intermediate_size", "ffn_dim", "n_inner"}, 4 * m.hidden_size);
-  m.experts_routed = int_field(c, {"num_local_experts", "n_routed_experts", "num_experts"}, 0);
-  m.experts_active = int_field(c, {"num_experts_per_tok", "experts_per_token", "num_experts_per_token"},
-                               m.experts_routed > 0 ? 1 : 0);
-  m.experts_shared = int_field(c, {"n_shared_experts", "num_shared_experts"}, 0);
+  m.head_dim = r.integer({"head_dim"}, std::max(1, m.hidden_size / m.heads), 1, L::kHeadDim);
+  m.intermediate_size = r.integer({"intermediate_size", "ffn_dim", "n_inner"}, 4LL * m.hidden_size, 1, L::kIntermediate);
+  const int mlp = r.integer({"intermediate_size_mlp"}, 0, 0, L::kIntermediate);  // Llama 4: dense layers
+  m.experts_routed = r.integer({"num_local_experts", "n_routed_experts", "num_experts"}, 0, 0, L::kExperts);
+  m.experts_active = r.integer({"num_experts_per_tok", "experts_per_token", "num_experts_per_token"},
+                               m.experts_routed > 0 ? 1 : 0, 0, L::kExperts);
+  m.experts_shared = r.integer({"n_shared_experts", "num_shared_experts"}, 0, 0, L::kExperts);
+  m.shared_expert_intermediate_size = r.integer({"shared_expert_intermediate_size", "shared_intermediate_size"}, 0, 0, L::kIntermediate);
+  if (m.shared_expert_intermediate_size > 0 && m.experts_shared == 0) m.experts_shared = 1;  // Qwen: one shared expert
   if (m.experts_routed > 0) {
-    m.moe_intermediate_size = int_field(c, {"moe_intermediate_size"}, m.intermediate_size);
+    m.moe_intermediate_size = r.integer({"moe_intermediate_size"}, m.intermediate_size, 1, L::kIntermediate);
     if (mlp > 0) {  // Llama 4 names the expert width intermediate_size, the dense one _mlp
       m.moe_intermediate_size = m.intermediate_size;
       m.intermediate_size = mlp;
       if (m.experts_shared == 0) m.experts_shared = 1;  // Llama 4 always has one shared expert
     }
-    m.dense_layers = int_field(c, {"first_k_dense_replace"}, 0);
-    m.moe_layer_interval = std::max(1, int_field(c, {"interleave_moe_layer_step", "moe_layer_freq"}, 1));
-    if (m.experts_active > m.experts_routed) m.experts_active = m.experts_routed;
+    m.dense_layers = r.integer({"first_k_dense_replace"}, 0, 0, m.layers);
+    if (const Json* only = r.array("mlp_only_layers")) {
+      m.dense_layers = std::min(m.layers, m.dense_layers + static_cast<int>(only->size()));
+    }
+    m.moe_layer_interval = r.integer({"interleave_moe_layer_step", "moe_layer_freq", "decoder_sparse_step"}, 1, 1, 1000);
+    if (m.experts_active < 1 || m.experts_active > m.experts_routed) {
+      r.fail("num_experts_per_tok", "must be between 1 and the number of experts (" + std::to_string(m.experts_routed) + ")");
+    }
   }
-  m.kv_lora_rank = int_field(c, {"kv_lora_rank"}, 0);
+  m.kv_lora_rank = r.integer({"kv_lora_rank"}, 0, 0, L::kLoraRank);
   if (m.kv_lora_rank > 0) {
     m.attention = AttentionKind::kMla;
-    m.qk_rope_head_dim = int_field(c, {"qk_rope_head_dim"}, 64);
-    m.q_lora_rank = int_field(c, {"q_lora_rank"}, 0);
-    m.qk_nope_head_dim = int_field(c, {"qk_nope_head_dim"}, 128);
-    m.v_head_dim = int_field(c, {"v_head_dim"}, 128);
+    m.qk_rope_head_dim = r.integer({"qk_rope_head_dim"}, 64, 0, L::kHeadDim);
+    m.q_lora_rank = r.integer({"q_lora_rank"}, 0, 0, L::kLoraRank);
+    m.qk_nope_head_dim = r.integer({"qk_nope_head_dim"}, 128, 0, L::kHeadDim);
+    m.v_head_dim = r.integer({"v_head_dim"}, 128, 0, L::kHeadDim);
     m.kv_heads = m.heads;
-  }
-  const int window = int_field(c, {"sliding_window"}, 0);
-  if (window > 0 && c.contains("layer_types") && c["layer_types"].is_array()) {
-    int sliding = 0;
-    for (const auto& t : c["layer_types"]) {
-      if (t.is_string() && t.get<std::string>() == "sliding_attention") ++sliding;
+    m.index_topk = r.integer({"index_topk"}, 0, 0, L::kTokens);
+    if (m.index_topk > 0) {
+      m.index_heads = r.integer({"index_n_heads"}, 0, 1, L::kHeads);
+      m.index_head_dim = r.integer({"index_head_dim"}, 0, 1, L::kHeadDim);
     }
-    m.sliding_window_layers = std::min(sliding, m.layers);
-  } else if (window > 0 && c.contains("use_sliding_window") && c["use_sliding_window"].is_boolean() &&
-             c["use_sliding_window"].get<bool>()) {
-    m.sliding_window_layers = m.layers;
   }
-  if (m.sliding_window_layers > 0) m.sliding_window_tokens = window;
-  m.max_context_tokens = int_field(c, {"max_position_embeddings", "n_positions"}, 0);
-  const bool tied = c.contains("tie_word_embeddings") && c["tie_word_embeddings"].is_boolean() &&
-                    c["tie_word_embeddings"].get<bool>();
-  const ParamCount p = count_params(m, tied);
-  m.params_total = p.total;
-  m.params_active = p.active;
+  m.attention_output_gate = r.boolean("attn_output_gate", false);
+  const int window = r.integer({"sliding_window"}, 0, 0, L::kTokens);
+  if (r.ok()) read_layer_kinds(r, m, window);
+  if (m.sliding_window_layers > 0) {
+    if (window == 0) r.fail("sliding_window", "is required (a positive integer) when layers use a sliding window");
+    m.sliding_window_tokens = window;
+  }
+  if (m.linear_attention_layers > 0) {
+    m.linear_key_heads = r.integer({"linear_num_key_heads"}, 0, 1, L::kHeads);
+    m.linear_value_heads = r.integer({"linear_num_value_heads"}, 0, 1, L::kHeads);
+    m.linear_key_head_dim = r.integer({"linear_key_head_dim"}, 0, 1, L::kHeadDim);
+    m.linear_value_head_dim = r.integer({"linear_value_head_dim"}, 0, 1, L::kHeadDim);
+    m.linear_conv_kernel = r.integer({"linear_conv_kernel_dim"}, 0, 1, L::kConvKernel);
+    const std::string dtype = r.string("mamba_ssm_dtype");
+    if (dtype == "float32") m.linear_state_bytes_per_value = 4.0;
+    else if (!dtype.empty() && dtype != "bfloat16" && dtype != "float16") {
+      r.fail("mamba_ssm_dtype", "must be float32, bfloat16 or float16");
+    }
+  }
+  m.mtp_layers = r.integer({"num_nextn_predict_layers", "mtp_num_hidden_layers"}, 0, 0, 64);
+  if (r.boolean("use_mtp", false)) {  // MiniMax: modules x layers per module
+    const int modules = r.integer({"num_mtp_modules"}, 1, 0, 64);
+    const int per_module = r.integer({"mtp_transformer_layers"}, 1, 1, 64);
+    if (modules * per_module > 64) r.fail("num_mtp_modules", "times mtp_transformer_layers must not exceed 64");
+    else m.mtp_layers = modules * per_module;
+  }
+  m.max_context_tokens = r.integer({"max_position_embeddings", "n_positions"}, 0, 0, L::kTokens);
+  // A wrapper may state tie_word_embeddings beside text_config rather than inside it.
+  const bool outer_tie = wrapped && !c.contains("tie_word_embeddings") && doc.contains("tie_word_embeddings");
+  if (outer_tie && !doc["tie_word_embeddings"].is_boolean()) r.fail("tie_word_embeddings", "must be true or false");
+  m.tied_embeddings = outer_tie && r.ok() ? doc["tie_word_embeddings"].get<bool>() : r.boolean("tie_word_embeddings", false);
   m.native_weights = "bf16";
-  if (c.contains("quantization_config") && c["quantization_config"].is_object()) {
-    const Json& q = c["quantization_config"];
-    const std::string method = q.contains("quant_method") && q["quant_method"].is_string()
-                                   ? q["quant_method"].get<std::string>() : "";
-    if (method == "fp8") m.native_weights = "fp8";
-    if (method == "mxfp4") m.native_weights = "fp4";
-  }
+  const Json* q = nullptr;
+  if (c.contains("quantization_config") && !c["quantization_config"].is_null()) q = &c["quantization_config"];
+  else if (doc.contains("quantization_config") && !doc["quantization_config"].is_null()) q = &doc["quantization_config"];
+  if (q != nullptr && r.ok()) read_quantization(r, *q, m);
+  if (!r.ok()) return r.error();
+  const auto [field, message] = detail::check_model(m);
+  if (!field.empty()) return make_error(ErrorCode::kInvalidCatalog, source + ": " + field, message);
+  fill_param_counts(m, std::nullopt, std::nullopt);
   m.note = "Imported from config.json; parameter counts computed from the architecture.";
   return m;
 }

@@ -219,8 +219,21 @@ void write_model(JsonWriter& w, const Model& m) {
   w.field("attention", m.attention == AttentionKind::kMla ? "mla" : "gqa");
   w.field("sliding_window_tokens", m.sliding_window_tokens);
   w.field("sliding_window_layers", m.sliding_window_layers);
+  w.field("full_attention_layers", m.full_attention_layers());
+  w.field("linear_attention_layers", m.linear_attention_layers);
+  w.field("index_topk", m.index_topk);
+  w.field("mtp_layers", m.mtp_layers);
+  w.field("params_mtp", m.params_mtp);
   w.field("max_context_tokens", m.max_context_tokens);
   w.field("native_weights", m.native_weights);
+  w.field("checkpoint_quantized", m.checkpoint_quantized);
+  w.key("checkpoint").begin_object();
+  for (std::size_t i = 0; i < kWeightGroupCount; ++i) {
+    w.field(weight_group_name(static_cast<WeightGroup>(i)), m.checkpoint[i].id);
+  }
+  w.end_object();
+  w.field("checkpoint_note", m.checkpoint_note);
+  w.field("card_params_total", m.card_params_total);
   w.key("sources");
   write_strings(w, m.sources);
   w.field("note", m.note);
@@ -245,6 +258,11 @@ std::string evaluation_to_json(const Evaluation& ev, bool with_trace) {
   w.field("params_total", ev.model.params_total);
   w.field("params_active", ev.model.params_active);
   w.field("attention", ev.model.attention == AttentionKind::kMla ? "mla" : "gqa");
+  w.field("full_attention_layers", ev.model.full_attention_layers());
+  w.field("sliding_window_layers", ev.model.sliding_window_layers);
+  w.field("linear_attention_layers", ev.model.linear_attention_layers);
+  w.field("index_topk", ev.model.index_topk);
+  w.field("params_mtp", ev.model.params_mtp);
   w.field("max_context_tokens", ev.model.max_context_tokens);
   w.end_object();
   w.key("results").begin_array();
@@ -256,6 +274,7 @@ std::string evaluation_to_json(const Evaluation& ev, bool with_trace) {
     w.field("offering", v.offering_id);
     w.field("code", v.code);
     w.field("kind", v.kind);
+    w.field("basis", v.basis);
     w.key("params");
     write_pairs(w, v.params);
     w.end_object();

@@ -5,7 +5,7 @@ namespace gpucalc {
 namespace {
 constexpr const char* kPrecisionNames[kPrecisionCount] = {"fp64", "tf32", "bf16",
                                                           "fp8",  "fp6",  "fp4"};
-constexpr const char* kWeightNames[] = {"bf16", "fp8", "fp6", "fp4", "int4"};
+constexpr const char* kWeightNames[] = {"bf16", "fp8", "fp6", "fp4", "int4", "native"};
 constexpr const char* kKvNames[] = {"bf16", "fp8"};
 }  // namespace
 
@@ -22,7 +22,7 @@ std::optional<Precision> parse_precision(std::string_view name) {
 const char* weight_format_name(WeightFormat f) { return kWeightNames[static_cast<int>(f)]; }
 
 std::optional<WeightFormat> parse_weight_format(std::string_view name) {
-  for (int i = 0; i < 5; ++i) {
+  for (int i = 0; i < 6; ++i) {
     if (name == kWeightNames[i]) return static_cast<WeightFormat>(i);
   }
   return std::nullopt;
@@ -46,6 +46,7 @@ double weight_bytes_per_param(WeightFormat f, Fp4Encoding fp4) {
     case WeightFormat::kFp4:
       return fp4 == Fp4Encoding::kNvfp4 ? 0.5 + 1.0 / 16.0 : 0.5 + 1.0 / 32.0;
     case WeightFormat::kInt4: return 0.5 + 2.5 / 128.0;
+    case WeightFormat::kNative: return 2.0;
   }
   return 2.0;
 }

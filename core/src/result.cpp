@@ -13,6 +13,7 @@ const char* error_code_name(ErrorCode code) {
     case ErrorCode::kUnsupportedVersion: return "unsupported_version";
     case ErrorCode::kTooLarge: return "too_large";
     case ErrorCode::kDoesNotFit: return "does_not_fit";
+    case ErrorCode::kRequestExceedsContext: return "request_exceeds_context";
   }
   return "error";
 }

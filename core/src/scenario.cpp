@@ -313,7 +313,7 @@ struct Choices;
 template <>
 struct Choices<WeightFormat> {
   static constexpr WeightFormat kAll[] = {WeightFormat::kBf16, WeightFormat::kFp8, WeightFormat::kFp6,
-                                          WeightFormat::kFp4, WeightFormat::kInt4};
+                                          WeightFormat::kFp4, WeightFormat::kInt4, WeightFormat::kNative};
   static const char* name(WeightFormat v) { return weight_format_name(v); }
 };
 template <>
@@ -475,6 +475,21 @@ Row price_list(const char* key, double max, const char* description) {
   return r;
 }
 
+/** `weights`: a choice key that also records that the string named it; without it evaluate
+ *  takes the model's default (native for a quantized release, else fp8). */
+Row weights_row() {
+  static const Row base = choice<&Scenario::weights>(
+      "weights", "weight format; native: the release's own per weight group (the default for a model whose release is quantized, else fp8)",
+      kFit);
+  Row r = base;
+  r.set = [](const ScenarioKey& k, const std::string& v, Scenario& s) -> std::optional<Error> {
+    auto e = base.set(k, v, s);
+    if (!e) s.weights_from_model = false;
+    return e;
+  };
+  return r;
+}
+
 /** `servers`: units (servers or VMs) per compared offering; "-" (or empty) = 1; 0 = as many as
  *  the fit needs. Aligned with `compare` like `price`. */
 Row server_list(const char* key, long long max, const char* description) {
@@ -562,16 +577,62 @@ Row version_row() {
   return r;
 }
 
-// The table. Order is the canonical order. To add a key: a Scenario member (scenario.hpp) and
+/** A request (input + output tokens) must fit in the context the deployment holds (vLLM's
+ *  max_model_len), for inference; training reads `seq` instead. Reported on the key that can
+ *  give way (input, else output, else context) with the other two keys in the params, and
+ *  fixed up to that bound so a lenient decode still evaluates. */
+std::optional<Error> request_fits_context(Scenario& s) {
+  if (s.workload != Workload::kInference) return std::nullopt;
+  const long long input = s.input_tokens, output = s.output_tokens, context = s.context_tokens;
+  if (input + output <= context) return std::nullopt;
+  std::string field;
+  double min = 1, max = 0;
+  if (output < context) {
+    field = "input";
+    max = static_cast<double>(context - output);
+    s.input_tokens = context - output;
+  } else if (input < context) {
+    field = "output";
+    max = static_cast<double>(context - input);
+    s.output_tokens = context - input;
+  } else {
+    field = "context";
+    min = static_cast<double>(input + output);
+    max = static_cast<double>(kMaxScenarioTokens);
+    s.context_tokens = std::min(input + output, kMaxScenarioTokens);
+    if (s.input_tokens + s.output_tokens > s.context_tokens) {
+      s.input_tokens = s.context_tokens / 2;
+      s.output_tokens = s.context_tokens - s.input_tokens;
+    }
+  }
+  Error e = make_error(ErrorCode::kRequestExceedsContext, field,
+                       "a request of input " + std::to_string(input) + " + output " +
+                           std::to_string(output) + " tokens is longer than context " +
+                           std::to_string(context) +
+                           " (the longest sequence the deployment holds); lower input or output, "
+                           "or raise context");
+  e.params = {{"min", min}, {"max", max}, {"input", static_cast<double>(input)},
+              {"output", static_cast<double>(output)}, {"context", static_cast<double>(context)}};
+  return e;
+}
+
+/** `row` with a cross-key check run once every key is read. */
+Row with_finish(Row row, std::optional<Error> (*finish)(Scenario&)) {
+  row.finish = finish;
+  return row;
+}
+
+// The table. Order is the canonical order. A request holds at least one token in and one out,
+// so `context` starts at 2 and `input`, `output` stop one short of the longest context. To add a key: a Scenario member (scenario.hpp) and
 // one row here; README's key table is checked against `gpucalc --keys` by the CLI contract.
 const std::vector<Row>& rows() {
   static const std::vector<Row> table = [] {
     std::vector<Row> t = {
         version_row(),
         id<&Scenario::model>("model", "catalog model id", kFit),
-        choice<&Scenario::weights>("weights", "weight format", kFit),
+        weights_row(),
         choice<&Scenario::kv>("kv", "KV-cache format", kFit),
-        integer<&Scenario::context_tokens>("context", 1, kMaxScenarioTokens, "tokens per sequence", kFit),
+        integer<&Scenario::context_tokens>("context", 2, kMaxScenarioTokens, "longest sequence the deployment holds (vLLM max_model_len): sizes memory and the contexts that fit; input + output fits in it", kFit),
         integer<&Scenario::users>("users", 1, 1000000, "concurrent sequences", kFit),
         id_list<&Scenario::compare>("compare", kMaxCompared, "offering ids, comma separated", kFit),
         choice<&Scenario::capacity>("capacity", "capacity basis: device (what the card reports) or marketed (as sold)", kFit),
@@ -580,8 +641,9 @@ const std::vector<Row>& rows() {
         server_list("servers", kMaxServers, "servers (units) per compared offering, comma separated; 0 = as many as needed, - = 1"),
         number<&Scenario::usd_per_kwh>("kwh", 0, 100, true, "US$ per kWh of energy (default: about the US industrial average, EIA 2024)"),
         choice<&Scenario::workload>("workload", "what the offering runs"),
-        integer<&Scenario::input_tokens>("input", 1, kMaxScenarioTokens, "prompt tokens per request"),
-        integer<&Scenario::output_tokens>("output", 1, kMaxScenarioTokens, "generated tokens per request"),
+        with_finish(integer<&Scenario::input_tokens>("input", 1, kMaxScenarioTokens - 1, "prompt tokens per request (prefill, TTFT, the KV a request holds)"),
+                    request_fits_context),
+        integer<&Scenario::output_tokens>("output", 1, kMaxScenarioTokens - 1, "generated tokens per request (decode, TPOT, cost per million tokens)"),
         integer<&Scenario::tp>("tp", 0, 1024, "GPUs per model instance; 0 = auto: one copy over the offering (most KV room)"),
         integer<&Scenario::seq_tokens>("seq", 1, 1048576, "training sequence length (tokens)"),
         integer<&Scenario::train_tokens>("tokens", 1, 1000000000000000LL, "training budget (tokens)"),
@@ -625,6 +687,7 @@ const Row* find_row(std::string_view key) {
 /** Reads `text` into `out`. Strict (errors == nullptr): stops at the first error and returns it.
  *  Lenient: records every error, skips that key, and goes on. */
 std::optional<Error> decode_into(std::string_view text, Scenario& out, std::vector<Error>* errors) {
+  out.weights_from_model = true;  // until the string names weights
   auto report = [errors](const Error& e) -> bool {  // true: stop here
     if (errors == nullptr) return true;
     errors->push_back(e);

@@ -2,6 +2,7 @@
 // (seed 002's "choose MI355X when / choose H200 when", seed 000's software checklist).
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "gpucalc/evaluate.hpp"
 #include "gpucalc/units.hpp"
@@ -16,7 +17,8 @@ using Getter = std::optional<double> (*)(const OfferingResult&);
 constexpr double kEnergyMargin = 0.10;
 
 /** Index of the single best result by `get` (higher or lower is better), if it beats every
- *  other result holding a value by more than `margin` (relative). */
+ *  other result holding a value by more than `margin` (relative). Only offerings that fit
+ *  are compared: a figure of one that cannot hold the model is no alternative. */
 std::optional<std::size_t> strict_best(const std::vector<OfferingResult>& rs, Getter get,
                                        bool higher_is_better, double margin,
                                        double& ratio_to_next) {
@@ -24,7 +26,7 @@ std::optional<std::size_t> strict_best(const std::vector<OfferingResult>& rs, Ge
   int with_value = 0;
   for (std::size_t i = 0; i < rs.size(); ++i) {
     const auto v = get(rs[i]);
-    if (!v || !std::isfinite(*v)) continue;
+    if (!v || !std::isfinite(*v) || !rs[i].fit.fits) continue;
     ++with_value;
     if (!best || (higher_is_better ? *v > *get(rs[*best]) : *v < *get(rs[*best]))) best = i;
   }
@@ -34,7 +36,7 @@ std::optional<std::size_t> strict_best(const std::vector<OfferingResult>& rs, Ge
   bool have_next = false;
   for (std::size_t i = 0; i < rs.size(); ++i) {
     const auto v = get(rs[i]);
-    if (i == *best || !v || !std::isfinite(*v)) continue;
+    if (i == *best || !v || !std::isfinite(*v) || !rs[i].fit.fits) continue;
     if (!have_next || (higher_is_better ? *v > next : *v < next)) next = *v;
     have_next = true;
   }
@@ -44,6 +46,39 @@ std::optional<std::size_t> strict_best(const std::vector<OfferingResult>& rs, Ge
   return best;
 }
 
+/** The result field (or, for stack reasons, the scenario key) each verdict code rests on: one
+ *  list, so every item names its basis. A code missing here leaves the basis empty, which the
+ *  test of every verdict's basis catches. */
+const char* basis_of(std::string_view code) {
+  static const std::pair<const char*, const char*> kBases[] = {
+      {"more_hbm_per_gpu", "capacity_bytes_per_gpu"},
+      {"only_one_fits", "fits"},
+      {"fewer_gpus_needed", "gpus_needed"},
+      {"native_fp4", "weights"},
+      {"cheaper_per_month", "price_month_usd"},
+      {"more_hbm_per_dollar", "price_gb_month_usd"},
+      {"faster_decode", "decode_tokens_per_s_per_user"},
+      {"higher_throughput", "max_throughput_tokens_per_s"},
+      {"cheaper_per_million_tokens", "usd_per_million_tokens"},
+      {"cheaper_per_million_tokens_than", "usd_per_million_tokens"},
+      {"less_energy_per_token", "energy_joules_per_output_token"},
+      {"cheaper_run", "run_cost_usd"},
+      {"less_energy_per_run", "energy_kwh_per_run"},
+      {"needs_servers", "servers_needed"},
+      {"not_stackable", "servers_needed"},
+      {"does_not_fit", "gpus_needed"},
+      {"single_gpu_enough", "gpu_count"},
+      {"cuda_only_stack", "cudaonly"},
+      {"custom_kernels_port", "kernels"},
+      {"tensorrt_llm_nvidia_only", "trtllm"},
+      {"rocm_check_versions", "gpu"},
+  };
+  for (const auto& [c, basis] : kBases) {
+    if (code == c) return basis;
+  }
+  return "";
+}
+
 }  // namespace
 
 void build_verdict(Evaluation& ev) {
@@ -51,9 +86,12 @@ void build_verdict(Evaluation& ev) {
   auto& out = ev.verdict;
   const Scenario& s = ev.scenario;
   out.clear();
+  // No reason to choose an offering that cannot hold the model: its pros are dropped here, and
+  // it gets a does_not_fit con below.
   auto add = [&out](const OfferingResult& r, const char* code, const char* kind,
                     std::vector<std::pair<std::string, double>> params) {
-    out.push_back(VerdictItem{r.offering_id, code, kind, std::move(params)});
+    if (std::string_view(kind) == "pro" && !r.fit.fits) return;
+    out.push_back(VerdictItem{r.offering_id, code, kind, basis_of(code), std::move(params)});
   };
   const bool inference = s.workload == Workload::kInference;
   double ratio = 0;
@@ -79,7 +117,8 @@ void build_verdict(Evaluation& ev) {
       add(rs[*i], "fewer_gpus_needed", "pro",
           {{"gpus_needed", rs[*i].fit.gpus_needed}, {"other_gpus_needed", other}});
     }
-    if (s.weights == WeightFormat::kFp4 || s.weights == WeightFormat::kFp6) {
+    const WeightFormat math = math_weight_format(ev.model, s.weights);  // native: the experts' format
+    if (math == WeightFormat::kFp4 || math == WeightFormat::kFp6) {
       bool any_weight_only = false;
       for (const auto& r : rs) any_weight_only = any_weight_only || !r.fp4_native;
       for (const auto& r : rs) {
@@ -144,6 +183,15 @@ void build_verdict(Evaluation& ev) {
     }
   }
   for (const auto& r : rs) {
+    if (!r.fit.fits) {
+      // gpus_needed 0: no legal split of the model up to the largest instance the model counts.
+      std::vector<std::pair<std::string, double>> params = {{"gpu_count", r.gpu_count}};
+      if (r.fit.gpus_needed > 0) {
+        params.emplace_back("gpus_needed", r.fit.gpus_needed);
+        params.emplace_back("servers", r.fit.servers_needed);  // ceil(gpus_needed / gpu_count)
+      }
+      add(r, "does_not_fit", "con", std::move(params));
+    }
     // More than one server: a cost in itself (network, operations), or impossible on separate VMs.
     if (r.fit.servers_needed > 1) {
       add(r, r.stackable ? "needs_servers" : "not_stackable", "con",
@@ -176,24 +224,40 @@ void build_verdict(Evaluation& ev) {
   };
   ev.recommended_offering_id.clear();
   ev.recommendation_basis.clear();
+  // A figure recommends only when every eligible offering has it: an unpriced or unrated
+  // offering may be the cheaper one, so the verdict says what is missing instead (one note per
+  // offering and figure) and tries the next basis.
+  int eligible_count = 0;
+  for (const auto& r : rs) eligible_count += eligible(r) ? 1 : 0;
   for (const auto& basis : bases) {
     const OfferingResult* best = nullptr;
+    bool missing = false;
     for (const auto& r : rs) {
+      if (!eligible(r)) continue;
       const auto v = basis.get(r);
-      if (!eligible(r) || !v) continue;
+      if (!v) {
+        missing = true;
+        if (eligible_count > 1) {
+          out.push_back(VerdictItem{r.offering_id, "recommendation_missing_figure", "note", basis.name, {}});
+        }
+        continue;
+      }
       if (best == nullptr || *v < *basis.get(*best)) best = &r;
     }
-    if (best != nullptr) {
+    if (best != nullptr && !missing) {
       ev.recommended_offering_id = best->offering_id;
       ev.recommendation_basis = basis.name;
       return;
     }
   }
-  for (const auto& r : rs) {
-    if (eligible(r)) {
-      ev.recommended_offering_id = r.offering_id;
-      ev.recommendation_basis = "fits";
-      return;
+  // Without a figure every eligible offering has, only a single eligible offering is named.
+  if (eligible_count == 1) {
+    for (const auto& r : rs) {
+      if (eligible(r)) {
+        ev.recommended_offering_id = r.offering_id;
+        ev.recommendation_basis = "fits";
+        return;
+      }
     }
   }
 }

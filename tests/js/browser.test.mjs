@@ -442,7 +442,7 @@ test('compact embed (view=summary); a late embed.js still resizes; the full calc
   const vendorOrigin = new URL(vendor.url).origin;
   const lateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gpucalc-late-'));
   fs.writeFileSync(path.join(lateDir, 'favicon.ico'), '');
-  fs.writeFileSync(path.join(lateDir, 'index.html'), `<!doctype html><html><head><meta charset="utf-8"><title>Late</title></head>
+  fs.writeFileSync(path.join(lateDir, 'index.html'), `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><title>Late</title></head>
 <body><iframe id="calc" data-gpucalc src="${vendorOrigin}/?embed=1&view=summary&catalog=prices.json#v=1&users=4" title="GPU calculator" width="100%" height="300"></iframe>
 </body></html>`);
   const late = await serve({ root: lateDir, host: 'localhost', csp: `default-src 'self'; script-src 'self' ${vendorOrigin}; frame-src ${vendorOrigin}` });
@@ -461,6 +461,9 @@ test('compact embed (view=summary); a late embed.js still resizes; the full calc
   await until(page, () => parseInt(document.getElementById('calc').style.height || '0', 10) > 300, null, 5000);
   const height = await page.evaluate(() => document.getElementById('calc').clientHeight);
   assert.ok(height < 2500, `compact embed ${height}px`);
+  // No lang= in the frame's address: it follows the host page's language once embed.js greets it.
+  await frame.locator('html[lang="zh-CN"]').waitFor({ timeout: 5000 });
+  assert.match(await frame.locator('#verdict-h').innerText(), /简而言之/);
   await page.screenshot({ path: path.join(shots, 'embed-summary-late.png'), fullPage: true });
   await page.close();
   vendor.server.close();
@@ -497,6 +500,23 @@ test('a vendor price list from the host page replaces the offers in the embed an
   assert.match(full.url(), /users=2/);
   assert.doesNotMatch(await full.locator('#keyfigs').innerText(), /FullGPU|8x AMD Instinct MI355X/);
   await full.close();
+  await page.close();
+  assert.deepEqual(problems, []);
+});
+
+test('request-shape presets set input, output and context together; controls exist only for schema keys', async () => {
+  const { page, problems } = await openPage(calc.url);
+  assert.equal(await page.getAttribute('#workload-presets button:nth-child(1)', 'aria-pressed'), 'true', 'chat 1K/1K is the default');
+  await page.click('#workload-presets button:nth-child(2)');
+  await until(page, () => location.hash.includes('output=8192'));
+  assert.equal(await page.getAttribute('#workload-presets button:nth-child(2)', 'aria-pressed'), 'true');
+  await page.click('#workload-presets button:nth-child(4)');
+  await until(page, () => location.hash.includes('input=130048'));
+  assert.match(await text(page, '#perf-note'), /130,048 input/);
+  const keys = await page.evaluate(() => window.gpucalcPage.schema().map((k) => k.key));
+  for (const key of ['engine', 'mtp', 'ttft_max', 'tpot_max', 'interactivity']) {
+    assert.equal(await page.locator(`#in-${key}`).isVisible(), keys.includes(key), key);
+  }
   await page.close();
   assert.deepEqual(problems, []);
 });

@@ -1,10 +1,10 @@
 // Key figures: one card per compared offering (price, fit, KV room, speed and cost).
 import * as i18n from '../i18n.js';
-import { t } from '../i18n.js';
+import { t, tn } from '../i18n.js';
 import { $, h, morph, seriesClass } from '../dom.js';
 import { figure } from '../format.js';
 
-export function renderKeyFigures(ev) {
+export function renderKeyFigures(ev, inputs) {
   const inference = ev.workload === 'inference';
   const cards = ev.results.map((r, i) => {
     const rows = [
@@ -13,13 +13,17 @@ export function renderKeyFigures(ev) {
       ['f_kv_free_bytes', figure(r, i, 'kv_free_bytes')],
       ['f_full_contexts', figure(r, i, 'full_contexts')],
     ];
+    // The deployment every figure of the card belongs to.
+    rows.push(['instance', tn('instance_split', r.replicas, { tp: r.tensor_parallel, pp: r.pipeline_parallel, replicas: r.replicas })]);
     const fields = inference ? ['decode_tokens_per_s_per_user', 'usd_per_million_tokens'] : ['train_hours', 'run_cost_usd'];
     for (const f of fields) rows.push([`f_${f}`, figure(r, i, f)]);
     return h('article', { class: `keyfig ${seriesClass(i)}` },
       h('h3', {}, r.offering_name),
       h('p', { class: 'price' }, figure(r, i, 'price_month_usd'),
         h('span', { class: 'unit' }, t(r.price_month_usd !== null ? 'per_month_unit' : 'unpriced_short'))),
-      h('dl', {}, rows.map(([label, value]) => h('div', {}, h('dt', {}, t(label)), h('dd', {}, value)))));
+      h('dl', {}, rows.map(([label, value]) => h('div', {}, h('dt', {}, t(label)), h('dd', {}, value)))),
+      inference ? h('p', { class: 'help card-point' }, tn('card_point', Number(inputs.get('users')), {
+        users: i18n.num(Number(inputs.get('users'))), input: i18n.num(Number(inputs.get('input'))), output: i18n.num(Number(inputs.get('output'))) })) : null);
   });
   morph($('keyfigs'), ...cards);
 }

@@ -4,7 +4,6 @@ import { t } from '../i18n.js';
 import { $, table } from '../dom.js';
 import { figure, fmtField, localized } from '../format.js';
 import { gpuOf, offeringOf } from '../state.js';
-import { hbmTotalBytes } from '../schema.js';
 
 const PRICES = ['price_month_usd', 'price_gpu_hour_usd', 'price_gb_month_usd', 'price_delta_month_usd'];
 const DESCRIPTION = ['cpu', 'ram', 'storage', 'network', 'availability'];
@@ -18,7 +17,7 @@ export function renderPrice(ev) {
       ...PRICES.map((f) => line(`f_${f}`, (r, i) => (f === 'price_delta_month_usd' && i === 0 ? i18n.DASH : figure(r, i, f)))),
       line('hbm_total', (r) => {
         const g = gpuOf(r);
-        return `${i18n.num(r.gpu_count)} × ${i18n.gb(g.hbm_marketed_bytes, 0)} ${g.memory_type || ''} = ${fmtField('capacity_bytes_per_gpu', hbmTotalBytes(r, g))}`;
+        return `${i18n.num(r.deployed_gpus ?? r.gpu_count)} × ${i18n.gb(g.hbm_marketed_bytes, 0)} ${g.memory_type || ''} = ${fmtField('offering_hbm_marketed_bytes', r.offering_hbm_marketed_bytes)}`;
       }),
       ...DESCRIPTION.map((k) => line(k, (r) => localized(offeringOf(r), k) || i18n.DASH)),
     ],

@@ -1,5 +1,6 @@
 #pragma once
 /** The catalog: GPUs, priced offerings, models and calibration records, read from JSON text. */
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -80,38 +81,97 @@ struct Offering {
   std::string note;
 };
 
+/** Kind of the softmax-attention layers: GQA (MHA is GQA with kv_heads = heads) or MLA. */
 enum class AttentionKind { kGqa, kMla };
+
+/** Weight groups that checkpoints and engines store at different precisions. */
+enum class WeightGroup {
+  kEmbedding = 0,   // input token embedding
+  kLmHead,          // output projection (0 when tied to the embedding)
+  kAttention,       // softmax, linear (Gated DeltaNet) and DSA indexer projections
+  kDenseFfn,        // dense FFN layers (dense models, leading dense layers of MoE models)
+  kSharedExperts,   // always-active experts of an MoE layer
+  kRoutedExperts,   // routed experts
+  kRouter,          // expert router (gate)
+  kNorms,           // norms, biases and small projections kept in BF16 (MTP eh_proj)
+};
+constexpr std::size_t kWeightGroupCount = 8;
+const char* weight_group_name(WeightGroup g);  // "embedding", "lm_head", "attention", ...
+using GroupParams = std::array<double, kWeightGroupCount>;  // parameters per group
+
+/** How one weight group is stored: value bits plus one scale per `values_per_scale` values. */
+struct StorageFormat {
+  std::string id = "bf16";
+  double value_bits = 16.0;
+  double scale_bits = 0.0;
+  double values_per_scale = 1.0;
+  /** value_bits / 8 + scale_bits / 8 / values_per_scale (e.g. FP8 with one FP32 scale per
+   *  128x128 block: 1 + 4 / 16384). */
+  double bytes_per_param() const { return value_bits / 8.0 + scale_bits / 8.0 / values_per_scale; }
+};
 
 struct Model {
   std::string id, name;
-  int layers = 0;
-  int dense_layers = 0;  // leading dense layers in an MoE model (DeepSeek: 3)
+  int layers = 0;        // decoder layers of the main model (MTP layers not included)
+  int dense_layers = 0;  // leading dense layers in an MoE model (DeepSeek: 3, Kimi K2.5: 1)
   int hidden_size = 0;
   int intermediate_size = 0;      // dense FFN width
   int moe_intermediate_size = 0;  // per expert
+  int shared_expert_intermediate_size = 0;  // 0: experts_shared x moe_intermediate_size
   int heads = 0;
   int kv_heads = 0;
   int head_dim = 0;
   int vocab_size = 0;
+  bool tied_embeddings = false;  // the output head reuses the embedding (Gemma 3)
   int experts_routed = 0;  // 0: dense model
   int experts_active = 0;
   int experts_shared = 0;
   int moe_layer_interval = 1;  // 2: every second layer is MoE (Llama 4 Maverick)
-  double params_total = 0.0;   // count, resident in memory
-  double params_active = 0.0;  // count, used per token
+  double params_total = 0.0;   // count, main model (MTP layers not included)
+  double params_active = 0.0;  // count, used per token (embedding and head included)
+  double params_mtp = 0.0;     // count, multi-token-prediction layers (resident, not active)
+  GroupParams param_groups{};  // resident parameters per weight group (main + MTP)
+  double card_params_total = 0.0;   // count the model card or id states (0: none)
+  double card_params_active = 0.0;  // count, as the card states it (its own convention)
+  std::string card_source;
+  // Softmax attention (full and sliding layers).
   AttentionKind attention = AttentionKind::kGqa;
+  bool attention_output_gate = false;  // Qwen3-Next/3.5: q_proj also yields a sigmoid gate
   int kv_lora_rank = 0;      // MLA: compressed KV width
   int qk_rope_head_dim = 0;  // MLA: rotary key width, cached beside the latent
   int q_lora_rank = 0;       // MLA: for the parameter count only
   int qk_nope_head_dim = 0;  // MLA
   int v_head_dim = 0;        // MLA
+  // DeepSeek Sparse Attention (MLA + DSA): a lightning indexer keeps one key of
+  // index_head_dim values per token per layer and picks the index_topk tokens attended.
+  int index_heads = 0;
+  int index_head_dim = 0;
+  int index_topk = 0;  // 0: no DSA
+  // Layer kinds: sliding_window_layers + linear_attention_layers + full layers = layers.
   int sliding_window_tokens = 0;
   int sliding_window_layers = 0;
+  // Gated DeltaNet linear attention: a fixed state per sequence (no per-token KV).
+  int linear_attention_layers = 0;
+  int linear_key_heads = 0;
+  int linear_value_heads = 0;
+  int linear_key_head_dim = 0;
+  int linear_value_head_dim = 0;
+  int linear_conv_kernel = 0;                    // short causal convolution width
+  double linear_state_bytes_per_value = 2.0;     // recurrent state (mamba_ssm_dtype: float32 = 4)
+  double linear_conv_bytes_per_value = 2.0;      // convolution state, the model dtype (BF16)
+  int mtp_layers = 0;  // multi-token-prediction layers (num_nextn_predict_layers)
   int max_context_tokens = 0;
-  std::string native_weights;  // "bf16", "fp8", "fp4"
+  std::string native_weights;  // dominant checkpoint format: "bf16", "fp8", "fp4", "int4"
+  // The release's storage per weight group; all BF16 unless the release is quantized.
+  std::array<StorageFormat, kWeightGroupCount> checkpoint{};
+  bool checkpoint_quantized = false;  // some group is not BF16: weights=native is the default
+  std::string checkpoint_note;        // which modules stay BF16, from the release's config
   std::vector<std::string> sources;
   std::string note;
   bool is_moe() const { return experts_routed > 0; }
+  int full_attention_layers() const {
+    return layers - sliding_window_layers - linear_attention_layers;
+  }
 };
 
 struct Catalog {
@@ -164,17 +224,27 @@ struct EmbeddedFile {
 const std::vector<EmbeddedFile>& embedded_data_files();
 
 /**
- * Turns a Hugging Face config.json (Llama, Qwen, Mixtral, DeepSeek-V3, gpt-oss, Llama 4 layouts)
- * into a Model. Parameter counts are computed from the architecture (embeddings, attention,
- * dense or expert FFN, norms). `id` becomes the model id.
+ * Turns a Hugging Face config.json (Llama, Qwen 2/3/3-Next/3.5, Mixtral, DeepSeek-V3/V3.2,
+ * Kimi K2.5, GLM-5, MiniMax-M2, gpt-oss, Gemma 3, Llama 4 layouts; a multimodal wrapper's
+ * text_config) into a Model. Field types are strict and every count is bounded before use
+ * (README lists the limits); an error names the field. Parameter counts are computed from the
+ * architecture; the release's quantization_config gives the per-group checkpoint precision.
  */
 Result<Model> import_hf_config(std::string_view config_json, std::string_view id);
 
-/** Total and active parameter counts from the architecture fields of `model`. */
+/** Parameter counts from the architecture fields of `model` (tied: the head reuses the
+ *  embedding). active counts the embedding, the head and the experts used per token. */
 struct ParamCount {
-  double total = 0.0;
-  double active = 0.0;
+  double total = 0.0;   // main model
+  double active = 0.0;  // per token
+  double mtp = 0.0;     // multi-token-prediction layers
+  GroupParams groups{};      // main model per weight group
+  GroupParams mtp_groups{};  // MTP layers per weight group
 };
 ParamCount count_params(const Model& model, bool tied_embeddings);
+
+/** Fills params_total/active/mtp and param_groups from the architecture where the catalog gives
+ *  no totals; where it does, the groups are scaled to the given totals. */
+void fill_param_counts(Model& model, std::optional<double> total, std::optional<double> active);
 
 }  // namespace gpucalc

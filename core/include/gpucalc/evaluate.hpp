@@ -45,6 +45,7 @@ struct OfferingResult {
   int gpu_count = 0;
   bool fp4_native = false;        // the GPU's matrix units run FP4
   bool capacity_assumed = false;  // device basis fell back to marketed GiB
+  double offering_hbm_marketed_bytes = 0.0;  // deployed GPUs x marketed HBM per GPU (as sold)
   MemoryFit fit;
   // --- servers (issue 11): fit.servers units of the offering deployed ---
   int servers = 1;            // = fit.servers
@@ -62,7 +63,8 @@ struct OfferingResult {
   std::optional<double> decode_tokens_per_s_per_user;
   std::optional<double> ttft_s;
   std::optional<double> tpot_s;
-  std::optional<double> usd_per_million_tokens;
+  std::optional<double> usd_per_million_tokens;        // per million output tokens
+  std::optional<double> usd_per_million_total_tokens;  // per million input + output tokens, same point
   // --- serving (issue 16): what a client sees at the scenario's users ---
   std::optional<double> total_tokens_per_s_per_gpu;   // input + output
   std::optional<double> output_tokens_per_s_per_gpu;
@@ -97,6 +99,7 @@ struct VerdictItem {
   std::string offering_id;
   std::string code;  // e.g. "more_hbm_per_gpu" (README lists them)
   std::string kind;  // "pro" | "con" | "note"
+  std::string basis;  // the result field (or, for stack reasons, the scenario key) it rests on
   std::vector<std::pair<std::string, double>> params;
 };
 

@@ -20,15 +20,56 @@ bool capacity_is_assumed(const Gpu& gpu, CapacityBasis basis);
 /** FP4 encoding used on `gpu`: its native one, else MXFP4 stored weight-only. */
 Fp4Encoding fp4_encoding_for(const Gpu& gpu);
 
-/** Resident weight bytes: params_total x bytes per param (MoE: every expert is resident). */
-double weight_bytes(const Model& model, WeightFormat format, const Gpu& gpu);
+/** The weights a scenario gets when it names none: the release's own (kNative) for a model
+ *  whose checkpoint is quantized, else FP8. */
+WeightFormat default_weight_format(const Model& model);
+
+/** The format the matrix units see: kNative becomes the format of the model's main FFN weights
+ *  (routed experts for MoE: Kimi K2.5 kInt4, gpt-oss kFp4, DeepSeek kFp8); others unchanged. */
+WeightFormat math_weight_format(const Model& model, WeightFormat format);
 
 /**
- * KV bytes per token for the whole model, per full-attention token:
- * GQA 2 x L x kv_heads x head_dim x bytes; MLA L x (kv_lora_rank + qk_rope_head_dim) x bytes.
- * Sliding-window layers count here too (this is the per-token rate below the window).
+ * Resident weight bytes per weight group (main model + MTP layers), block scales included.
+ * kNative: each group at the release's storage (Model::checkpoint). BF16, FP8, FP6: every
+ * weight at the format. FP4 and INT4 on an MoE model: the routed experts at the format, the
+ * attention, router, shared experts, dense layers, embedding and head in BF16 (as Kimi K2.5 and
+ * gpt-oss ship); on a dense model every weight at the format.
+ */
+GroupParams weight_bytes_by_group(const Model& model, WeightFormat format, const Gpu& gpu);
+
+/** Sum of weight_bytes_by_group (MoE: every expert is resident). */
+double weight_bytes(const Model& model, WeightFormat format, const Gpu& gpu);
+
+/** Per-layer cache sizes of each attention kind on one GPU under tensor parallelism `tp`. */
+struct AttentionLayerBytes {
+  double softmax_per_token = 0.0;  // GQA: 2 x ceil(kv_heads / tp) x head_dim x kv_bytes;
+                                   // MLA: (kv_lora_rank + qk_rope_head_dim) x kv_bytes, replicated
+  double indexer_per_token = 0.0;  // DSA: index_head_dim x kv_bytes (one key per token), replicated
+  double linear_state = 0.0;       // Gated DeltaNet, per sequence: ceil(value_heads / tp) x
+                                   // key_dim x value_dim x state bytes + conv (kernel - 1) inputs
+};
+AttentionLayerBytes attention_layer_bytes(const Model& model, KvFormat kv, int tp);
+
+/** Layers of each kind on the most loaded of `pp` pipeline stages (ceil per kind). */
+struct StageLayers {
+  int full = 0;     // full softmax attention (GQA or MLA, DSA included): per-token KV
+  int sliding = 0;  // sliding-window softmax: at most the window
+  int linear = 0;   // linear attention: a fixed state per sequence
+};
+StageLayers stage_layers(const Model& model, int pp);
+
+/**
+ * KV bytes per token for the whole model, counting only the layers that keep per-token KV:
+ * full-attention layers x (GQA 2 x kv_heads x head_dim, or MLA kv_lora_rank + qk_rope_head_dim,
+ * plus DSA index_head_dim) x kv_bytes. Sliding layers hold at most the window and linear layers
+ * a fixed state: neither grows with the context (see kv_bytes_per_sequence_per_gpu).
  */
 double kv_bytes_per_token(const Model& model, KvFormat kv);
+
+/** Fixed bytes one sequence holds in the linear-attention layers, whole model:
+ *  linear layers x (value_heads x key_dim x value_dim x state bytes
+ *  + (2 x key_heads x key_dim + value_heads x value_dim) x (conv_kernel - 1) x conv bytes). */
+double state_bytes_per_sequence(const Model& model);
 
 /** A model instance spread over `gpus` GPUs: tensor parallel inside the scale-up domain,
  *  pipeline stages beyond it. */
@@ -46,9 +87,11 @@ Deployment make_deployment(const Model& model, int gpus, int scale_up_gpus);
 bool deployment_is_valid(const Model& model, int gpus, int scale_up_gpus);
 
 /**
- * KV bytes one sequence of `context_tokens` occupies on the most loaded GPU of the deployment.
- * GQA heads split over TP (replicated when TP > kv_heads); MLA latent replicated on every TP rank;
- * layers split over PP stages (ceil); sliding-window layers hold min(context, window) tokens.
+ * Cache bytes one sequence of `context_tokens` occupies on the most loaded GPU of the deployment:
+ * full layers x per-token bytes x context + sliding layers x per-token bytes x min(context,
+ * window) + linear layers x fixed state. GQA heads split over TP (replicated when TP > kv_heads);
+ * MLA latent and DSA keys replicated on every TP rank; linear heads split over TP; layers split
+ * over PP stages (ceil per kind).
  */
 double kv_bytes_per_sequence_per_gpu(const Model& model, KvFormat kv, const Deployment& d,
                                      double context_tokens);
@@ -57,8 +100,9 @@ struct MemoryFit {
   double capacity_bytes_per_gpu = 0.0;
   double reserve_bytes_per_gpu = 0.0;
   double weights_bytes = 0.0;           // whole model
-  double kv_bytes_per_token = 0.0;      // whole model, per full-attention token
-  double kv_bytes_per_context = 0.0;    // one full-length sequence, whole model (TP 1)
+  double kv_bytes_per_token = 0.0;      // whole model, layers that keep per-token KV
+  double state_bytes_per_sequence = 0.0;  // whole model, linear-attention state per sequence
+  double kv_bytes_per_context = 0.0;    // one full-length sequence, whole model (TP 1), state included
   int gpus_needed_weights_only = 0;     // ceil(weights / capacity)
   int gpus_needed = 0;                  // smallest legal instance holding weights+reserve+KV
   bool fits = false;                    // the offering can host at least one instance
@@ -103,7 +147,8 @@ MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offerin
                      const Scenario& scenario, const ServerSpan& span = {});
 
 /** Longest context (tokens) for which `users` sequences fit in `free_bytes` on the most
- *  loaded GPU of deployment `d`; sliding windows handled exactly. */
+ *  loaded GPU of deployment `d`; sliding windows handled exactly, linear-attention state
+ *  taken off the budget first (0 when the state alone does not fit). */
 long long max_context_for(const Model& model, KvFormat kv, const Deployment& d,
                           double free_bytes_per_gpu, long long users);
 

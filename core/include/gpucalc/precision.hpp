@@ -17,8 +17,9 @@ template <class T>
 using PerPrecision = std::array<T, kPrecisionCount>;
 constexpr std::size_t index_of(Precision p) { return static_cast<std::size_t>(p); }
 
-/** How weights are stored (scenario key `weights`). */
-enum class WeightFormat { kBf16 = 0, kFp8, kFp6, kFp4, kInt4 };
+/** How weights are stored (scenario key `weights`). kNative: as the model's release ships them,
+ *  per weight group (Model::checkpoint); the others apply to the quantizable weights. */
+enum class WeightFormat { kBf16 = 0, kFp8, kFp6, kFp4, kInt4, kNative };
 const char* weight_format_name(WeightFormat f);
 std::optional<WeightFormat> parse_weight_format(std::string_view name);
 
@@ -37,6 +38,7 @@ enum class Fp4Encoding { kMxfp4, kNvfp4 };
  * BF16 2; FP8 1; FP6 as MXFP6 0.75 + 1/32 (one E8M0 scale per 32 values, OCP MX spec);
  * FP4 as MXFP4 0.5 + 1/32 or NVFP4 0.5 + 1/16 (one E4M3 scale per 16 values);
  * INT4 weight-only (AWQ/GPTQ) 0.5 + 2.5/128 (FP16 scale and 4-bit zero point per group of 128).
+ * kNative has no single figure (see weight_bytes in memory.hpp); it returns the BF16 2.
  */
 double weight_bytes_per_param(WeightFormat f, Fp4Encoding fp4);
 

@@ -17,6 +17,7 @@ enum class ErrorCode {
   kUnsupportedVersion,  // scenario or record from another schema version
   kTooLarge,        // input longer than the core accepts
   kDoesNotFit,      // a requested deployment cannot hold the model
+  kRequestExceedsContext,  // input + output tokens longer than the scenario's context
 };
 
 /** Stable lowercase name of a code ("bad_value"), used by the CLI, JSON and JS. */

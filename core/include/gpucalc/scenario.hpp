@@ -36,6 +36,9 @@ struct Scenario {
   // Fit (issue 2)
   std::string model = "llama-3.1-70b";
   WeightFormat weights = WeightFormat::kFp8;
+  // Set by decode_scenario when the string names no weights: evaluate then takes the model's
+  // default (default_weight_format: native for a quantized release, else fp8).
+  bool weights_from_model = false;
   KvFormat kv = KvFormat::kFp8;
   long long context_tokens = 131072;
   long long users = 1;  // concurrent sequences

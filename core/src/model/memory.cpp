@@ -13,24 +13,9 @@ constexpr long long kMaxContextTokens = 16777216;
 
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
-/** Per-token KV bytes one GPU holds for one layer under tensor parallelism `tp`. */
-double kv_bytes_per_layer_token_per_gpu(const Model& m, KvFormat kv, int tp) {
-  const double b = kv_bytes_per_value(kv);
-  if (m.attention == AttentionKind::kMla) {
-    return static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim) * b;  // replicated per rank
-  }
-  return 2.0 * ceil_div(m.kv_heads, tp) * m.head_dim * b;
-}
-
-struct StageLayers {
-  int full = 0;     // full-attention layers on the most loaded stage
-  int sliding = 0;  // sliding-window layers on the most loaded stage
-};
-
-StageLayers stage_layers(const Model& m, int pp) {
-  const int sliding = m.sliding_window_layers;
-  return StageLayers{ceil_div(m.layers - sliding, pp), ceil_div(sliding, pp)};
-}
+/** Weight groups an explicit 4-bit format quantizes on an MoE model: the routed experts, as
+ *  Kimi K2.5 (INT4) and gpt-oss (MXFP4) ship them; the rest stays BF16. */
+bool quantized_at_4bit(WeightGroup g) { return g == WeightGroup::kRoutedExperts; }
 
 }  // namespace
 
@@ -48,12 +33,79 @@ Fp4Encoding fp4_encoding_for(const Gpu& gpu) {
   return gpu.fp4_native ? *gpu.fp4_native : Fp4Encoding::kMxfp4;
 }
 
+WeightFormat default_weight_format(const Model& model) {
+  return model.checkpoint_quantized ? WeightFormat::kNative : WeightFormat::kFp8;
+}
+
+WeightFormat math_weight_format(const Model& model, WeightFormat format) {
+  if (format != WeightFormat::kNative) return format;
+  const WeightGroup main = model.is_moe() ? WeightGroup::kRoutedExperts : WeightGroup::kDenseFfn;
+  const StorageFormat& sf = model.checkpoint[static_cast<std::size_t>(main)];
+  if (sf.value_bits <= 4.0) return sf.id.rfind("int", 0) == 0 ? WeightFormat::kInt4 : WeightFormat::kFp4;
+  if (sf.value_bits <= 6.0) return WeightFormat::kFp6;
+  if (sf.value_bits <= 8.0) return WeightFormat::kFp8;
+  return WeightFormat::kBf16;
+}
+
+GroupParams weight_bytes_by_group(const Model& model, WeightFormat format, const Gpu& gpu) {
+  GroupParams bytes{};
+  const double bf16 = weight_bytes_per_param(WeightFormat::kBf16, fp4_encoding_for(gpu));
+  const double per_param = weight_bytes_per_param(format, fp4_encoding_for(gpu));
+  const bool four_bit = format == WeightFormat::kFp4 || format == WeightFormat::kInt4;
+  for (std::size_t i = 0; i < kWeightGroupCount; ++i) {
+    const auto g = static_cast<WeightGroup>(i);
+    const double params = model.param_groups[i];
+    if (format == WeightFormat::kNative) {
+      bytes[i] = params * model.checkpoint[i].bytes_per_param();
+    } else if (four_bit && model.is_moe() && !quantized_at_4bit(g)) {
+      bytes[i] = params * bf16;
+    } else {
+      bytes[i] = params * per_param;
+    }
+  }
+  return bytes;
+}
+
 double weight_bytes(const Model& model, WeightFormat format, const Gpu& gpu) {
-  return model.params_total * weight_bytes_per_param(format, fp4_encoding_for(gpu));
+  double sum = 0.0;
+  for (double b : weight_bytes_by_group(model, format, gpu)) sum += b;
+  return sum;
+}
+
+AttentionLayerBytes attention_layer_bytes(const Model& m, KvFormat kv, int tp) {
+  const double b = kv_bytes_per_value(kv);
+  AttentionLayerBytes out;
+  if (m.attention == AttentionKind::kMla) {
+    // The latent and the rotary key are replicated on every tensor-parallel rank.
+    out.softmax_per_token = (static_cast<double>(m.kv_lora_rank) + m.qk_rope_head_dim) * b;
+  } else {
+    out.softmax_per_token = 2.0 * ceil_div(m.kv_heads, tp) * static_cast<double>(m.head_dim) * b;
+  }
+  if (m.index_topk > 0) out.indexer_per_token = static_cast<double>(m.index_head_dim) * b;
+  if (m.linear_attention_layers > 0) {
+    const double kh = ceil_div(m.linear_key_heads, tp);
+    const double vh = ceil_div(m.linear_value_heads, tp);
+    const double dk = m.linear_key_head_dim;
+    const double dv = m.linear_value_head_dim;
+    const double recurrent = vh * dk * dv;                                 // one dk x dv state per value head
+    const double conv = (2.0 * kh * dk + vh * dv) * (m.linear_conv_kernel - 1);  // last kernel-1 inputs
+    out.linear_state = recurrent * m.linear_state_bytes_per_value + conv * m.linear_conv_bytes_per_value;
+  }
+  return out;
+}
+
+StageLayers stage_layers(const Model& m, int pp) {
+  return StageLayers{ceil_div(m.full_attention_layers(), pp), ceil_div(m.sliding_window_layers, pp),
+                     ceil_div(m.linear_attention_layers, pp)};
 }
 
 double kv_bytes_per_token(const Model& model, KvFormat kv) {
-  return model.layers * kv_bytes_per_layer_token_per_gpu(model, kv, 1);
+  const AttentionLayerBytes l = attention_layer_bytes(model, kv, 1);
+  return model.full_attention_layers() * (l.softmax_per_token + l.indexer_per_token);
+}
+
+double state_bytes_per_sequence(const Model& model) {
+  return model.linear_attention_layers * attention_layer_bytes(model, KvFormat::kBf16, 1).linear_state;
 }
 
 bool deployment_is_valid(const Model& m, int gpus, int scale_up_gpus) {
@@ -79,29 +131,35 @@ Deployment make_deployment(const Model& m, int gpus, int scale_up_gpus) {
 
 double kv_bytes_per_sequence_per_gpu(const Model& m, KvFormat kv, const Deployment& d,
                                      double context_tokens) {
-  const double per_layer = kv_bytes_per_layer_token_per_gpu(m, kv, d.tensor_parallel);
+  const AttentionLayerBytes l = attention_layer_bytes(m, kv, d.tensor_parallel);
   const StageLayers s = stage_layers(m, d.pipeline_parallel);
   const double window_tokens =
       std::min(context_tokens, static_cast<double>(m.sliding_window_tokens));
-  return per_layer * (s.full * context_tokens + s.sliding * window_tokens);
+  return s.full * (l.softmax_per_token + l.indexer_per_token) * context_tokens +
+         s.sliding * l.softmax_per_token * window_tokens + s.linear * l.linear_state;
 }
 
 long long max_context_for(const Model& m, KvFormat kv, const Deployment& d,
                           double free_bytes_per_gpu, long long users) {
   if (free_bytes_per_gpu <= 0 || users < 1) return 0;
-  const double per_layer = kv_bytes_per_layer_token_per_gpu(m, kv, d.tensor_parallel);
+  const AttentionLayerBytes l = attention_layer_bytes(m, kv, d.tensor_parallel);
   const StageLayers s = stage_layers(m, d.pipeline_parallel);
-  const double budget = free_bytes_per_gpu / static_cast<double>(users);  // bytes per sequence
-  const double full_rate = per_layer * s.full;       // bytes per token past the window
-  const double both_rate = per_layer * (s.full + s.sliding);
+  // Bytes per sequence, less the fixed linear-attention state it holds at any length.
+  const double budget = free_bytes_per_gpu / static_cast<double>(users) - s.linear * l.linear_state;
+  if (budget <= 0) return 0;
+  const double full_rate = s.full * (l.softmax_per_token + l.indexer_per_token);  // past the window
+  const double sliding_rate = s.sliding * l.softmax_per_token;
+  const double both_rate = full_rate + sliding_rate;
   const double window = m.sliding_window_tokens;
   double tokens = 0;
-  if (s.sliding == 0 || both_rate * window >= budget) {
+  if (both_rate <= 0) {
+    tokens = static_cast<double>(kMaxContextTokens);  // nothing grows with the context
+  } else if (s.sliding == 0 || both_rate * window >= budget) {
     tokens = budget / both_rate;
   } else if (full_rate <= 0) {
     tokens = static_cast<double>(kMaxContextTokens);
   } else {
-    tokens = (budget - per_layer * s.sliding * window) / full_rate;
+    tokens = (budget - sliding_rate * window) / full_rate;
   }
   return static_cast<long long>(std::min(std::floor(tokens), static_cast<double>(kMaxContextTokens)));
 }
@@ -113,6 +171,7 @@ MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offerin
   fit.reserve_bytes_per_gpu = scenario.reserve_gb_per_gpu * kBytesPerGB;
   fit.weights_bytes = weight_bytes(model, scenario.weights, gpu);
   fit.kv_bytes_per_token = kv_bytes_per_token(model, scenario.kv);
+  fit.state_bytes_per_sequence = state_bytes_per_sequence(model);
   const auto context = static_cast<double>(scenario.context_tokens);
   const auto users = static_cast<double>(scenario.users);
   fit.kv_bytes_per_context =

@@ -17,4 +17,9 @@ double price_usd_per_gb_month(double price_usd_per_month, int gpu_count,
   return price_usd_per_month / (gpu_count * capacity_bytes_per_gpu / kBytesPerGB);
 }
 
+double usd_per_million_total_tokens(double usd_per_million_output_tokens, double input_tokens,
+                                    double output_tokens) {
+  return usd_per_million_output_tokens * output_tokens / (input_tokens + output_tokens);
+}
+
 }  // namespace gpucalc

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "gpucalc/attention.hpp"
 #include "gpucalc/units.hpp"
 
 namespace gpucalc {
@@ -139,6 +140,8 @@ Precision inference_math_precision(const Gpu& gpu, WeightFormat weights) {
       return has_peak(gpu, Precision::kFp4) && gpu.fp4_native ? Precision::kFp4 : fp8_or_bf16;
     case WeightFormat::kInt4:
       return Precision::kBf16;  // W4A16: AWQ/GPTQ dequantise to BF16
+    case WeightFormat::kNative:
+      break;  // callers resolve it with math_weight_format (memory.hpp)
   }
   return Precision::kBf16;
 }
@@ -271,7 +274,7 @@ InferenceContext make_inference_context(const Catalog& catalog, const Scenario& 
   c.output_tokens = static_cast<double>(scenario.output_tokens);
   c.split = split_params(model);
   c.constants = constants;
-  c.rates = resolve_rates(catalog, gpu, inference_math_precision(gpu, scenario.weights), scenario);
+  c.rates = resolve_rates(catalog, gpu, inference_math_precision(gpu, math_weight_format(model, scenario.weights)), scenario);
   c.matmul_flops_per_s = c.rates.matmul_flops_per_s * constants.matmul_fraction;
   c.hbm_bytes_per_s = c.rates.hbm_bytes_per_s * constants.hbm_fraction;
   return c;
@@ -281,12 +284,10 @@ namespace {
 
 /** Attention FLOPs of one query token over `context` tokens, whole model. */
 double attention_flops(const Model& m, const ParamSplit& s, double context) {
-  const int sliding = std::min(m.sliding_window_layers, m.layers);
-  const double window = m.sliding_window_tokens > 0
-                            ? std::min(context, static_cast<double>(m.sliding_window_tokens))
-                            : context;
-  return s.attention_flops_per_layer_ctx_token *
-         (static_cast<double>(m.layers - sliding) * context + sliding * window);
+  (void)s;
+  // By layer kind (attention.hpp): sliding layers capped at the window, linear layers a fixed
+  // state update, DSA layers the top-k tokens plus the indexer over the context.
+  return attention_step(m, KvFormat::kBf16, context).flops();
 }
 
 /** Tensor-parallel all-reduce time for one step: two per layer (attention out, FFN out). */
@@ -439,7 +440,7 @@ TrainingEstimate estimate_training(const Catalog& catalog, const Scenario& scena
   const double h = m.hidden_size;
   const double layers = m.layers;
   const double reserve = scenario.reserve_gb_per_gpu * kBytesPerGB;
-  t.rates = resolve_rates(catalog, gpu, training_math_precision(gpu, scenario.weights, w), scenario);
+  t.rates = resolve_rates(catalog, gpu, training_math_precision(gpu, math_weight_format(m, scenario.weights), w), scenario);
 
   // LoRA adapters on the attention projections (and the dense MLP of dense models).
   if (lora) {

@@ -1,0 +1,447 @@
+// The 2026 catalog models: parameter counts, KV per token, per-sequence state, checkpoint
+// precision and longest contexts, each computed by hand here from the model's config.json
+// (tests/fixtures/hf-configs, copies of shared/reference/model-configs).
+#include <fstream>
+#include <sstream>
+
+#include "gpucalc/attention.hpp"
+#include "gpucalc/memory.hpp"
+#include "test_support.hpp"
+
+using namespace gpucalc;
+using namespace gpucalc::test;
+
+namespace {
+
+std::string hf_fixture(const std::string& name) {
+  std::ifstream in(std::string(GPUCALC_SOURCE_DIR) + "/tests/fixtures/hf-configs/" + name);
+  REQUIRE_MESSAGE(in.good(), "fixture missing: " << name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/** Hand count: parameters per weight group, main model and MTP layers. */
+struct Hand {
+  double embedding = 0, lm_head = 0, attention = 0, dense_ffn = 0, shared = 0, routed = 0, router = 0, norms = 0;
+  double routed_active = 0;  // routed experts used per token
+  double mtp = 0;            // MTP layers, all groups
+  double mtp_routed = 0, mtp_norms = 0, mtp_router = 0;  // parts of mtp
+  double total() const { return embedding + lm_head + attention + dense_ffn + shared + routed + router + norms; }
+  double active() const { return total() - routed + routed_active; }
+};
+
+/** DeepSeek-V3 layout (Kimi K2.5, DeepSeek-V3.2, R1, GLM-5): MLA (+ DSA), dense leading layers,
+ *  routed + shared experts, MTP layers. */
+Hand mla_moe(double V, double h, double L, double dense, double I, double mi, double E, double k,
+             double S, double H, double ql, double kvl, double nope, double rope, double v,
+             double ih, double id, double mtp) {
+  Hand x;
+  x.embedding = V * h;
+  x.lm_head = V * h;
+  const double attn = h * ql + ql * H * (nope + rope)            // q_a, q_b
+                      + h * (kvl + rope) + kvl * H * (nope + v)  // kv_a (with the rotary key), kv_b
+                      + H * v * h                                // o
+                      + (ih > 0 ? ql * ih * id + h * id + h * ih : 0);  // indexer wq_b, wk, weights_proj
+  const double layer_norms = 2 * h + ql + kvl + (ih > 0 ? 2 * id : 0);
+  x.attention = L * attn;
+  x.norms = L * layer_norms + h;
+  x.dense_ffn = dense * 3 * h * I;
+  const double expert = 3 * h * mi;
+  x.routed = (L - dense) * E * expert;
+  x.routed_active = (L - dense) * k * expert;
+  x.shared = (L - dense) * S * expert;
+  x.router = (L - dense) * h * E;
+  x.mtp_routed = mtp * E * expert;
+  x.mtp_router = mtp * h * E;
+  x.mtp_norms = mtp * (layer_norms + 2 * h * h + 3 * h);  // + eh_proj and enorm, hnorm, final norm
+  x.mtp = mtp * attn + x.mtp_routed + mtp * S * expert + x.mtp_router + x.mtp_norms;
+  return x;
+}
+
+/** GQA layout (dense or MoE, full / sliding / Gated DeltaNet layers). */
+struct Gqa {
+  double V, h, L, I, H, kv, hd;
+  double E = 0, k = 0, mi = 0, shared_width = 0;
+  bool gate = false;
+  double linear = 0, nk = 0, nv = 0, dk = 0, dv = 0, kern = 0;
+  double mtp = 0;
+  bool tied = false;
+};
+Hand gqa(const Gqa& g) {
+  Hand x;
+  x.embedding = g.V * g.h;
+  x.lm_head = g.tied ? 0 : g.V * g.h;
+  const double softmax = g.h * g.H * g.hd * (g.gate ? 2 : 1) + 2 * g.h * g.kv * g.hd + g.H * g.hd * g.h;
+  const double kd = g.nk * g.dk, vd = g.nv * g.dv;
+  const double gdn = g.h * (2 * kd + 2 * vd) + g.h * 2 * g.nv + (2 * kd + vd) * g.kern + vd * g.h;
+  x.attention = (g.L - g.linear) * softmax + g.linear * gdn;
+  x.norms = g.L * 2 * g.h + g.linear * (g.dv + 2 * g.nv) + g.h;
+  if (g.E > 0) {
+    x.routed = g.L * g.E * 3 * g.h * g.mi;
+    x.routed_active = g.L * g.k * 3 * g.h * g.mi;
+    x.shared = g.L * 3 * g.h * g.shared_width;
+    x.router = g.L * g.h * g.E;
+  } else {
+    x.dense_ffn = g.L * 3 * g.h * g.I;
+  }
+  if (g.mtp > 0) {
+    x.mtp_routed = g.mtp * g.E * 3 * g.h * g.mi;
+    x.mtp_router = g.mtp * g.h * g.E;
+    x.mtp_norms = g.mtp * (2 * g.h + 2 * g.h * g.h + 3 * g.h);
+    x.mtp = g.mtp * softmax + x.mtp_routed + g.mtp * 3 * g.h * g.shared_width + x.mtp_router + x.mtp_norms;
+  }
+  return x;
+}
+
+struct Expect {
+  const char* id;
+  const char* config;
+  Hand hand;
+  double card_total;         // the model card's (or id's) stated total
+  double kv_fp8_per_token;   // full layers only
+  double state_per_sequence; // linear layers
+  const char* default_weights;
+};
+
+const double kFp8Block = 1.0 + 4.0 / 16384;  // FP8 + one FP32 scale per 128 x 128 block
+
+std::vector<Expect> expectations() {
+  std::vector<Expect> e;
+  // Kimi K2.5: text_config of Kimi-K2.5.config.json
+  e.push_back({"kimi-k2.5", "Kimi-K2.5.config.json",
+               mla_moe(163840, 7168, 61, 1, 18432, 2048, 384, 8, 1, 64, 1536, 512, 128, 64, 128, 0, 0, 0),
+               1000e9, 61 * (512 + 64) * 1.0, 0, "native"});
+  Gqa q35{248320, 4096, 60, 1024, 32, 2, 256};
+  q35.E = 512, q35.k = 10, q35.mi = 1024, q35.shared_width = 1024, q35.gate = true;
+  q35.linear = 45, q35.nk = 16, q35.nv = 64, q35.dk = 128, q35.dv = 128, q35.kern = 4, q35.mtp = 1;
+  // 45 Gated DeltaNet layers: 64 value heads x 128 x 128 float32 + conv (2 x 16 x 128 + 64 x 128) x 3 BF16
+  e.push_back({"qwen3.5-397b-a17b", "Qwen3.5-397B-A17B.config.json", gqa(q35), 397e9,
+               15 * 2 * 2 * 256 * 1.0, 45 * (64 * 128 * 128 * 4.0 + (2 * 16 * 128 + 64 * 128) * 3 * 2.0), "fp8"});
+  e.push_back({"glm-5", "GLM-5-FP8.config.json",
+               mla_moe(154880, 6144, 78, 3, 12288, 2048, 256, 8, 1, 64, 2048, 512, 192, 64, 256, 32, 128, 1),
+               744e9, 78 * (512 + 64 + 128) * 1.0, 0, "native"});
+  Gqa mm{200064, 3072, 62, 1536, 48, 8, 128};
+  mm.E = 256, mm.k = 8, mm.mi = 1536, mm.mtp = 3;
+  e.push_back({"minimax-m2.5", "MiniMax-M2.5.PARTIAL.config.json", gqa(mm), 230e9, 62 * 2 * 8 * 128 * 1.0, 0, "native"});
+  e.push_back({"deepseek-v3.2", "DeepSeek-V3.2.config.json",
+               mla_moe(129280, 7168, 61, 3, 18432, 2048, 256, 8, 1, 128, 1536, 512, 128, 64, 128, 64, 128, 1),
+               671e9, 61 * (512 + 64 + 128) * 1.0, 0, "native"});
+  e.push_back({"deepseek-r1-0528", "DeepSeek-R1.config.json",
+               mla_moe(129280, 7168, 61, 3, 18432, 2048, 256, 8, 1, 128, 1536, 512, 128, 64, 128, 0, 0, 1),
+               671e9, 61 * (512 + 64) * 1.0, 0, "native"});
+  Gqa oss20{201088, 2880, 24, 2880, 64, 8, 64};
+  oss20.E = 32, oss20.k = 4, oss20.mi = 2880;
+  e.push_back({"gpt-oss-20b", "gpt-oss-20b.config.json", gqa(oss20), 20.91e9, 12 * 2 * 8 * 64 * 1.0, 0, "native"});
+  Gqa oss120{201088, 2880, 36, 2880, 64, 8, 64};
+  oss120.E = 128, oss120.k = 4, oss120.mi = 2880;
+  e.push_back({"gpt-oss-120b", "gpt-oss-120b.config.json", gqa(oss120), 116.83e9, 18 * 2 * 8 * 64 * 1.0, 0, "native"});
+  e.push_back({"qwen3-32b", "Qwen3-32B.config.json", gqa(Gqa{151936, 5120, 64, 25600, 64, 8, 128}), 32.8e9,
+               64 * 2 * 8 * 128 * 1.0, 0, "fp8"});
+  Gqa q30{151936, 2048, 48, 6144, 32, 4, 128};
+  q30.E = 128, q30.k = 8, q30.mi = 768;
+  e.push_back({"qwen3-30b-a3b", "Qwen3-30B-A3B.config.json", gqa(q30), 30.5e9, 48 * 2 * 4 * 128 * 1.0, 0, "fp8"});
+  Gqa next{151936, 2048, 48, 5120, 16, 2, 256};
+  next.E = 512, next.k = 10, next.mi = 512, next.shared_width = 512, next.gate = true;
+  next.linear = 36, next.nk = 16, next.nv = 32, next.dk = 128, next.dv = 128, next.kern = 4;
+  e.push_back({"qwen3-next-80b-a3b", "Qwen3-Next-80B-A3B-Thinking.config.json", gqa(next), 80e9,
+               12 * 2 * 2 * 256 * 1.0, 36 * (32 * 128 * 128 * 2.0 + (2 * 16 * 128 + 32 * 128) * 3 * 2.0), "fp8"});
+  Gqa gemma{262208, 5376, 62, 21504, 32, 16, 128};
+  gemma.tied = true;
+  e.push_back({"gemma-3-27b", "gemma-3-27b-it.PARTIAL.config.json", gqa(gemma), 27e9, 10 * 2 * 16 * 128 * 1.0, 0, "fp8"});
+  e.push_back({"llama-3.3-70b", "Llama-3.3-70B-Instruct.config.json", gqa(Gqa{128256, 8192, 80, 28672, 64, 8, 128}),
+               70e9, 80 * 2 * 8 * 128 * 1.0, 0, "fp8"});
+  return e;
+}
+
+/** Resident weight bytes of the scenario's default format, by hand. */
+double hand_default_weights(const Expect& x) {
+  const Hand& h = x.hand;
+  const double resident = h.total() + h.mtp;
+  const std::string id = x.id;
+  if (std::string(x.default_weights) == "fp8") return resident * 1.0;
+  if (id == "kimi-k2.5") return h.routed * (0.5 + 2.0 / 32) + (resident - h.routed) * 2;  // INT4 g32, BF16 scale
+  if (id.rfind("gpt-oss", 0) == 0) return h.routed * (0.5 + 1.0 / 32) + (resident - h.routed) * 2;  // MXFP4
+  // FP8 block-scaled linear layers; embedding, head, router and norms BF16.
+  const double bf16 = h.embedding + h.lm_head + h.router + h.norms + h.mtp_router + h.mtp_norms;
+  return (resident - bf16) * kFp8Block + bf16 * 2;
+}
+
+double device_bytes(const Gpu& g) {
+  return g.hbm_device_bytes ? *g.hbm_device_bytes : g.hbm_marketed_bytes / 1e9 * 1073741824.0;
+}
+
+}  // namespace
+
+TEST_CASE("2026 models: parameters, KV per token and state, by hand from their configs") {
+  const Catalog& c = default_catalog();
+  for (const Expect& x : expectations()) {
+    CAPTURE(x.id);
+    const Model* m = c.find_model(x.id);
+    REQUIRE(m != nullptr);
+    CHECK(m->params_total == doctest::Approx(x.hand.total()).epsilon(1e-12));
+    CHECK(m->params_active == doctest::Approx(x.hand.active()).epsilon(1e-12));
+    CHECK(m->params_mtp == doctest::Approx(x.hand.mtp).epsilon(1e-12));
+    // Within 2 % of the total the model card (or the model id) states; Kimi's card rounds to one
+    // significant digit ("1T"), which admits 0.95T to 1.05T: the count is 1.026T.
+    CHECK(m->card_params_total == doctest::Approx(x.card_total));
+    const double tolerance = std::string(x.id) == "kimi-k2.5" ? 0.05 : 0.02;
+    CHECK(std::fabs(m->params_total / x.card_total - 1.0) <= tolerance);
+    CHECK(kv_bytes_per_token(*m, KvFormat::kFp8) == x.kv_fp8_per_token);
+    CHECK(kv_bytes_per_token(*m, KvFormat::kBf16) == 2 * x.kv_fp8_per_token);
+    CHECK(state_bytes_per_sequence(*m) == x.state_per_sequence);
+    CHECK(std::string(weight_format_name(default_weight_format(*m))) == x.default_weights);
+    CHECK_FALSE(m->sources.empty());
+    // The config import gives the same model.
+    auto imported = import_hf_config(hf_fixture(x.config), "imported");
+    REQUIRE_MESSAGE(imported.ok(), (imported.ok() ? "" : imported.error().to_string()));
+    const Model& im = imported.value();
+    CHECK(im.params_total == doctest::Approx(m->params_total).epsilon(1e-12));
+    CHECK(im.params_active == doctest::Approx(m->params_active).epsilon(1e-12));
+    CHECK(im.params_mtp == doctest::Approx(m->params_mtp).epsilon(1e-12));
+    CHECK(kv_bytes_per_token(im, KvFormat::kFp8) == x.kv_fp8_per_token);
+    CHECK(state_bytes_per_sequence(im) == x.state_per_sequence);
+    CHECK(im.checkpoint_quantized == m->checkpoint_quantized);
+    const Gpu& h200 = *c.find_gpu("h200-sxm");
+    CHECK(weight_bytes(im, WeightFormat::kNative, h200) ==
+          doctest::Approx(weight_bytes(*m, WeightFormat::kNative, h200)).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("2026 models: longest context on 8x H200 and 8x MI355X, by hand") {
+  const Catalog& c = default_catalog();
+  for (const Expect& x : expectations()) {
+    CAPTURE(x.id);
+    const Model& m = *c.find_model(x.id);
+    // Default scenario: 1 user, 131,072-token context, 5 GB reserve, device capacity, FP8 KV.
+    const Evaluation ev = eval_ok(c, std::string("v=1&model=") + x.id + "&compare=fullgpu-8x-h200,fullgpu-8x-mi355x");
+    CHECK(ev.canonical.find(std::string("&weights=") + x.default_weights + "&") != std::string::npos);
+    for (const auto& r : ev.results) {
+      CAPTURE(r.gpu_id);
+      const double weights = hand_default_weights(x);
+      CHECK(r.fit.weights_bytes == doctest::Approx(weights).epsilon(1e-12));
+      REQUIRE(r.fit.fits);
+      REQUIRE(r.fit.deployment.tensor_parallel == 8);
+      const double free_per_gpu = device_bytes(*c.find_gpu(r.gpu_id)) - 5e9 - weights / 8;
+      // Per GPU at TP 8: GQA KV heads split (at least one each), MLA latent and DSA keys replicated,
+      // linear heads split.
+      double full_rate = 0, sliding_rate = 0, state = 0;
+      const double full = m.full_attention_layers();
+      if (m.attention == AttentionKind::kMla) {
+        full_rate = x.kv_fp8_per_token;  // replicated
+      } else {
+        const double kv_heads_per_gpu = std::ceil(m.kv_heads / 8.0);
+        full_rate = full * 2 * kv_heads_per_gpu * m.head_dim;
+        sliding_rate = m.sliding_window_layers * 2 * kv_heads_per_gpu * m.head_dim;
+      }
+      if (m.linear_attention_layers > 0) {
+        state = x.state_per_sequence / 8;  // value and key heads split evenly over 8 ranks here
+      }
+      const double budget = free_per_gpu - state;
+      const double tokens = sliding_rate > 0 ? (budget - sliding_rate * m.sliding_window_tokens) / full_rate
+                                             : budget / full_rate;
+      const long long expect = std::min(static_cast<long long>(std::floor(tokens)), 16777216LL);
+      CHECK(r.fit.max_context_tokens == expect);
+      CHECK(r.fit.state_bytes_per_sequence == x.state_per_sequence);
+    }
+  }
+}
+
+TEST_CASE("Qwen3.5-397B-A17B at FP8 KV: only the 15 full-attention layers keep per-token KV") {
+  const Catalog& c = default_catalog();
+  const Evaluation ev = eval_ok(c, "v=1&model=qwen3.5-397b-a17b&kv=fp8&context=131072&compare=fullgpu-8x-h200");
+  const auto& f = ev.results[0].fit;
+  CHECK(f.kv_bytes_per_token == 15 * 2 * 2 * 256);  // 15,360 B, not 60 layers' 61,440
+  // The 45 linear layers appear as a fixed state: 45 x (64 x 128 x 128 x 4 + 12,288 x 3 x 2) bytes.
+  CHECK(f.state_bytes_per_sequence == 45 * (64 * 128 * 128 * 4.0 + 12288 * 3 * 2.0));
+  CHECK(f.kv_bytes_per_context == 15360.0 * 131072 + f.state_bytes_per_sequence);
+  CHECK(ev.model.params_active / 1e9 == doctest::Approx(17.35).epsilon(0.001));  // the id says 17B
+}
+
+TEST_CASE("weights=native: the release's mixed precision per weight group") {
+  const Catalog& c = default_catalog();
+  const Gpu& h200 = *c.find_gpu("h200-sxm");
+  for (const Expect& x : expectations()) {
+    const std::string id = x.id;
+    if (id != "kimi-k2.5" && id != "gpt-oss-120b") continue;
+    CAPTURE(id);
+    const Model& m = *c.find_model(id);
+    const Hand& h = x.hand;
+    const GroupParams bytes = weight_bytes_by_group(m, WeightFormat::kNative, h200);
+    const double routed_bpp = id == "kimi-k2.5" ? 0.5 + 2.0 / 32 : 0.5 + 1.0 / 32;
+    CHECK(bytes[static_cast<std::size_t>(WeightGroup::kRoutedExperts)] == doctest::Approx(h.routed * routed_bpp));
+    CHECK(bytes[static_cast<std::size_t>(WeightGroup::kAttention)] == doctest::Approx(h.attention * 2));
+    CHECK(bytes[static_cast<std::size_t>(WeightGroup::kSharedExperts)] == doctest::Approx(h.shared * 2));
+    CHECK(bytes[static_cast<std::size_t>(WeightGroup::kDenseFfn)] == doctest::Approx(h.dense_ffn * 2));
+    CHECK(bytes[static_cast<std::size_t>(WeightGroup::kEmbedding)] == doctest::Approx(h.embedding * 2));
+    CHECK(bytes[static_cast<std::size_t>(WeightGroup::kLmHead)] == doctest::Approx(h.lm_head * 2));
+    CHECK(weight_bytes(m, WeightFormat::kNative, h200) ==
+          doctest::Approx(h.routed * routed_bpp + (h.total() - h.routed) * 2).epsilon(1e-12));
+    // The explicit 4-bit formats quantize the routed experts the same way; the rest stays BF16.
+    CHECK(weight_bytes(m, WeightFormat::kFp4, h200) ==
+          doctest::Approx(h.routed * 0.53125 + (h.total() - h.routed) * 2).epsilon(1e-12));
+    // 8-bit formats apply to every weight.
+    CHECK(weight_bytes(m, WeightFormat::kFp8, h200) == doctest::Approx(h.total()).epsilon(1e-12));
+    CHECK(math_weight_format(m, WeightFormat::kNative) ==
+          (id == "kimi-k2.5" ? WeightFormat::kInt4 : WeightFormat::kFp4));
+  }
+  // An explicit weights key overrides the native default; the default scenario keeps fp8.
+  CHECK(eval_ok(c, "v=1&model=kimi-k2.5&weights=fp8").canonical.find("&weights=fp8&") != std::string::npos);
+  CHECK(eval_ok(c, "v=1").canonical.find("&weights=fp8&") != std::string::npos);
+  CHECK(eval_ok(c, "v=1&model=deepseek-v3").canonical.find("&weights=native&") != std::string::npos);
+}
+
+TEST_CASE("DeepSeek-V3.2 at 128K: attention FLOPs per token bounded by the top-k") {
+  const Model& m = *default_catalog().find_model("deepseek-v3.2");
+  const double ctx = 131072;
+  const AttentionStep at_128k = attention_step(m, KvFormat::kFp8, ctx);
+  const AttentionStep at_topk = attention_step(m, KvFormat::kFp8, 2048);
+  // Absorbed MLA over the 2,048 selected tokens: 61 x 2 x 128 heads x (2 x 512 + 64) x 2,048.
+  CHECK(at_128k.softmax_flops == 61 * 2.0 * 128 * (2 * 512 + 64) * 2048);
+  CHECK(at_128k.softmax_flops == at_topk.softmax_flops);
+  // The indexer scores every token: 61 x 2 x 64 heads x 128 x context.
+  CHECK(at_128k.indexer_flops == 61 * 2.0 * 64 * 128 * ctx);
+  // Reads: the selected latents plus every token's indexer key (FP8).
+  CHECK(at_128k.kv_bytes_read == 61 * (576.0 * 2048 + 128.0 * ctx));
+  // Plain MLA (R1-0528) attends the whole context.
+  const AttentionStep r1 = attention_step(*default_catalog().find_model("deepseek-r1-0528"), KvFormat::kFp8, ctx);
+  CHECK(r1.softmax_flops == 61 * 2.0 * 128 * (2 * 512 + 64) * ctx);
+  CHECK(r1.indexer_flops == 0);
+}
+
+TEST_CASE("attention step by layer kind: sliding windows cap, linear layers read their state") {
+  const Catalog& c = default_catalog();
+  const Model& oss = *c.find_model("gpt-oss-120b");
+  const AttentionStep s = attention_step(oss, KvFormat::kBf16, 10000);
+  CHECK(s.kv_bytes_read == 2.0 * 8 * 64 * 2 * (18 * 10000.0 + 18 * 128.0));
+  CHECK(s.softmax_flops == 4.0 * 64 * 64 * (18 * 10000.0 + 18 * 128.0));
+  const Model& q = *c.find_model("qwen3-next-80b-a3b");
+  const AttentionStep l = attention_step(q, KvFormat::kFp8, 4096);
+  CHECK(l.kv_bytes_read == 12 * 2 * 2 * 256 * 4096.0 + state_bytes_per_sequence(q));
+  CHECK(l.linear_flops == 36 * 6.0 * 32 * 128 * 128);
+  const auto groups = layer_groups(q, KvFormat::kFp8);
+  REQUIRE(groups.size() == 2);
+  CHECK(groups[0].kind == "full_gqa");
+  CHECK(groups[0].layers == 12);
+  CHECK(groups[1].kind == "linear");
+  CHECK(groups[1].layers * groups[1].state_bytes_per_layer == state_bytes_per_sequence(q));
+}
+
+TEST_CASE("hostile HF configs and catalog entries: errors name the field, sizes stay finite") {
+  // Issue 13: wrongly typed fields are errors, not 64 heads.
+  const std::string base = R"("hidden_size":8192,"intermediate_size":28672,"num_attention_heads":64,"num_hidden_layers":80,"vocab_size":128256)";
+  for (const char* kv : {R"("8")", "8.0", "-8", "0", "true", "99999999999999999999"}) {
+    CAPTURE(kv);
+    auto r = import_hf_config("{" + base + R"(,"num_key_value_heads":)" + kv + "}", "x");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().field == "config.json: num_key_value_heads");
+  }
+  auto hd0 = import_hf_config("{" + base + R"(,"head_dim":0})", "x");
+  REQUIRE_FALSE(hd0.ok());
+  CHECK(hd0.error().field == "config.json: head_dim");
+  // hf-neg.json: 4 x hidden_size overflowed to -6.3e18 parameters.
+  auto neg = import_hf_config(R"({"hidden_size":700000000,"num_attention_heads":1,"num_key_value_heads":1,"num_hidden_layers":2,"vocab_size":1,"head_dim":1})", "x");
+  REQUIRE_FALSE(neg.ok());
+  CHECK(neg.error().field == "config.json: hidden_size");
+  // hf-mla.json: kv_lora_rank + qk_rope_head_dim overflowed to a negative KV per token.
+  auto mla = import_hf_config("{" + base + R"(,"num_key_value_heads":8,"kv_lora_rank":1073741824,"qk_rope_head_dim":1073741824})", "x");
+  REQUIRE_FALSE(mla.ok());
+  CHECK(mla.error().field == "config.json: kv_lora_rank");
+  // A 2^30-layer config is refused at parse time.
+  auto deep = import_hf_config(R"({"hidden_size":64,"num_attention_heads":1,"num_hidden_layers":1073741824,"vocab_size":10})", "x");
+  REQUIRE_FALSE(deep.ok());
+  CHECK(deep.error().field == "config.json: num_hidden_layers");
+  auto types = import_hf_config(R"({"hidden_size":64,"num_attention_heads":1,"num_hidden_layers":2,"vocab_size":10,"sliding_window":8,"layer_types":["full_attention"]})", "x");
+  REQUIRE_FALSE(types.ok());
+  CHECK(types.error().field == "config.json: layer_types");
+  auto quant = import_hf_config(R"({"hidden_size":64,"num_attention_heads":1,"num_hidden_layers":2,"vocab_size":10,"quantization_config":{"quant_method":"bitnet"}})", "x");
+  REQUIRE_FALSE(quant.ok());
+  CHECK(quant.error().field == "config.json: quantization_config.quant_method");
+  // mla.json (--catalog): kv_lora_rank x heads overflowed int; counted in double it is exact.
+  auto cat = extend_catalog(default_catalog(), R"({"models":[{"id":"mla","name":"mla","layers":61,"hidden_size":7168,"intermediate_size":18432,"heads":65536,"vocab_size":129280,"attention":"mla","kv_lora_rank":1048576,"q_lora_rank":1048576,"qk_rope_head_dim":64,"qk_nope_head_dim":128,"v_head_dim":128,"sources":["x"]}]})", "mla.json");
+  REQUIRE(cat.ok());
+  const Model& big = *cat.value().find_model("mla");
+  const double h = 7168, H = 65536, r = 1048576;
+  const double attn = h * r + r * H * 192 + h * (r + 64) + r * H * 256 + H * 128 * h;
+  const double hand = 2 * 129280 * h + 61 * (attn + 2 * h + 2 * r + 3 * h * 18432) + h;
+  CHECK(big.params_total == doctest::Approx(hand).epsilon(1e-12));
+  CHECK(kv_bytes_per_token(big, KvFormat::kFp8) == 61 * (1048576.0 + 64));
+  // big-moe.json: huge MoE dimensions stay finite and positive.
+  auto moe = extend_catalog(default_catalog(), R"({"models":[{"id":"big","name":"big","layers":10000,"hidden_size":1048576,"intermediate_size":4194304,"heads":65536,"kv_heads":65536,"head_dim":65536,"vocab_size":16777216,"experts_routed":65536,"experts_active":65536,"moe_intermediate_size":4194304,"sources":["x"]}]})", "big-moe.json");
+  REQUIRE(moe.ok());
+  const Model& bm = *moe.value().find_model("big");
+  CHECK(bm.params_total > 0);
+  CHECK(std::isfinite(bm.params_total));
+  const double bh = 1048576;
+  const double big_hand = 10000 * (65536 * 3.0 * bh * 4194304 + 4 * bh * 65536 * 65536 + bh * 65536 + 2 * bh) +
+                          2 * 16777216 * bh + bh;  // experts, attention, router, norms; embedding, head
+  CHECK(bm.params_total == doctest::Approx(big_hand).epsilon(1e-12));
+  const Evaluation ev = eval_ok(moe.value(), "v=1&model=big");
+  CHECK(ev.results[0].fit.weights_bytes > 0);
+  CHECK_FALSE(ev.results[0].fit.fits);
+}
+
+TEST_CASE("HF import: wrappers, transformers defaults and checkpoint precision") {
+  // Gemma 3: the text part lacks vocab_size; transformers' Gemma3TextConfig default is 262208.
+  auto g = import_hf_config(hf_fixture("gemma-3-27b-it.PARTIAL.config.json"), "g");
+  REQUIRE(g.ok());
+  CHECK(g.value().vocab_size == 262208);
+  CHECK(g.value().tied_embeddings);
+  CHECK(g.value().sliding_window_layers == 52);  // sliding_window_pattern 6: every 6th is global
+  CHECK(g.value().max_context_tokens == 131072);
+  // The same text config inside a multimodal wrapper.
+  const std::string wrapped = R"({"architectures": ["Gemma3ForConditionalGeneration"], "model_type": "gemma3", "text_config": )" +
+                              hf_fixture("gemma-3-27b-it.PARTIAL.config.json") + "}";
+  auto gw = import_hf_config(wrapped, "gw");
+  REQUIRE(gw.ok());
+  CHECK(gw.value().params_total == g.value().params_total);
+  // Kimi K2.5: INT4 experts from compressed-tensors, the ignore list kept in BF16.
+  auto k = import_hf_config(hf_fixture("Kimi-K2.5.config.json"), "k");
+  REQUIRE(k.ok());
+  CHECK(k.value().checkpoint[static_cast<std::size_t>(WeightGroup::kRoutedExperts)].bytes_per_param() == 0.5625);
+  CHECK(k.value().checkpoint[static_cast<std::size_t>(WeightGroup::kAttention)].id == "bf16");
+  CHECK(k.value().checkpoint[static_cast<std::size_t>(WeightGroup::kSharedExperts)].id == "bf16");
+  CHECK(k.value().checkpoint[static_cast<std::size_t>(WeightGroup::kDenseFfn)].id == "bf16");
+  CHECK(k.value().native_weights == "int4");
+  // DeepSeek-V3.2: FP8 with 128 x 128 block scales.
+  auto d = import_hf_config(hf_fixture("DeepSeek-V3.2.config.json"), "d");
+  REQUIRE(d.ok());
+  CHECK(d.value().checkpoint[static_cast<std::size_t>(WeightGroup::kAttention)].bytes_per_param() == kFp8Block);
+  CHECK(d.value().checkpoint[static_cast<std::size_t>(WeightGroup::kRouter)].id == "bf16");
+  CHECK(d.value().index_topk == 2048);
+}
+
+TEST_CASE("the what-fits table lists the 2026 models") {
+  const Catalog& c = default_catalog();
+  auto table = fit_table_json(c, decode_scenario("v=1").value());
+  REQUIRE(table.ok());
+  const auto t = nlohmann::json::parse(table.value());
+  for (const Expect& x : expectations()) {
+    bool listed = false;
+    for (const auto& row : t["rows"]) listed = listed || row["model"] == x.id;
+    CHECK_MESSAGE(listed, x.id);
+  }
+}
+
+TEST_CASE("the formula trace shows each layer group and the per-sequence state") {
+  auto ev = evaluate_text(default_catalog(), "v=1&model=qwen3.5-397b-a17b&compare=fullgpu-8x-h200", true);
+  REQUIRE(ev.ok());
+  const auto& trace = ev.value().results[0].trace;
+  auto find = [&](const std::string& field) -> const TraceEntry* {
+    for (const auto& t : trace) {
+      if (t.field == field) return &t;
+    }
+    return nullptr;
+  };
+  const TraceEntry* full = find("layer_group_full_gqa");
+  const TraceEntry* linear = find("layer_group_linear");
+  REQUIRE(full != nullptr);
+  REQUIRE(linear != nullptr);
+  CHECK(full->inputs[0].second == 15);
+  CHECK(linear->inputs[0].second == 45);
+  CHECK(linear->inputs[1].second == 64 * 128 * 128 * 4.0 + 12288 * 3 * 2.0);
+  REQUIRE(find("state_bytes_per_sequence") != nullptr);
+  const auto j = nlohmann::json::parse(evaluation_to_json(ev.value(), true));
+  CHECK(j["results"][0]["state_bytes_per_sequence"] == 45 * (64 * 128 * 128 * 4.0 + 12288 * 3 * 2.0));
+  CHECK(j["model"]["linear_attention_layers"] == 45);
+}

@@ -1,0 +1,141 @@
+// Verdict rules (issue 15): no pro for an offering that does not fit, which gets a does_not_fit
+// con instead; no recommendation by a figure missing for a compared offering; every item names
+// the figure it rests on.
+#include <algorithm>
+
+#include "gpucalc/result_fields.hpp"
+#include "test_support.hpp"
+
+using namespace gpucalc;
+using gpucalc::test::eval_ok;
+
+namespace {
+
+std::vector<const VerdictItem*> items_of(const Evaluation& ev, const std::string& offering) {
+  std::vector<const VerdictItem*> out;
+  for (const auto& v : ev.verdict) {
+    if (v.offering_id == offering) out.push_back(&v);
+  }
+  return out;
+}
+
+double param(const VerdictItem& v, const std::string& name) {
+  for (const auto& [k, x] : v.params) {
+    if (k == name) return x;
+  }
+  FAIL("no param " << name << " in " << v.code);
+  return 0;
+}
+
+bool is_scenario_key(const std::string& name) {
+  for (const auto& k : scenario_keys()) {
+    if (name == k.key) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("an offering that does not fit gets no pro, and a does_not_fit con saying what it needs") {
+  // Issue 15: "Choose NVIDIA H200 when: budget matters, $3,090 a month" for a 1x H200 that cannot
+  // hold DeepSeek-V3 at BF16.
+  const Catalog& c = default_catalog();
+  const Evaluation ev =
+      eval_ok(c, "v=1&model=deepseek-v3&weights=bf16&compare=fullgpu-8x-mi355x,fullgpu-1x-h200");
+  const OfferingResult& h200 = ev.results[1];
+  REQUIRE_FALSE(h200.fit.fits);
+  REQUIRE(h200.price_usd_per_month.has_value());  // the cheaper one, by price alone
+  int cons = 0;
+  for (const VerdictItem* v : items_of(ev, "fullgpu-1x-h200")) {
+    CAPTURE(v->code);
+    CHECK(v->kind != "pro");
+    if (v->code == "does_not_fit") {
+      ++cons;
+      CHECK(v->kind == "con");
+      CHECK(v->basis == "gpus_needed");
+      CHECK(param(*v, "gpu_count") == 1);
+      CHECK(param(*v, "gpus_needed") == h200.fit.gpus_needed);
+      CHECK(param(*v, "servers") == h200.fit.gpus_needed);  // one GPU per offering
+    }
+  }
+  CHECK(cons == 1);
+  CHECK(ev.recommended_offering_id != "fullgpu-1x-h200");
+
+  // A pro compares the offerings that fit: the 1x H200 is the cheapest per month but cannot hold
+  // DeepSeek-V3 at FP8, so the MI355X, cheaper than the 8x H200, gets cheaper_per_month.
+  const Evaluation three = eval_ok(
+      c, "v=1&model=deepseek-v3&weights=fp8&context=8192&compare=fullgpu-1x-h200,fullgpu-8x-mi355x,fullgpu-8x-h200");
+  REQUIRE_FALSE(three.results[0].fit.fits);
+  REQUIRE(three.results[1].fit.fits);
+  REQUIRE(three.results[2].fit.fits);
+  bool cheaper = false;
+  for (const VerdictItem* v : items_of(three, "fullgpu-8x-mi355x")) cheaper = cheaper || v->code == "cheaper_per_month";
+  CHECK(cheaper);
+  for (const VerdictItem* v : items_of(three, "fullgpu-1x-h200")) CHECK(v->kind != "pro");
+}
+
+TEST_CASE("no recommendation by a figure missing for a compared offering that fits") {
+  // Issue 15: "Recommended: lowest cost per million tokens" against an unpriced B200 that is
+  // faster.
+  const Catalog c = test::catalog_with_unpriced_b200();
+  const Evaluation ev = eval_ok(c, "v=1&compare=fullgpu-8x-mi355x,fullgpu-8x-h200,test-unpriced-8x-b200");
+  const OfferingResult& b200 = ev.results[2];
+  REQUIRE(b200.fit.fits);
+  REQUIRE_FALSE(b200.usd_per_million_tokens.has_value());
+  CHECK(ev.recommendation_basis != "usd_per_million_tokens");
+  CHECK(ev.recommendation_basis != "price_month_usd");  // unpriced: missing too
+  CHECK(ev.recommended_offering_id.empty());
+  std::vector<std::string> missing;
+  for (const VerdictItem* v : items_of(ev, "test-unpriced-8x-b200")) {
+    if (v->code == "recommendation_missing_figure") {
+      CHECK(v->kind == "note");
+      missing.push_back(v->basis);
+    }
+  }
+  CHECK(std::find(missing.begin(), missing.end(), "usd_per_million_tokens") != missing.end());
+  CHECK(std::find(missing.begin(), missing.end(), "price_month_usd") != missing.end());
+
+  // Priced through the scenario, every fitting offering has the figure and it recommends.
+  const Evaluation priced =
+      eval_ok(c, "v=1&compare=fullgpu-8x-mi355x,fullgpu-8x-h200,test-unpriced-8x-b200&price=-,-,40000");
+  CHECK(priced.recommendation_basis == "usd_per_million_tokens");
+  CHECK_FALSE(priced.recommended_offering_id.empty());
+  for (const auto& v : priced.verdict) CHECK(v.code != "recommendation_missing_figure");
+
+  // An offering that does not fit is no candidate, so its missing figure does not block.
+  const Evaluation small = eval_ok(c, "v=1&compare=fullgpu-8x-mi355x,fullgpu-1x-h200&model=deepseek-v3&weights=bf16");
+  CHECK(small.recommended_offering_id == "fullgpu-8x-mi355x");
+
+  // A single fitting offering without a price is still named, as the one that fits.
+  const Evaluation alone = eval_ok(c, "v=1&compare=test-unpriced-8x-b200");
+  CHECK(alone.recommended_offering_id == "test-unpriced-8x-b200");
+  CHECK(alone.recommendation_basis == "fits");
+}
+
+TEST_CASE("every verdict item names its basis: a result field or a scenario key") {
+  const Catalog c = test::catalog_with_unpriced_b200();
+  const char* scenarios[] = {
+      "v=1",
+      "v=1&model=deepseek-v3&weights=bf16&compare=fullgpu-8x-mi355x,fullgpu-1x-h200",
+      "v=1&weights=fp4&compare=fullgpu-8x-mi355x,fullgpu-8x-h200,server-8x-b200,fullgpu-1x-h200",
+      "v=1&cudaonly=1&kernels=1&trtllm=1",
+      "v=1&compare=fullgpu-8x-mi355x,test-unpriced-8x-b200",
+      "v=1&workload=pretrain&model=llama-3.1-8b",
+      "v=1&model=llama-3.1-8b&compare=fullgpu-1x-h200,fullgpu-8x-h200",
+  };
+  std::size_t items = 0;
+  for (const char* text : scenarios) {
+    const Evaluation ev = eval_ok(c, text);
+    for (const auto& v : ev.verdict) {
+      CAPTURE(text);
+      CAPTURE(v.code);
+      ++items;
+      REQUIRE_FALSE(v.basis.empty());
+      CHECK((find_result_field(v.basis) != nullptr || is_scenario_key(v.basis)));
+    }
+    // The JSON carries it.
+    const auto j = nlohmann::json::parse(evaluation_to_json(ev, false), nullptr, false);
+    for (const auto& v : j["verdict"]) CHECK(v["basis"].is_string());
+  }
+  CHECK(items > 10);
+}

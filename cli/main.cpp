@@ -31,6 +31,7 @@ constexpr const char* kUsage = R"(usage: gpucalc [options] 'SCENARIO'
        gpucalc --list gpus|models|offerings|networks [--format table|json]
        gpucalc --fit-table ['SCENARIO'] [--format json]
        gpucalc --validate [--format table|json]
+       gpucalc --curve 'SCENARIO' [--format table|csv|json]
        gpucalc --keys [--format table|json|markdown]
 
 Compares GPU offerings for a model: what fits, how fast, what it costs.
@@ -380,6 +381,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string format = "table", list, scenario_text, hf_path, model_id = "custom";
   bool explain = false, validate = false, fit_table = false, keys = false, have_scenario = false;
+  bool curve = false;
   std::vector<std::string> catalog_paths;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -404,6 +406,8 @@ int main(int argc, char** argv) {
       catalog_paths.push_back(value("--catalog"));
     } else if (a == "--list") {
       list = value("--list");
+    } else if (a == "--curve") {
+      curve = true;
     } else if (a == "--validate") {
       validate = true;
     } else if (a == "--fit-table") {
@@ -472,9 +476,20 @@ int main(int argc, char** argv) {
     if (text == nullptr) fail("validation.json is not compiled in", 1);
     auto report = gpucalc::run_validation(catalog, text);
     if (!report) fail(report.error());
-    std::cout << (format == "json" ? gpucalc::validation_report_to_json(report.value())
-                                   : gpucalc::validation_report_to_text(report.value()))
-              << "\n";
+    const char* serving_text = nullptr;
+    for (const auto& f : gpucalc::embedded_data_files()) {
+      if (std::string(f.name) == "validation-serving.json") serving_text = f.text;
+    }
+    if (serving_text == nullptr) fail("validation-serving.json is not compiled in", 1);
+    auto serving = gpucalc::run_serving_validation(catalog, serving_text);
+    if (!serving) fail(serving.error());
+    if (format == "json") {
+      std::cout << "{\"mlperf\": " << gpucalc::validation_report_to_json(report.value())
+                << ",\n\"serving\": " << gpucalc::serving_report_to_json(serving.value()) << "}\n";
+    } else {
+      std::cout << gpucalc::validation_report_to_text(report.value()) << "\n"
+                << gpucalc::serving_report_to_text(serving.value()) << "\n";
+    }
     return 0;
 #else
     fail("--validate: this build has no validation model yet", 1);
@@ -514,6 +529,60 @@ int main(int argc, char** argv) {
   }
   auto ev = gpucalc::evaluate_text(catalog, scenario_text, explain || format == "json");
   if (!ev) fail(ev.error());
+  if (curve) {  // the serving curve of every compared offering, as the core computed it
+    const std::vector<std::string> header = {"offering", "tokens/s/user", "total tok/s/GPU",
+                                             "output tok/s/GPU", "TTFT s", "TPOT s",
+                                             "US$/Mtok", "tp", "ep", "dpa", "users"};
+    auto num = [](double x, const char* f) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, f, x);
+      return std::string(buf);
+    };
+    if (format == "json") {
+      Json out = Json::array();
+      for (const auto& r : ev.value().results) {
+        Json pts = Json::array();
+        for (const auto& c : r.curve) {
+          pts.push_back({{"tokens_per_s_per_user", c.tokens_per_s_per_user},
+                         {"total_tokens_per_s_per_gpu", c.total_tokens_per_s_per_gpu},
+                         {"output_tokens_per_s_per_gpu", c.output_tokens_per_s_per_gpu},
+                         {"ttft_s", c.ttft_s},
+                         {"tpot_s", c.tpot_s},
+                         {"usd_per_million_tokens", c.usd_per_million_tokens},
+                         {"tp", c.tp},
+                         {"ep", c.ep},
+                         {"dpa", c.dpa},
+                         {"users", c.users}});
+        }
+        out.push_back({{"offering", r.offering_id}, {"engine", r.engine}, {"curve", pts}});
+      }
+      std::cout << out.dump(2) << "\n";
+      return 0;
+    }
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& r : ev.value().results) {
+      for (const auto& c : r.curve) {
+        rows.push_back({r.offering_id, num(c.tokens_per_s_per_user, "%.1f"),
+                        num(c.total_tokens_per_s_per_gpu, "%.0f"),
+                        num(c.output_tokens_per_s_per_gpu, "%.0f"), num(c.ttft_s, "%.3f"),
+                        num(c.tpot_s, "%.4f"),
+                        c.usd_per_million_tokens > 0 ? num(c.usd_per_million_tokens, "%.3f") : "-",
+                        std::to_string(c.tp), std::to_string(c.ep), c.dpa ? "1" : "0",
+                        num(c.users, "%.0f")});
+      }
+    }
+    if (format == "csv") {
+      for (std::size_t i = 0; i < header.size(); ++i) std::cout << (i ? "," : "") << header[i];
+      std::cout << "\r\n";
+      for (const auto& row : rows) {
+        for (std::size_t i = 0; i < row.size(); ++i) std::cout << (i ? "," : "") << row[i];
+        std::cout << "\r\n";
+      }
+    } else {
+      print_table(header, rows);
+    }
+    return 0;
+  }
   if (format == "json") {
     std::cout << gpucalc::evaluation_to_json(ev.value(), explain) << "\n";
   } else if (format == "csv") {

@@ -257,6 +257,8 @@ TEST_CASE("model constants are catalog data: replaced by a document, loud when i
   // A copy with another value replaces the constants and changes the answer.
   auto changed = doc;
   changed["matmul_fraction"]["value"] = doc["matmul_fraction"]["value"].get<double>() / 2.0;
+  // Prefill GEMMs of many rows run at the large-M fraction: halve it too, so TTFT must rise.
+  changed["large_m_matmul_fraction"]["value"] = doc["large_m_matmul_fraction"]["value"].get<double>() / 2.0;
   auto extended = extend_catalog(base, changed.dump(), "my-performance.json");
   REQUIRE_MESSAGE(extended.ok(), (extended.ok() ? "" : extended.error().to_string()));
   CHECK(extended.value().constants->matmul_fraction == doctest::Approx(base.constants->matmul_fraction / 2.0));

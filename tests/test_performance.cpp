@@ -401,7 +401,12 @@ TEST_CASE("performance constants parse with sources and reject bad values") {
   const char* full = R"({"schema": "gpucalc-performance/1",
       "matmul_fraction": {"value": 0.5, "source": "x"}, "hbm_fraction": 0.9,
       "moe_expert_gemm_fraction": 0.5, "step_overhead_s": 0.0005, "allreduce_latency_s": 5e-6,
-      "max_batch_sequences": 256, "activation_traffic_factor": 2})";
+      "max_batch_sequences": 256, "activation_traffic_factor": 2,
+      "large_m_matmul_fraction": 0.95, "large_m_tokens": 4096, "small_m_tokens": 256,
+      "moe_stream_fraction": 0.75, "attention_fraction": 0.9, "small_kernel_latency_s": 3e-6,
+      "small_kernels_attention_gqa": 5, "small_kernels_attention_mla": 8,
+      "small_kernels_ffn_dense": 4, "small_kernels_ffn_moe": 7, "gemm_kernels_attention_gqa": 2,
+      "gemm_kernels_attention_mla": 5, "first_wave_fraction": 0.1, "arrival_spread_fraction": 0.2})";
   auto ok = parse_model_constants(full);
   REQUIRE(ok);
   CHECK(ok.value().matmul_fraction == doctest::Approx(0.5));

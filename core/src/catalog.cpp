@@ -1,4 +1,5 @@
 #include "gpucalc/catalog.hpp"
+#include "gpucalc/serving.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -283,6 +284,34 @@ const DocumentKind kDocumentKinds[] = {
      },
      [](Catalog& base, Catalog& part) {
        if (part.constants) base.constants = part.constants;
+     }},
+    {kEnginesSchema,
+     [](std::string_view text, const std::string& source, Catalog& part) -> std::optional<Error> {
+       auto engines = parse_engines(text);
+       if (!engines) {
+         Error e = engines.error();
+         e.field = source + ": " + e.field;
+         return e;
+       }
+       part.engines = std::make_shared<const EngineCatalog>(std::move(engines).value());
+       return std::nullopt;
+     },
+     [](Catalog& base, Catalog& part) {
+       if (part.engines) base.engines = part.engines;
+     }},
+    {kKernelsSchema,
+     [](std::string_view text, const std::string& source, Catalog& part) -> std::optional<Error> {
+       auto kernels = parse_kernels(text);
+       if (!kernels) {
+         Error e = kernels.error();
+         e.field = source + ": " + e.field;
+         return e;
+       }
+       part.kernels = std::make_shared<const KernelCatalog>(std::move(kernels).value());
+       return std::nullopt;
+     },
+     [](Catalog& base, Catalog& part) {
+       if (part.kernels) base.kernels = part.kernels;
      }},
 };
 

@@ -10,6 +10,7 @@
 #include "gpucalc/performance.hpp"
 #include "gpucalc/pricing.hpp"
 #include "gpucalc/throughput.hpp"
+#include "gpucalc/serving.hpp"
 #include "gpucalc/units.hpp"
 
 namespace gpucalc {
@@ -181,7 +182,7 @@ void add_fit_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scen
 void apply_training_fit(const Catalog& catalog, const Scenario& s, const Model& m, const Gpu& gpu,
                         const Offering& off, bool with_trace, OfferingResult& r) {
   const TrainingEstimate t = estimate_training(catalog, s, m, gpu, off.gpu_count,
-                                               r.fit.capacity_bytes_per_gpu, default_model_constants());
+                                               r.fit.capacity_bytes_per_gpu, *catalog.constants);
   r.train_memory_bytes_per_gpu = t.memory_bytes_per_gpu;
   r.fit.fits = t.fits;
   r.fit.reason = t.fits ? "ok" : "training_does_not_fit";
@@ -204,6 +205,14 @@ void apply_training_fit(const Catalog& catalog, const Scenario& s, const Model& 
 }  // namespace
 
 Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& as_given, bool with_trace) {
+  EvaluateOptions options;
+  options.with_trace = with_trace;
+  return evaluate(catalog, as_given, options);
+}
+
+Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& as_given,
+                            const EvaluateOptions& options) {
+  const bool with_trace = options.with_trace;
   if (!catalog.constants) {
     return make_error(ErrorCode::kInvalidCatalog, "performance",
                       "the catalog holds no model constants (a gpucalc-performance/1 document)");
@@ -226,6 +235,30 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& as_given, bo
                       "must split " + model->name + "'s " + std::to_string(model->heads) +
                           " attention heads evenly (e.g. 1, 2, 4, 8), got " + std::to_string(scenario.tp));
   }
+  if (scenario.ep > 1 && !model->is_moe()) {
+    return make_error(ErrorCode::kBadValue, "ep", model->name + " has no experts: ep must be 0 or 1");
+  }
+  if (scenario.ep > 1 && model->experts_routed % scenario.ep != 0) {
+    return make_error(ErrorCode::kBadValue, "ep",
+                      "must divide " + model->name + "'s " + std::to_string(model->experts_routed) +
+                          " experts, got " + std::to_string(scenario.ep));
+  }
+  if (scenario.ep > 1 && scenario.tp > 0 && (scenario.ep > scenario.tp || scenario.tp % scenario.ep != 0)) {
+    return make_error(ErrorCode::kBadValue, "ep",
+                      "must divide tp (experts are spread over the instance's GPUs), got ep=" +
+                          std::to_string(scenario.ep) + " with tp=" + std::to_string(scenario.tp));
+  }
+  if (scenario.dpa && !model->is_moe()) {
+    return make_error(ErrorCode::kBadValue, "dpa", "data-parallel attention is modelled for MoE models only");
+  }
+  if (scenario.mtp > 0) {
+    bool known = false;
+    for (const auto& [id, lengths] : catalog.constants->mtp_acceptance_length) known = known || id == model->id;
+    if (!known) {
+      return make_error(ErrorCode::kBadValue, "mtp",
+                        model->name + " has no MTP acceptance data (data/performance.json mtp_acceptance_length)");
+    }
+  }
   Evaluation ev;
   ev.scenario = scenario;
   ev.canonical = encode_scenario(scenario);
@@ -240,6 +273,10 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& as_given, bo
     const Gpu* gpu = catalog.find_gpu(off->gpu_id);
     if (gpu == nullptr) {
       return make_error(ErrorCode::kInvalidCatalog, "offerings(" + off->id + ").gpu", "names an unknown GPU");
+    }
+    if (scenario.workload == Workload::kInference) {
+      auto engine = select_engine(catalog_engines(catalog), serving_engine_name(scenario.engine), *gpu, *model);
+      if (!engine) return engine.error();
     }
     OfferingResult r;
     r.offering_id = off->id;
@@ -295,7 +332,7 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& as_given, bo
     if (with_trace) add_fit_trace(r, *model, *gpu, scenario);
     Offering deployed = *off;
     deployed.gpu_count = r.deployed_gpus;
-    estimate_performance(catalog, scenario, *model, *gpu, deployed, with_trace, r);
+    estimate_performance(catalog, scenario, *model, *gpu, deployed, with_trace, options.with_curve, r);
     if (scenario.workload != Workload::kInference) {
       apply_training_fit(catalog, scenario, *model, *gpu, deployed, with_trace, r);
     }

@@ -34,6 +34,30 @@ std::string legacy_rates_label(const OfferingResult& r) {
   return "";
 }
 
+void write_curve_entry(JsonWriter& w, const std::optional<ServingCurveEntry>& e) {
+  if (!e) {
+    w.null();
+    return;
+  }
+  w.begin_object();
+  w.field("tokens_per_s_per_user", e->tokens_per_s_per_user);
+  w.field("total_tokens_per_s_per_gpu", e->total_tokens_per_s_per_gpu);
+  w.field("output_tokens_per_s_per_gpu", e->output_tokens_per_s_per_gpu);
+  w.field("ttft_s", e->ttft_s);
+  w.field("tpot_s", e->tpot_s);
+  w.key("usd_per_million_tokens");  // an unpriced offering has no cost: null, never US$0
+  if (e->usd_per_million_tokens > 0.0) {
+    w.value(e->usd_per_million_tokens);
+  } else {
+    w.null();
+  }
+  w.field("tp", e->tp);
+  w.field("ep", e->ep);
+  w.field("dpa", e->dpa);
+  w.field("users", e->users);
+  w.end_object();
+}
+
 void write_result(JsonWriter& w, const OfferingResult& r, bool with_trace) {
   w.begin_object();
   for (const ResultField& f : result_fields()) {
@@ -51,6 +75,23 @@ void write_result(JsonWriter& w, const OfferingResult& r, bool with_trace) {
   w.key("warnings").begin_array();
   for (const auto& warning : r.warnings) w.value(warning);
   w.end_array();
+  // Structured serving fields (not scalars: outside the registry).
+  w.key("max_throughput_point");
+  write_curve_entry(w, r.max_throughput_point);
+  w.key("interactivity_point");
+  write_curve_entry(w, r.interactivity_point);
+  w.key("curve").begin_array();
+  for (const auto& e : r.curve) write_curve_entry(w, e);
+  w.end_array();
+  w.key("error_band").begin_object();
+  for (const auto& b : r.error_band) {
+    w.key(b.metric).begin_object();
+    w.field("mape", b.mape);
+    w.field("points", b.points);
+    w.field("group", b.group);
+    w.end_object();
+  }
+  w.end_object();
   if (with_trace) {
     w.key("trace").begin_object();
     for (const auto& e : r.trace) {

@@ -27,6 +27,16 @@ const char* workload_name(Workload w) {
   }
   return "inference";
 }
+const char* serving_engine_name(ServingEngine e) {
+  switch (e) {
+    case ServingEngine::kAuto: return "auto";
+    case ServingEngine::kVllm: return "vllm";
+    case ServingEngine::kSglang: return "sglang";
+    case ServingEngine::kTrtllm: return "trtllm";
+    case ServingEngine::kAtom: return "atom";
+  }
+  return "auto";
+}
 const char* recompute_name(Recompute r) {
   switch (r) {
     case Recompute::kNone: return "none";
@@ -326,6 +336,14 @@ template <>
 struct Choices<Recompute> {
   static constexpr Recompute kAll[] = {Recompute::kNone, Recompute::kSelective, Recompute::kFull};
   static const char* name(Recompute v) { return recompute_name(v); }
+};
+
+template <>
+struct Choices<ServingEngine> {
+  static constexpr ServingEngine kAll[] = {ServingEngine::kAuto, ServingEngine::kVllm,
+                                           ServingEngine::kSglang, ServingEngine::kTrtllm,
+                                           ServingEngine::kAtom};
+  static const char* name(ServingEngine v) { return serving_engine_name(v); }
 };
 
 template <auto M>
@@ -642,6 +660,13 @@ const std::vector<Row>& rows() {
         number<&Scenario::recovery_fraction>("recovery", 0, 10, false, "fraction of compute lost to failures and restarts"),
         number<&Scenario::flops_efficiency>("flops_eff", 0, 1, false, "matmul fraction of peak; 0 = calibrated default"),
         number<&Scenario::bandwidth_efficiency>("bw_eff", 0, 1, false, "HBM fraction of peak; 0 = calibrated default"),
+        number<&Scenario::ttft_max_s>("ttft_max", 0, 3600, false, "TTFT limit in seconds for max_throughput; 0 = none"),
+        number<&Scenario::tpot_max_s>("tpot_max", 0, 60, false, "TPOT limit in seconds for max_throughput; 0 = none"),
+        number<&Scenario::interactivity>("interactivity", 0, 100000, false, "tokens/s per user: the curve's operating point at it; 0 = none"),
+        integer<&Scenario::ep>("ep", 0, 1024, "expert-parallel degree inside an instance (MoE only); 0 = auto"),
+        boolean<&Scenario::dpa>("dpa", "1 = data-parallel attention over the instance's GPUs (MoE only)"),
+        choice<&Scenario::engine>("engine", "serving engine: auto, vllm, sglang, trtllm (NVIDIA only) or atom (AMD only)"),
+        integer<&Scenario::mtp>("mtp", 0, 16, "speculative (MTP) draft tokens per decode step; 0 = off"),
         boolean<&Scenario::cuda_only>("cudaonly", "1 if the stack depends on CUDA-only libraries"),
         boolean<&Scenario::custom_kernels>("kernels", "1 if the stack has custom CUDA kernels"),
         boolean<&Scenario::tensorrt_llm>("trtllm", "1 if the stack uses TensorRT-LLM"),

@@ -118,6 +118,7 @@ python3 - "$src/data/performance.json" "$tmp/slow.json" "$tmp/broken-perf.json" 
 import json, sys
 d = json.load(open(sys.argv[1]))
 d["matmul_fraction"]["value"] = d["matmul_fraction"]["value"] / 2
+d["large_m_matmul_fraction"]["value"] = d["large_m_matmul_fraction"]["value"] / 2
 json.dump(d, open(sys.argv[2], "w"))
 del d["hbm_fraction"]
 json.dump(d, open(sys.argv[3], "w"))

@@ -1,6 +1,7 @@
 #pragma once
 /** The catalog: GPUs, priced offerings, models and calibration records, read from JSON text. */
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -179,6 +180,9 @@ struct Model {
   int moe_layer_count() const;
 };
 
+struct EngineCatalog;
+struct KernelCatalog;
+
 struct Catalog {
   std::vector<Gpu> gpus;
   std::vector<Network> networks;
@@ -186,6 +190,8 @@ struct Catalog {
   std::vector<Model> models;
   std::vector<CalibrationRecord> calibrations;
   std::optional<ModelConstants> constants;  // data/performance.json; evaluate() needs it
+  std::shared_ptr<const EngineCatalog> engines;  // data/engines.json (serving.hpp)
+  std::shared_ptr<const KernelCatalog> kernels;  // data/kernels.json (serving.hpp)
 
   const Gpu* find_gpu(std::string_view id) const;
   const Offering* find_offering(std::string_view id) const;

@@ -26,6 +26,27 @@ enum class RatesSource { kPeak, kMeasured, kCalibrated, kOverride };
 /** "peak" | "measured" | "calibrated" | "override" */
 const char* rates_source_name(RatesSource source);
 
+/** One point of the serving curve (issue 16): a layout at a concurrency. */
+struct ServingCurveEntry {
+  double tokens_per_s_per_user = 0.0;
+  double total_tokens_per_s_per_gpu = 0.0;
+  double output_tokens_per_s_per_gpu = 0.0;
+  double ttft_s = 0.0;
+  double tpot_s = 0.0;
+  double usd_per_million_tokens = 0.0;  // 0 when unpriced
+  int tp = 0, ep = 0;
+  bool dpa = false;
+  double users = 0.0;  // over the offering (users per instance x replicas)
+};
+
+/** Validation error of the nearest measured group for one metric (serving table). */
+struct ErrorBand {
+  std::string metric;  // "interactivity" | "throughput_per_gpu" | "ttft"
+  double mape = 0.0;   // fraction
+  int points = 0;
+  std::string group;   // e.g. "nvidia fp8 1-8 users"
+};
+
 struct OfferingResult {
   std::string offering_id, offering_name, gpu_id, gpu_name, gpu_vendor;
   int gpu_count = 0;
@@ -52,6 +73,18 @@ struct OfferingResult {
   std::optional<double> tpot_s;
   std::optional<double> usd_per_million_tokens;        // per million output tokens
   std::optional<double> usd_per_million_total_tokens;  // per million input + output tokens, same point
+  // --- serving (issue 16): what a client sees at the scenario's users ---
+  std::optional<double> total_tokens_per_s_per_gpu;   // input + output
+  std::optional<double> output_tokens_per_s_per_gpu;
+  std::optional<double> e2e_latency_s;
+  std::string engine, engine_version;  // the engine profile used
+  int serving_tensor_parallel = 0;     // GPUs per instance of the serving point
+  int expert_parallel = 0;             // 0 = not a MoE model or no serving point
+  bool data_parallel_attention = false;
+  std::vector<ServingCurveEntry> curve;                // Pareto front
+  std::optional<ServingCurveEntry> interactivity_point;  // at the scenario's interactivity
+  std::optional<ServingCurveEntry> max_throughput_point;  // within ttft_max / tpot_max
+  std::vector<ErrorBand> error_band;
   std::optional<double> train_tokens_per_s;
   std::optional<double> train_hours;
   std::optional<double> gpu_hours;
@@ -94,8 +127,18 @@ struct Evaluation {
 /** Fills evaluation.verdict and the recommendation from the results and the scenario's stack. */
 void build_verdict(Evaluation& evaluation);
 
+/** What evaluate() computes beyond the fit, price and the serving point at the users. */
+struct EvaluateOptions {
+  bool with_trace = false;  // fill each result's trace
+  bool with_curve = true;   // curve, max_throughput (a search), interactivity point, cost
+};
+
 /** Runs the fit, price and performance models. `with_trace` fills each result's trace. */
 Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario, bool with_trace);
+/** The same with options: with_curve = false evaluates one concurrency only (the scenario's
+ *  users), leaving curve, max_throughput_tokens_per_s and usd_per_million_tokens empty. */
+Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario,
+                            const EvaluateOptions& options);
 
 /** Decodes `scenario_text` then evaluates it. */
 Result<Evaluation> evaluate_text(const Catalog& catalog, std::string_view scenario_text,

@@ -5,7 +5,10 @@
  * `--catalog FILE` or the page's price-list loader. There are no defaults in C++: every field
  * comes from the document, and a document missing one is an error naming it.
  */
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "gpucalc/result.hpp"
 
@@ -23,6 +26,24 @@ struct ModelConstants {
   double allreduce_latency_s = 0.0;        // per small-message all-reduce
   double max_batch_sequences = 0.0;        // engine default per instance
   double activation_traffic_factor = 0.0;  // training: activations written then read
+  // Serving step model (issue 16, core/src/model/serving.cpp).
+  double large_m_matmul_fraction = 0.0;    // GEMMs of >= large_m_tokens rows (prefill)
+  double large_m_tokens = 0.0;
+  double small_m_tokens = 0.0;             // up to here: matmul_fraction
+  double moe_stream_fraction = 0.0;        // routed-expert weights, of the achieved HBM rate
+  double attention_fraction = 0.0;         // decode attention KV read, of the achieved HBM rate
+  double small_kernel_latency_s = 0.0;     // one norm / rope / quantisation / routing kernel
+  double small_kernels_attention_gqa = 0.0;  // per layer
+  double small_kernels_attention_mla = 0.0;
+  double small_kernels_ffn_dense = 0.0;
+  double small_kernels_ffn_moe = 0.0;
+  double gemm_kernels_attention_gqa = 0.0;  // qkv, o
+  double gemm_kernels_attention_mla = 0.0;  // q_a+kv_a, q_b, k absorb, v absorb, o
+  double first_wave_fraction = 0.0;         // requests of a benchmark run that arrive at once
+  double arrival_spread_fraction = 0.0;     // closed loop: a wave's arrivals spread over this
+                                            // fraction of its end-to-end latency
+  /** model id -> mean tokens per step at 1, 2, ... draft tokens (speculative decoding). */
+  std::vector<std::pair<std::string, std::vector<double>>> mtp_acceptance_length;
 };
 
 /** Parses a gpucalc-performance/1 document. Each constant is a number or {"value": number,

@@ -4,9 +4,10 @@
 
 namespace gpucalc {
 
-/** Fills the performance fields of `result` (already holding fit and price). */
+/** Fills the performance fields of `result` (already holding fit and price). `with_curve`:
+ *  also the curve, max_throughput within the latency targets and the interactivity point. */
 void estimate_performance(const Catalog& catalog, const Scenario& scenario, const Model& model,
                           const Gpu& gpu, const Offering& offering, bool with_trace,
-                          OfferingResult& result);
+                          bool with_curve, OfferingResult& result);
 
 }  // namespace gpucalc

@@ -24,6 +24,10 @@ enum class CapacityBasis { kDevice, kMarketed };
 enum class Workload { kInference, kPretrain, kFinetune, kLora, kQlora };
 enum class Recompute { kNone, kSelective, kFull };
 
+/** Serving engine (key `engine`); profiles in data/engines.json. */
+enum class ServingEngine { kAuto, kVllm, kSglang, kTrtllm, kAtom };
+const char* serving_engine_name(ServingEngine e);  // "auto", "vllm", ...
+
 const char* capacity_basis_name(CapacityBasis b);
 const char* workload_name(Workload w);
 const char* recompute_name(Recompute r);
@@ -66,6 +70,14 @@ struct Scenario {
   double recovery_fraction = 0.0;  // extra compute lost to failures and restarts, e.g. 0.05
   double flops_efficiency = 0.0;   // override of the achieved matmul fraction; 0 = calibrated
   double bandwidth_efficiency = 0.0;  // override of the achieved HBM fraction; 0 = calibrated
+  // Serving (issue 16)
+  double ttft_max_s = 0.0;     // TTFT limit for max_throughput; 0 = none
+  double tpot_max_s = 0.0;     // TPOT limit for max_throughput; 0 = none
+  double interactivity = 0.0;  // tokens/s per user: operating point on the curve; 0 = none
+  int ep = 0;                  // expert-parallel degree inside an instance; 0 = auto
+  bool dpa = false;            // data-parallel attention over the instance's GPUs
+  ServingEngine engine = ServingEngine::kAuto;
+  int mtp = 0;                  // speculative (MTP) draft tokens per step; 0 = off
   // Software stack (drives the verdict)
   bool cuda_only = false;       // depends on CUDA-only libraries
   bool custom_kernels = false;  // custom CUDA kernels to port to HIP

@@ -13,6 +13,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/memory.hpp"

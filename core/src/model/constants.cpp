@@ -1,6 +1,8 @@
 // The model constants document (model_constants.hpp): one row per constant.
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/model_constants.hpp"
@@ -26,6 +28,20 @@ const ConstantRow kConstants[] = {
     {"allreduce_latency_s", &ModelConstants::allreduce_latency_s, 1.0},
     {"max_batch_sequences", &ModelConstants::max_batch_sequences, 1e6},
     {"activation_traffic_factor", &ModelConstants::activation_traffic_factor, 100.0},
+    {"large_m_matmul_fraction", &ModelConstants::large_m_matmul_fraction, 1.0},
+    {"large_m_tokens", &ModelConstants::large_m_tokens, 1e6},
+    {"small_m_tokens", &ModelConstants::small_m_tokens, 1e6},
+    {"moe_stream_fraction", &ModelConstants::moe_stream_fraction, 1.0},
+    {"attention_fraction", &ModelConstants::attention_fraction, 1.0},
+    {"small_kernel_latency_s", &ModelConstants::small_kernel_latency_s, 1.0},
+    {"small_kernels_attention_gqa", &ModelConstants::small_kernels_attention_gqa, 1000.0},
+    {"small_kernels_attention_mla", &ModelConstants::small_kernels_attention_mla, 1000.0},
+    {"small_kernels_ffn_dense", &ModelConstants::small_kernels_ffn_dense, 1000.0},
+    {"small_kernels_ffn_moe", &ModelConstants::small_kernels_ffn_moe, 1000.0},
+    {"gemm_kernels_attention_gqa", &ModelConstants::gemm_kernels_attention_gqa, 1000.0},
+    {"gemm_kernels_attention_mla", &ModelConstants::gemm_kernels_attention_mla, 1000.0},
+    {"first_wave_fraction", &ModelConstants::first_wave_fraction, 1.0},
+    {"arrival_spread_fraction", &ModelConstants::arrival_spread_fraction, 1.0},
 };
 
 Error invalid(const std::string& field, const std::string& message) {
@@ -66,6 +82,26 @@ Result<ModelConstants> parse_model_constants(std::string_view json_text) {
       return e;
     }
     c.*row.member = x;
+  }
+  if (j.contains("mtp_acceptance_length")) {
+    const Json& t = j.at("mtp_acceptance_length");
+    if (!t.is_object() || !t.contains("models") || !t.at("models").is_object()) {
+      return invalid("mtp_acceptance_length",
+                     "must be {\"models\": {model: [tokens per step at 1, 2, ... drafts]}}");
+    }
+    for (const auto& [model, v] : t.at("models").items()) {
+      std::vector<double> lengths;
+      bool ok = v.is_array() && !v.empty() && v.size() <= 64;
+      for (std::size_t i = 0; ok && i < v.size(); ++i) {
+        ok = v.at(i).is_number() && v.at(i).get<double>() >= 1.0 && v.at(i).get<double>() <= 64.0;
+        if (ok) lengths.push_back(v.at(i).get<double>());
+      }
+      if (!ok) {
+        return invalid("mtp_acceptance_length.models." + model,
+                       "must be a non-empty array of numbers between 1 and 64");
+      }
+      c.mtp_acceptance_length.emplace_back(model, std::move(lengths));
+    }
   }
   return c;
 }

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <utility>
 
+#include "gpucalc/serving.hpp"
 #include "gpucalc/throughput.hpp"
+#include "gpucalc/validation.hpp"
 #include "gpucalc/units.hpp"
 #include "provenance.hpp"
 
@@ -33,7 +36,9 @@ void trace_rates(OfferingResult& r, const Rates& rates, const ModelConstants& k)
         std::string("math in ") + precision_name(rates.math) + "; rates: " + rates.label);
 }
 
-void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& model,
+/** The per-step roofline of issue 3: instances beyond the scale-up domain (pipeline stages),
+ *  which the serving step model does not cover yet. */
+void estimate_inference_roofline(const Catalog& catalog, const Scenario& s, const Model& model,
                         const Gpu& gpu, const Offering& offering, bool with_trace,
                         OfferingResult& r) {
   const ModelConstants& k = *catalog.constants;  // evaluate() checked it is there
@@ -154,6 +159,201 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
   }
 }
 
+ServingCurveEntry curve_entry(const ServingPoint& p, double usd_per_mtok) {
+  ServingCurveEntry e;
+  e.tokens_per_s_per_user = p.tokens_per_s_per_user;
+  e.total_tokens_per_s_per_gpu = p.total_tokens_per_s_per_gpu;
+  e.output_tokens_per_s_per_gpu = p.output_tokens_per_s_per_gpu;
+  e.ttft_s = p.ttft_s;
+  e.tpot_s = p.tpot_s;
+  e.usd_per_million_tokens = usd_per_mtok;
+  e.tp = p.par.tp;
+  e.ep = p.par.ep;
+  e.dpa = p.par.dpa;
+  e.users = p.users_per_instance * p.replicas;
+  return e;
+}
+
+void trace_step(OfferingResult& r, const char* field, const StepBreakdown& b, const char* what) {
+  trace(r, field,
+        "step_s = gemm_latency + weights + experts + compute + attention + small_kernels + "
+        "allreduce + alltoall + engine; gemm = kernels x latency + max(weight bytes / stream "
+        "rate, FLOPs / matmul rate) per layer",
+        {{"gemm_latency_s", b.gemm_latency_s},
+         {"weights_s", b.weights_s},
+         {"experts_s", b.experts_s},
+         {"compute_s", b.compute_s},
+         {"attention_s", b.attention_s},
+         {"small_kernels_s", b.small_kernels_s},
+         {"allreduce_s", b.allreduce_s},
+         {"alltoall_s", b.alltoall_s},
+         {"engine_s", b.engine_s},
+         {"step_s", b.total_s},
+         {"weight_bytes_per_gpu", b.weight_bytes_per_gpu},
+         {"kv_bytes_per_gpu", b.kv_bytes_per_gpu},
+         {"flops_per_gpu", b.flops_per_gpu},
+         {"experts_touched_per_layer", b.experts_touched_per_layer}},
+        what);
+}
+
+void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& model,
+                        const Gpu& gpu, const Offering& offering, bool with_trace, bool with_curve,
+                        OfferingResult& r) {
+  auto engine = select_engine(catalog_engines(catalog), serving_engine_name(s.engine), gpu, model);
+  if (!engine) {  // evaluate() rejects this before; keep the figures empty if it slips through
+    r.warnings.emplace_back("engine_unavailable");
+    return;
+  }
+  const EngineProfile& e = *engine.value();
+  const ServingContext c = make_serving_context(catalog, s, model, gpu, e, "");
+  detail::set_rates_provenance(r, c.rates, catalog, gpu);
+  r.engine = e.id;
+  r.engine_version = e.version;
+  if (!(c.matmul_flops_per_s > 0.0) || !(c.dense_stream_bytes_per_s > 0.0) ||
+      model.hidden_size <= 0) {
+    r.warnings.emplace_back("no_rates");
+    return;
+  }
+  // The client's view at the scenario's users uses the fit's instance size (or tp); the curve
+  // and the searches range over every legal instance size.
+  const int instance = s.tp > 0 ? s.tp : r.fit.deployment.tensor_parallel;
+  std::vector<Parallel> layouts = legal_layouts(c, offering.gpu_count, instance, s.ep, s.dpa ? 1 : 0);
+  if (layouts.empty()) layouts = legal_layouts(c, offering.gpu_count, s.tp, s.ep, s.dpa ? 1 : 0);
+  if (layouts.empty()) {
+    // Instances larger than one scale-up domain: the issue-3 roofline.
+    estimate_inference_roofline(catalog, s, model, gpu, offering, with_trace, r);
+    return;
+  }
+  if (with_trace) trace_rates(r, c.rates, *c.constants);
+  if (c.kernels_estimated) r.warnings.emplace_back("kernel_latency_estimated");
+
+  // The expert split with the lowest decode step, then the closed loop once.
+  std::optional<ServingPoint> at_users;
+  {
+    const Parallel* pick = nullptr;
+    double best_step = 0.0, per_instance = 0.0;
+    for (const Parallel& p : layouts) {
+      const int replicas = offering.gpu_count / p.tp;
+      const double u = std::ceil(static_cast<double>(s.users) / replicas);
+      const double run = std::min(u, max_sequences(c, p));
+      const double step = step_cost(c, p, std::max(1.0, run), 1.0 + c.mtp_draft_tokens,
+                                    c.input_tokens + c.output_tokens / 2.0, true).total_s;
+      if (pick == nullptr || step < best_step) {
+        pick = &p;
+        best_step = step;
+        per_instance = u;
+      }
+    }
+    if (pick != nullptr) {
+      const ServingPoint pt = serve(c, *pick, offering.gpu_count / pick->tp, per_instance);
+      if (pt.fits) at_users = pt;
+    }
+  }
+  if (at_users) {
+    const ServingPoint& u = *at_users;
+    r.ttft_s = u.ttft_s;
+    r.tpot_s = u.tpot_s;
+    r.decode_tokens_per_s_per_user = u.tokens_per_s_per_user;
+    r.total_tokens_per_s_per_gpu = u.total_tokens_per_s_per_gpu;
+    r.output_tokens_per_s_per_gpu = u.output_tokens_per_s_per_gpu;
+    r.e2e_latency_s = u.e2e_s;
+    r.serving_tensor_parallel = u.par.tp;
+    r.expert_parallel = model.is_moe() ? u.par.ep : 0;
+    r.data_parallel_attention = u.par.dpa;
+    if (u.users_per_instance > u.running_per_instance) r.warnings.emplace_back("users_exceed_kv_slots");
+    if (u.running_per_instance > e.graph_max_batch) r.warnings.emplace_back("batch_exceeds_cuda_graph");
+    r.error_band = default_error_band(gpu.vendor, s.weights, u.users_per_instance);
+    if (with_trace) {
+      trace_step(r, "tpot_s", u.decode,
+                 "decode step at the users per instance, mean context input + output / 2; "
+                 "tpot = step / MTP tokens per step + prefill pauses: (running / prefill "
+                 "batch) x prefill_s / output");
+      trace(r, "ttft_s",
+            "ttft = request overhead + step / 2 (wait for the running step) + prefill of the "
+            "prompts that arrived meanwhile + wait for a KV slot; arrivals = running / "
+            "(arrival_spread_fraction x e2e)",
+            {{"users_per_instance", u.users_per_instance},
+             {"running_per_instance", u.running_per_instance},
+             {"max_sequences_per_instance", u.max_sequences},
+             {"request_overhead_s", c.request_overhead_s},
+             {"prefill_batch_prompts", u.prefill_batch},
+             {"prefill_s", u.prefill_s},
+             {"queue_s", u.queue_s},
+             {"arrival_spread_fraction", c.constants->arrival_spread_fraction},
+             {"tensor_parallel", static_cast<double>(u.par.tp)},
+             {"expert_parallel", static_cast<double>(u.par.ep)},
+             {"data_parallel_attention", u.par.dpa ? 1.0 : 0.0}},
+            std::string("engine ") + e.name + " " + e.version + ", all-reduce " + c.allreduce_impl);
+      trace(r, "decode_tokens_per_s_per_user", "decode_tokens_per_s_per_user = 1 / tpot_s",
+            {{"tpot_s", u.tpot_s}});
+      trace(r, "total_tokens_per_s_per_gpu",
+            "running x (input + output) / e2e / instance GPUs (closed loop)",
+            {{"running_per_instance", u.running_per_instance},
+             {"input_tokens", c.input_tokens},
+             {"output_tokens", c.output_tokens},
+             {"e2e_latency_s", u.e2e_s},
+             {"instance_gpus", static_cast<double>(u.par.tp)}});
+    }
+  } else {
+    r.warnings.emplace_back("latency_needs_fit");
+  }
+
+  if (!with_curve) return;
+  if (s.tp == 0) layouts = legal_layouts(c, offering.gpu_count, 0, s.ep, s.dpa ? 1 : 0);
+  const double price = r.price_usd_per_month ? *r.price_usd_per_month : 0.0;
+  const auto best = best_within(c, offering.gpu_count, layouts,
+                                ServingTargets{s.ttft_max_s, s.tpot_max_s, 0.0});
+  if (best) {
+    r.max_throughput_tokens_per_s = best->output_tokens_per_s;
+    r.max_throughput_point = curve_entry(
+        *best, price > 0.0 ? usd_per_million_tokens(price, best->output_tokens_per_s, s.utilization) : 0.0);
+    if (with_trace) {
+      trace(r, "max_throughput_tokens_per_s",
+            "largest replicas x running x output / e2e over legal layouts (tp, ep, dpa) and "
+            "users per instance (up to the engine's KV pool) whose TTFT <= ttft_max and TPOT "
+            "<= tpot_max",
+            {{"gpus_per_instance", static_cast<double>(best->par.tp)},
+             {"expert_parallel", static_cast<double>(best->par.ep)},
+             {"replicas", static_cast<double>(best->replicas)},
+             {"users_per_instance", best->users_per_instance},
+             {"max_sequences_per_instance", best->max_sequences},
+             {"ttft_s", best->ttft_s},
+             {"tpot_s", best->tpot_s},
+             {"ttft_max_s", s.ttft_max_s},
+             {"tpot_max_s", s.tpot_max_s}});
+      trace_step(r, "max_throughput_step", best->decode, "decode step at the best point");
+    }
+  } else {
+    r.warnings.emplace_back(s.ttft_max_s > 0.0 || s.tpot_max_s > 0.0 ? "latency_limits_unmet"
+                                                                      : "no_split_fits_for_throughput");
+  }
+  for (const CurvePoint& cp : serving_curve(c, offering.gpu_count, layouts, price, s.utilization)) {
+    r.curve.push_back(curve_entry(cp.point, cp.usd_per_million_tokens));
+  }
+  if (s.interactivity > 0.0) {
+    const auto at = best_within(c, offering.gpu_count, layouts, ServingTargets{0.0, 0.0, s.interactivity});
+    if (at) {
+      r.interactivity_point = curve_entry(
+          *at, price > 0.0 ? usd_per_million_tokens(price, at->output_tokens_per_s, s.utilization) : 0.0);
+    } else {
+      r.warnings.emplace_back("interactivity_unreachable");
+    }
+  }
+
+  if (r.price_usd_per_month && r.max_throughput_tokens_per_s) {
+    r.usd_per_million_tokens =
+        usd_per_million_tokens(*r.price_usd_per_month, *r.max_throughput_tokens_per_s, s.utilization);
+    if (with_trace) {
+      trace(r, "usd_per_million_tokens",
+            "usd_per_million_tokens = price_usd_per_month / (max_throughput_tokens_per_s x 3600 x "
+            "730 x utilization) x 1e6",
+            {{"price_usd_per_month", *r.price_usd_per_month},
+             {"max_throughput_tokens_per_s", *r.max_throughput_tokens_per_s},
+             {"utilization", s.utilization}});
+    }
+  }
+}
+
 void estimate_training_result(const Catalog& catalog, const Scenario& s, const Model& model,
                               const Gpu& gpu, const Offering& offering, bool with_trace,
                               OfferingResult& r) {
@@ -239,10 +439,10 @@ void estimate_training_result(const Catalog& catalog, const Scenario& s, const M
 
 void estimate_performance(const Catalog& catalog, const Scenario& scenario, const Model& model,
                           const Gpu& gpu, const Offering& offering, bool with_trace,
-                          OfferingResult& result) {
+                          bool with_curve, OfferingResult& result) {
   if (model.layers <= 0 || model.hidden_size <= 0 || offering.gpu_count < 1) return;
   if (scenario.workload == Workload::kInference) {
-    estimate_inference(catalog, scenario, model, gpu, offering, with_trace, result);
+    estimate_inference(catalog, scenario, model, gpu, offering, with_trace, with_curve, result);
   } else {
     estimate_training_result(catalog, scenario, model, gpu, offering, with_trace, result);
   }

@@ -1,0 +1,62 @@
+// Attention cost of one step on one GPU, by attention kind. The models engineer adds kinds
+// (linear / Gated DeltaNet, sliding window, MLA + DSA top-k) here: each is a KV read and a
+// FLOP count per layer.
+#include <algorithm>
+
+#include "gpucalc/memory.hpp"
+#include "gpucalc/serving.hpp"
+
+namespace gpucalc {
+
+AttentionCost attention_cost(const Model& m, KvFormat kv, double head_fraction, double sequences,
+                             double query_tokens, double context_tokens, bool decode,
+                             const AttentionRates& r) {
+  AttentionCost a;
+  if (m.layers <= 0 || sequences <= 0.0) return a;
+  const double layers = m.layers;
+  const double bpv = kv_bytes_per_value(kv);
+  const double heads_here = std::max(1.0, m.heads * head_fraction);
+  double kv_bytes_per_token_layer;
+  double flops_per_pair_layer;  // one query token against one context token
+  if (m.attention == AttentionKind::kMla) {
+    kv_bytes_per_token_layer = (m.kv_lora_rank + m.qk_rope_head_dim) * bpv;
+    if (decode) {
+      // Absorbed: scores over latent + rotary key, values over the latent.
+      flops_per_pair_layer = 2.0 * heads_here * (2.0 * m.kv_lora_rank + m.qk_rope_head_dim);
+    } else {
+      // Prefill expands the latent to per-head keys (nope + rope) and values.
+      const double qk = m.qk_nope_head_dim > 0 ? m.qk_nope_head_dim + m.qk_rope_head_dim
+                                               : m.head_dim + m.qk_rope_head_dim;
+      const double v = m.v_head_dim > 0 ? m.v_head_dim : m.head_dim;
+      flops_per_pair_layer = 2.0 * heads_here * (qk + v);
+    }
+  } else {
+    const double kv_heads_here = std::max(1.0, m.kv_heads * head_fraction);
+    kv_bytes_per_token_layer = 2.0 * kv_heads_here * m.head_dim * bpv;
+    flops_per_pair_layer = 4.0 * heads_here * m.head_dim;
+  }
+  // Sliding-window layers attend at most the window.
+  const int sliding = std::clamp(m.sliding_window_layers, 0, m.layers);
+  const double window = m.sliding_window_tokens > 0 ? m.sliding_window_tokens : context_tokens;
+  auto attended = [&](double ctx) {
+    return (layers - sliding) * ctx + sliding * std::min(ctx, window);  // layer-tokens
+  };
+  double pairs;     // query x context token pairs, summed over layers, per sequence
+  double kv_tokens; // layer-tokens of KV read (decode) or written (prefill), per sequence
+  if (decode) {
+    pairs = query_tokens * attended(context_tokens);
+    kv_tokens = attended(context_tokens);
+  } else {
+    pairs = query_tokens * attended(context_tokens / 2.0);  // causal
+    kv_tokens = layers * query_tokens;
+  }
+  a.kv_bytes = sequences * kv_tokens * kv_bytes_per_token_layer;
+  a.flops = sequences * pairs * flops_per_pair_layer;
+  a.latency_s = layers * r.latency_s;
+  a.memory_s = r.kv_bytes_per_s > 0.0 ? a.kv_bytes / r.kv_bytes_per_s : 0.0;
+  a.compute_s = r.flops_per_s > 0.0 ? a.flops / r.flops_per_s : 0.0;
+  a.total_s = a.latency_s + std::max(a.memory_s, a.compute_s);
+  return a;
+}
+
+}  // namespace gpucalc

@@ -1,0 +1,38 @@
+// Communication inside an instance: tensor-parallel all-reduce and expert-parallel all-to-all
+// over the scale-up fabric (NVLink switch or Infinity Fabric full mesh).
+#include <algorithm>
+
+#include "gpucalc/serving.hpp"
+
+namespace gpucalc {
+
+double allreduce_s(const Fabric& f, double bytes, int gpus) {
+  if (gpus <= 1 || bytes <= 0.0) return 0.0;
+  if (f.allreduce != nullptr && !f.allreduce->empty()) {
+    // The curves are 8-GPU measurements: fewer GPUs move 2 (g - 1) / g of the message instead
+    // of 2 x 7 / 8, so read the curve at the equivalent 8-GPU size (latency unchanged).
+    const double g = gpus;
+    return curve_at(*f.allreduce, bytes * ((g - 1.0) / g) / (7.0 / 8.0));
+  }
+  const double g = gpus;
+  const double bw = f.bus_bytes_per_s > 0.0 ? f.bus_bytes_per_s : 1e11;
+  return f.latency_s + 2.0 * (g - 1.0) / g * bytes / bw;
+}
+
+double alltoall_s(const Fabric& f, double tokens_per_gpu, double hidden, int ep) {
+  if (ep <= 1 || tokens_per_gpu <= 0.0) return 0.0;
+  if (f.dispatch != nullptr && f.combine != nullptr && !f.dispatch->empty() &&
+      !f.combine->empty()) {
+    // Below the smallest measured batch the time shrinks with tokens, to half the first point.
+    auto at = [&](const Curve& c) {
+      if (tokens_per_gpu >= c.x[0]) return curve_at(c, tokens_per_gpu);
+      return c.y[0] * std::max(0.5, tokens_per_gpu / c.x[0]);
+    };
+    return at(*f.dispatch) + at(*f.combine);
+  }
+  Fabric ar = f;
+  ar.allreduce = nullptr;
+  return 2.0 * allreduce_s(ar, tokens_per_gpu * hidden * 2.0, ep);
+}
+
+}  // namespace gpucalc

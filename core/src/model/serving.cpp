@@ -1,0 +1,487 @@
+// The serving step model and continuous batching at a concurrency (issue 16). The operations
+// live beside it (gemm.cpp, attention.cpp, moe.cpp, communication.cpp); this file adds them up
+// per layer and runs the closed loop a benchmark client drives.
+#include "gpucalc/serving.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpucalc/memory.hpp"
+#include "gpucalc/units.hpp"
+
+namespace gpucalc {
+
+namespace {
+
+/** Activations and the router / LM head are BF16. */
+constexpr double kActivationBytes = 2.0;
+constexpr double kBf16Bytes = 2.0;
+constexpr double kMiB = 1024.0 * 1024.0;
+/** Concurrency grid of the curve: powers of two up to this many sequences per instance. */
+constexpr double kCurveMaxUsers = 2048;
+
+bool contains_version(std::string_view text, std::string_view version) {
+  return !version.empty() && text.find(version) != std::string_view::npos;
+}
+
+}  // namespace
+
+LayerShape layer_shape(const Model& m) {
+  LayerShape s;
+  s.layers = std::max(0, m.layers);
+  const double h = m.hidden_size;
+  if (m.is_moe() && m.moe_intermediate_size > 0 && m.experts_active > 0) {
+    const int interval = std::max(1, m.moe_layer_interval);
+    s.moe_layers = std::max(0, (m.layers - m.dense_layers + interval - 1) / interval);
+    s.expert_params = 3.0 * h * m.moe_intermediate_size;  // SwiGLU: gate, up, down
+    s.shared_params = m.experts_shared * s.expert_params;
+    s.router_params = h * m.experts_routed;
+  }
+  s.dense_layers = s.layers - s.moe_layers;
+  s.dense_ffn_params = 3.0 * h * m.intermediate_size;
+  s.lm_head_params = static_cast<double>(m.vocab_size) * h;
+  // Attention projections: what the active count leaves after embeddings, LM head and FFNs.
+  const double rest = m.params_active - 2.0 * s.lm_head_params -
+                      s.moe_layers * (m.experts_active * s.expert_params + s.shared_params +
+                                      s.router_params) -
+                      s.dense_layers * s.dense_ffn_params;
+  const double gqa = h * (m.heads + 2.0 * m.kv_heads) * m.head_dim + m.heads * m.head_dim * h;
+  s.attention_params = s.layers > 0 && rest > 0.0 ? rest / s.layers : gqa;
+  return s;
+}
+
+Fabric fabric_of(const ServingContext& c) {
+  Fabric f;
+  if (c.allreduce_index >= 0 && c.allreduce_index < c.kernels.allreduce_count) {
+    f.allreduce = &c.kernels.allreduce[static_cast<std::size_t>(c.allreduce_index)].curve;
+  }
+  f.bus_bytes_per_s = c.allreduce_bus_bytes_per_s;
+  f.latency_s = c.allreduce_latency_s;
+  if (!c.kernels.alltoall_dispatch.empty()) {
+    f.dispatch = &c.kernels.alltoall_dispatch;
+    f.combine = &c.kernels.alltoall_combine;
+  }
+  return f;
+}
+
+ServingContext make_serving_context(const Catalog& catalog, const Scenario& scenario,
+                                    const Model& model, const Gpu& gpu,
+                                    const EngineProfile& engine, std::string_view engine_version) {
+  ServingContext c;
+  c.model = &model;
+  c.gpu = &gpu;
+  c.engine = &engine;
+  c.constants = catalog.constants ? &*catalog.constants : &default_model_constants();
+  const ModelConstants& k = *c.constants;
+  c.rates = resolve_rates(catalog, gpu, inference_math_precision(gpu, scenario.weights), scenario);
+  c.kernels = resolve_kernels(catalog, catalog_kernels(catalog), gpu);
+  if (!(c.kernels.gemm_latency_s > 0.0)) {
+    c.kernels.gemm_latency_s = k.small_kernel_latency_s;
+    c.kernels_estimated = true;
+  }
+  for (const std::string& impl : engine.allreduce_impls) {
+    for (int i = 0; i < c.kernels.allreduce_count && c.allreduce_index < 0; ++i) {
+      const std::string_view id = c.kernels.allreduce[static_cast<std::size_t>(i)].id();
+      if (id == "calibrated" || id == impl) {
+        c.allreduce_index = i;
+        c.allreduce_impl = std::string(id);
+      }
+    }
+  }
+  if (c.allreduce_index < 0) c.allreduce_impl = "bus_bandwidth";
+  c.allreduce_bus_bytes_per_s = c.rates.allreduce_bus_bytes_per_s;
+  c.allreduce_latency_s = k.allreduce_latency_s;
+  c.shape = layer_shape(model);
+  c.weight_bytes = weight_bytes(model, scenario.weights, gpu);
+  c.weight_bytes_per_param = model.params_total > 0.0 ? c.weight_bytes / model.params_total : 1.0;
+  c.dense_stream_bytes_per_s = c.rates.hbm_bytes_per_s * k.hbm_fraction;
+  c.moe_stream_bytes_per_s = c.rates.hbm_bytes_per_s * k.moe_stream_fraction;
+  c.attention_bytes_per_s = c.rates.hbm_bytes_per_s * k.attention_fraction;
+  c.matmul_flops_per_s = c.rates.matmul_flops_per_s * k.matmul_fraction;
+  c.small_kernel_s = std::max(k.small_kernel_latency_s, c.kernels.small_kernel_latency_s);
+  for (const auto& [arch, s] : engine.extra_layer_latency_s) {
+    if (arch == gpu.arch_target) c.extra_layer_latency_s += s;
+  }
+  for (const auto& old : engine.older_versions) {
+    if (!contains_version(engine_version, old.version)) continue;
+    for (const auto& arch : old.arch_targets) {
+      if (arch == gpu.arch_target) c.extra_layer_latency_s += old.extra_layer_latency_s;
+    }
+  }
+  c.request_overhead_s =
+      gpu.vendor == "amd" ? engine.request_overhead_amd_s : engine.request_overhead_nvidia_s;
+  c.capacity_bytes_per_gpu = capacity_bytes(gpu, scenario.capacity);
+  c.chunk_tokens = gpu.hbm_marketed_bytes / kBytesPerGB >= engine.large_gpu_gb
+                       ? engine.chunk_tokens_large_gpu
+                       : engine.chunk_tokens;
+  c.input_tokens = static_cast<double>(scenario.input_tokens);
+  c.output_tokens = static_cast<double>(scenario.output_tokens);
+  c.kv = scenario.kv;
+  c.mtp_draft_tokens = std::max(0, scenario.mtp);
+  if (c.mtp_draft_tokens > 0) {
+    for (const auto& [id, lengths] : k.mtp_acceptance_length) {
+      if (id != model.id || lengths.empty()) continue;
+      const std::size_t i = std::min(lengths.size(), static_cast<std::size_t>(c.mtp_draft_tokens));
+      c.mtp_tokens_per_step = lengths[i - 1];
+    }
+  }
+  return c;
+}
+
+StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double sequences,
+                        double query_tokens, double context_tokens, bool decode) {
+  StepBreakdown b;
+  const Model& m = *c.model;
+  const LayerShape& s = c.shape;
+  const ModelConstants& k = *c.constants;
+  const int tp = std::max(1, p.tp);
+  const double tpd = tp;
+  const double tokens = sequences * query_tokens;
+  const double a = c.kernels.gemm_latency_s;
+  const double bpp = c.weight_bytes_per_param;
+  const bool mla = m.attention == AttentionKind::kMla;
+  const double layers = s.layers;
+  // GEMM rows: the step's tokens (per GPU with data-parallel attention for the projections).
+  const double rate = matmul_rate_at(tokens, c.rates.matmul_flops_per_s, k);
+  const double attn_rate =
+      matmul_rate_at(p.dpa ? tokens / tpd : tokens, c.rates.matmul_flops_per_s, k);
+  const double expert_rate = matmul_rate_at(tokens * m.experts_active /
+                                                std::max(1.0, static_cast<double>(m.experts_routed)),
+                                            c.rates.matmul_flops_per_s, k) *
+                             k.moe_expert_gemm_fraction;
+
+  auto add_gemm = [&](const GemmCost& g, double bytes, double flops, bool expert) {
+    b.gemm_latency_s += g.latency_s;
+    // The roofline's larger side is what the step pays.
+    if (g.memory_s >= g.compute_s) {
+      (expert ? b.experts_s : b.weights_s) += g.memory_s;
+    } else {
+      b.compute_s += g.compute_s;
+    }
+    b.weight_bytes_per_gpu += bytes;
+    b.flops_per_gpu += flops;
+  };
+
+  // Attention projections: split by TP, or replicated with data-parallel attention (each GPU
+  // then projects only its own sequences' tokens).
+  {
+    const double params = p.dpa ? s.attention_params : s.attention_params / tpd;
+    const double t = p.dpa ? tokens / tpd : tokens;
+    const double kernels = mla ? k.gemm_kernels_attention_mla : k.gemm_kernels_attention_gqa;
+    const double bytes = params * bpp;
+    const double flops = 2.0 * params * t;
+    const GemmCost g = gemm_cost(kernels, bytes, flops, a, c.dense_stream_bytes_per_s, attn_rate);
+    GemmCost all{g.latency_s * layers, g.memory_s * layers, g.compute_s * layers,
+                 g.total_s * layers};
+    add_gemm(all, bytes * layers, flops * layers, false);
+  }
+  // Attention itself.
+  {
+    AttentionRates r{a, c.attention_bytes_per_s, attn_rate};
+    const double seqs = p.dpa ? sequences / tpd : sequences;
+    const AttentionCost at = attention_cost(m, c.kv, p.dpa ? 1.0 : 1.0 / tpd, seqs, query_tokens,
+                                            context_tokens, decode, r);
+    b.attention_s = at.total_s;
+    b.kv_bytes_per_gpu = at.kv_bytes;
+    b.flops_per_gpu += at.flops;
+  }
+  // Dense FFN layers.
+  if (s.dense_layers > 0) {
+    const double params = s.dense_ffn_params / tpd;
+    const double bytes = params * bpp;
+    const double flops = 2.0 * params * tokens;
+    const GemmCost g = gemm_cost(2, bytes, flops, a, c.dense_stream_bytes_per_s, rate);
+    const double n = s.dense_layers;
+    add_gemm({g.latency_s * n, g.memory_s * n, g.compute_s * n, g.total_s * n}, bytes * n,
+             flops * n, false);
+  }
+  // MoE layers: routed experts (grouped GEMM over the experts touched), shared experts, router.
+  if (s.moe_layers > 0) {
+    const double n = s.moe_layers;
+    const double e = m.experts_routed;
+    const double touched = experts_touched(e, m.experts_active, tokens);
+    b.experts_touched_per_layer = touched;
+    const int ep = std::max(1, p.ep);
+    const double expert_bytes = ep > 1 ? experts_on_busiest_gpu(e, touched, ep) * s.expert_params * bpp
+                                       : touched * s.expert_params / tpd * bpp;
+    const double expert_flops =
+        2.0 * s.expert_params * tokens * m.experts_active / std::max(tpd, static_cast<double>(ep));
+    // Grouped expert GEMMs (plus routing and token permutation) run below the dense rate, at
+    // the rows one expert sees.
+    const GemmCost g = gemm_cost(2, expert_bytes, expert_flops, a, c.moe_stream_bytes_per_s,
+                                 expert_rate);
+    add_gemm({g.latency_s * n, g.memory_s * n, g.compute_s * n, g.total_s * n}, expert_bytes * n,
+             expert_flops * n, true);
+    if (s.shared_params > 0.0) {
+      const double params = s.shared_params / tpd;
+      const GemmCost sg = gemm_cost(2, params * bpp, 2.0 * params * tokens, a,
+                                    c.dense_stream_bytes_per_s, rate);
+      add_gemm({sg.latency_s * n, sg.memory_s * n, sg.compute_s * n, sg.total_s * n},
+               params * bpp * n, 2.0 * params * tokens * n, false);
+    }
+    const GemmCost rg = gemm_cost(1, s.router_params * kBf16Bytes, 2.0 * s.router_params * tokens,
+                                  a, c.dense_stream_bytes_per_s, rate);
+    add_gemm({rg.latency_s * n, rg.memory_s * n, rg.compute_s * n, rg.total_s * n},
+             s.router_params * kBf16Bytes * n, 2.0 * s.router_params * tokens * n, false);
+  }
+  // LM head: BF16, split by TP; logits for every decode token, one per prompt in prefill.
+  {
+    const double params = s.lm_head_params / tpd;
+    const double t = decode ? tokens : sequences;
+    const GemmCost g = gemm_cost(1, params * kBf16Bytes, 2.0 * params * t, a,
+                                 c.dense_stream_bytes_per_s, matmul_rate_at(t, c.rates.matmul_flops_per_s, k));
+    add_gemm(g, params * kBf16Bytes, 2.0 * params * t, false);
+  }
+  // Small kernels and the engine's per-layer latency on this GPU family.
+  {
+    const double att = mla ? k.small_kernels_attention_mla : k.small_kernels_attention_gqa;
+    const double kernels = layers * att + s.dense_layers * k.small_kernels_ffn_dense +
+                           s.moe_layers * k.small_kernels_ffn_moe;
+    b.small_kernels_s = kernels * c.small_kernel_s + layers * c.extra_layer_latency_s;
+  }
+  // Communication: two all-reduces per layer (attention out, FFN out) over TP; with
+  // data-parallel attention the MoE layers dispatch and combine tokens instead.
+  {
+    const Fabric f = fabric_of(c);
+    const double bytes = tokens * m.hidden_size * kActivationBytes;
+    if (!p.dpa) {
+      b.allreduce_s = 2.0 * layers * allreduce_s(f, bytes, tp);
+    } else {
+      b.allreduce_s = 2.0 * s.dense_layers * allreduce_s(f, bytes, tp);
+      b.alltoall_s = s.moe_layers * alltoall_s(f, tokens / tpd, m.hidden_size, tp);
+    }
+  }
+  b.engine_s = c.engine->step_overhead_s + (decode ? c.engine->per_sequence_overhead_s * sequences : 0.0);
+  b.total_s = b.gemm_latency_s + b.weights_s + b.experts_s + b.compute_s + b.attention_s +
+              b.small_kernels_s + b.allreduce_s + b.alltoall_s + b.engine_s;
+  return b;
+}
+
+double max_sequences(const ServingContext& c, const Parallel& p) {
+  const EngineProfile& e = *c.engine;
+  const int tp = std::max(1, p.tp);
+  const double cap = c.capacity_bytes_per_gpu;
+  double weights = c.weight_bytes / tp;
+  if (p.dpa) weights += c.shape.attention_params * c.shape.layers * c.weight_bytes_per_param * (tp - 1.0) / tp;
+  double kv_budget = 0.0;
+  switch (e.kv_rule) {
+    case KvRule::kUtilization:
+      kv_budget = cap * e.kv_fraction - weights;
+      break;
+    case KvRule::kFreeFraction:
+      kv_budget = e.kv_fraction * (cap - weights);
+      break;
+    case KvRule::kReserved: {
+      double mb = e.reserved_base_mb + e.reserved_per_chunk_token_mb * std::max(c.chunk_tokens, 2048.0) +
+                  e.reserved_per_tp_mb * tp + e.reserved_per_graph_bs_mb * e.graph_max_batch;
+      if (cap > 60e9) mb = std::max(mb, e.reserved_floor_mb);
+      kv_budget = cap - mb * kMiB - weights;
+      break;
+    }
+  }
+  if (kv_budget <= 0.0) return 0.0;
+  Deployment d;
+  d.gpus = tp;
+  d.tensor_parallel = p.dpa ? 1 : tp;
+  d.pipeline_parallel = 1;
+  const double per_seq = kv_bytes_per_sequence_per_gpu(*c.model, c.kv, d, c.input_tokens + c.output_tokens / 2.0);
+  if (!(per_seq > 0.0)) return e.max_running_requests;
+  const double n = std::floor(kv_budget / per_seq) * (p.dpa ? tp : 1);
+  return std::min(n, e.max_running_requests);
+}
+
+PrefillFit prefill_fit(const ServingContext& c, const Parallel& p) {
+  // One prompt's step, split into what a step pays once (kernel latencies, weight streaming,
+  // engine overhead) and what grows with the prompts (FLOPs, attention, communication).
+  // Taken at a full chunk of prompts: the rate prefill GEMMs run at under load.
+  const double q = std::max(1.0, std::floor(c.chunk_tokens / std::max(1.0, c.input_tokens)));
+  const StepBreakdown b = step_cost(c, p, q, c.input_tokens, c.input_tokens, false);
+  const double attention_latency = std::min(b.attention_s, c.shape.layers * c.kernels.gemm_latency_s);
+  PrefillFit f;
+  f.per_prompt_s =
+      (b.compute_s + (b.attention_s - attention_latency) + b.allreduce_s + b.alltoall_s) / q;
+  // A mixing engine's decode step already pays the fixed part.
+  f.fixed_s = c.engine->mixes_prefill ? 0.0
+                                      : b.gemm_latency_s + b.weights_s + b.experts_s +
+                                            attention_latency + b.small_kernels_s + b.engine_s;
+  return f;
+}
+
+double prefill_time_s(const ServingContext& c, const PrefillFit& f, double prompts) {
+  const double chunks = std::max(1.0, std::ceil(prompts * c.input_tokens / c.chunk_tokens));
+  return chunks * f.fixed_s + prompts * f.per_prompt_s;
+}
+
+ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
+                   double users_per_instance) {
+  return serve(c, p, replicas, users_per_instance, prefill_fit(c, p));
+}
+
+ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
+                   double users_per_instance, const PrefillFit& fit) {
+  ServingPoint pt;
+  pt.par = p;
+  pt.replicas = replicas;
+  pt.users_per_instance = users_per_instance;
+  pt.max_sequences = max_sequences(c, p);
+  if (pt.max_sequences < 1.0 || users_per_instance < 1.0 || replicas < 1) return pt;
+  const double running = std::min(users_per_instance, pt.max_sequences);
+  pt.running_per_instance = running;
+  const double in = c.input_tokens, out = std::max(1.0, c.output_tokens);
+  const double query = 1.0 + c.mtp_draft_tokens;
+  pt.decode = step_cost(c, p, running, query, in + out / 2.0, true);
+  const double step = pt.decode.total_s;
+  const double per_token = step / c.mtp_tokens_per_step;
+  // Closed loop: requests arrive as others finish, in waves spread over a fraction of the
+  // end-to-end latency; a prefill step takes the prompts that arrived while the previous one
+  // ran, and pauses (or, mixed, lengthens) the decode of everyone else.
+  double e2e = out * per_token;
+  double batch = 1.0;
+  double pre = prefill_time_s(c, fit, batch);
+  double tpot = per_token, ttft = 0.0;
+  for (int it = 0; it < 3; ++it) {
+    const double arrivals_per_s =
+        running > 1.0 ? running / (c.constants->arrival_spread_fraction * e2e) : 0.0;
+    batch = std::clamp(1.0 + arrivals_per_s * pre, 1.0, running);
+    pre = prefill_time_s(c, fit, batch);
+    tpot = per_token + (running > 1.0 ? (running / batch) * pre / out : 0.0);
+    // Wait for the running step, then the prefill (a step of its own, or riding on the next
+    // decode step when the engine mixes them).
+    ttft = c.request_overhead_s + (running > 1.0 ? step / 2.0 : 0.0) + pre +
+           (c.engine->mixes_prefill ? step : 0.0);
+    e2e = ttft + (out - 1.0) * tpot;
+  }
+  // The first wave: a benchmark client opens all its requests at once, so `running` prompts
+  // are prefilled together in chunks; a request of that wave waits on average for half of
+  // the chunks. It is first_wave_fraction of the requests a run sends.
+  if (running > 1.0) {
+    const double chunks = std::max(1.0, std::ceil(running * in / c.chunk_tokens));
+    const double wave_s = prefill_time_s(c, fit, running);
+    const double wave_ttft = c.request_overhead_s + wave_s * (chunks + 1.0) / (2.0 * chunks);
+    const double f = c.constants->first_wave_fraction;
+    ttft = (1.0 - f) * ttft + f * std::max(ttft, wave_ttft);
+  }
+  // Requests beyond the KV pool wait for a running one to finish.
+  if (users_per_instance > running) {
+    pt.queue_s = (users_per_instance - running) / running * e2e;
+  }
+  pt.prefill_batch = batch;
+  pt.prefill_s = pre;
+  pt.tpot_s = tpot;
+  pt.ttft_s = ttft + pt.queue_s;
+  pt.e2e_s = pt.ttft_s + (out - 1.0) * tpot;
+  pt.tokens_per_s_per_user = 1.0 / tpot;
+  // Completions of the running requests (the slot queue adds latency, not throughput).
+  const double completions_per_s = running / (ttft + (out - 1.0) * tpot);  // per instance
+  pt.output_tokens_per_s_per_gpu = completions_per_s * out / p.tp;
+  pt.total_tokens_per_s_per_gpu = completions_per_s * (in + out) / p.tp;
+  pt.output_tokens_per_s = completions_per_s * out * replicas;
+  pt.fits = true;
+  return pt;
+}
+
+std::vector<Parallel> legal_layouts(const ServingContext& c, int gpu_count, int tp, int ep,
+                                    int dpa) {
+  std::vector<Parallel> out;
+  const Model& m = *c.model;
+  auto add = [&](int n) {
+    if (n < 1 || n > gpu_count || gpu_count % n != 0) return;
+    if (!deployment_is_valid(m, n, kScaleUpGpus) || n > kScaleUpGpus) return;
+    std::vector<int> eps;
+    if (!m.is_moe() || n == 1) {
+      eps = {1};
+    } else if (ep > 0) {
+      if (ep <= n && n % ep == 0 && m.experts_routed % ep == 0) eps = {ep};
+    } else {
+      eps = {1};
+      if (m.experts_routed % n == 0) eps.push_back(n);
+    }
+    for (int e : eps) {
+      Parallel p{n, e, dpa == 1 && n > 1 && m.is_moe()};
+      if (dpa == 1 && !p.dpa) continue;
+      if (max_sequences(c, p) >= 1.0) out.push_back(p);
+    }
+  };
+  if (tp > 0) {
+    add(tp);
+  } else {
+    for (int n = 1; n <= std::min(gpu_count, kScaleUpGpus); n *= 2) add(n);
+  }
+  return out;
+}
+
+std::vector<CurvePoint> serving_curve(const ServingContext& c, int gpu_count,
+                                      const std::vector<Parallel>& layouts,
+                                      double price_usd_per_month, double utilization) {
+  std::vector<CurvePoint> all;
+  all.reserve(layouts.size() * 12);
+  for (const Parallel& p : layouts) {
+    const int replicas = gpu_count / p.tp;
+    const double top = std::min(max_sequences(c, p), kCurveMaxUsers);
+    const PrefillFit fit = prefill_fit(c, p);
+    for (double u = 1.0; u <= top; u *= 2.0) {
+      CurvePoint cp{serve(c, p, replicas, u, fit), 0.0};
+      if (!cp.point.fits) continue;
+      all.push_back(cp);
+    }
+  }
+  // Pareto front: drop every point another beats on both axes.
+  std::sort(all.begin(), all.end(), [](const CurvePoint& x, const CurvePoint& y) {
+    return x.point.tokens_per_s_per_user > y.point.tokens_per_s_per_user;
+  });
+  std::vector<CurvePoint> front;
+  double best_tput = -1.0;
+  for (const auto& cp : all) {
+    if (cp.point.total_tokens_per_s_per_gpu > best_tput) {
+      best_tput = cp.point.total_tokens_per_s_per_gpu;
+      front.push_back(cp);
+    }
+  }
+  for (auto& cp : front) {
+    cp.usd_per_million_tokens =
+        price_usd_per_month > 0.0
+            ? usd_per_million_tokens(price_usd_per_month, cp.point.output_tokens_per_s, utilization)
+            : 0.0;
+  }
+  return front;
+}
+
+std::optional<ServingPoint> best_within(const ServingContext& c, int gpu_count,
+                                        const std::vector<Parallel>& layouts,
+                                        const ServingTargets& t) {
+  std::optional<ServingPoint> best;
+  auto meets = [&](const ServingPoint& pt) {
+    return pt.fits && (t.ttft_max_s <= 0.0 || pt.ttft_s <= t.ttft_max_s) &&
+           (t.tpot_max_s <= 0.0 || pt.tpot_s <= t.tpot_max_s) &&
+           (t.interactivity <= 0.0 || pt.tokens_per_s_per_user >= t.interactivity);
+  };
+  auto consider = [&](const ServingPoint& pt) {
+    if (meets(pt) && (!best || pt.output_tokens_per_s > best->output_tokens_per_s)) best = pt;
+  };
+  for (const Parallel& p : layouts) {
+    const int replicas = gpu_count / p.tp;
+    const double top = std::floor(max_sequences(c, p));
+    if (top < 1.0) continue;
+    const PrefillFit fit = prefill_fit(c, p);
+    // Latency grows with the users: bisect for the most users that still meet the targets,
+    // and keep the powers of two below it (throughput can peak before the limit).
+    const ServingPoint at_top = serve(c, p, replicas, top, fit);
+    if (meets(at_top)) {
+      consider(at_top);
+      // Without latency targets the most users that fit is the best point of the layout.
+      if (t.ttft_max_s <= 0.0 && t.tpot_max_s <= 0.0 && t.interactivity <= 0.0) continue;
+      for (double u = 1.0; u < top; u *= 2.0) consider(serve(c, p, replicas, u, fit));
+      continue;
+    }
+    double lo = 0.0, hi = top;
+    while (hi - lo > 1.0) {
+      const double mid = std::floor((lo + hi) / 2.0);
+      (meets(serve(c, p, replicas, mid, fit)) ? lo : hi) = mid;
+    }
+    if (lo >= 1.0) consider(serve(c, p, replicas, lo, fit));
+    for (double u = 1.0; u < lo; u *= 2.0) consider(serve(c, p, replicas, u, fit));
+  }
+  return best;
+}
+
+}  // namespace gpucalc

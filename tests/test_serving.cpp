@@ -1,0 +1,312 @@
+// The serving step model (issue 16): the serving table's bars, hand-computed operations,
+// properties, engine and parallelism keys.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <string_view>
+
+#include "gpucalc/catalog.hpp"
+#include "gpucalc/evaluate.hpp"
+#include "gpucalc/serving.hpp"
+#include "gpucalc/validation.hpp"
+
+using namespace gpucalc;
+
+namespace {
+
+const char* serving_text() {
+  for (const auto& f : embedded_data_files()) {
+    if (std::string_view(f.name) == "validation-serving.json") return f.text;
+  }
+  return nullptr;
+}
+
+Result<Evaluation> eval(const std::string& scenario) {
+  return evaluate_text(default_catalog(), scenario, false);
+}
+
+const OfferingResult& first(const Result<Evaluation>& ev) {
+  REQUIRE(ev);
+  REQUIRE(!ev.value().results.empty());
+  return ev.value().results.front();
+}
+
+}  // namespace
+
+TEST_CASE("serving table: MAPE within the issue's bars, overall and per GPU") {
+  const char* text = serving_text();
+  REQUIRE(text != nullptr);
+  auto report = run_serving_validation(default_catalog(), text);
+  REQUIRE(report);
+  const ServingValidationReport& r = report.value();
+  INFO(serving_report_to_text(r));
+  CHECK(r.rows.size() == 76);
+  int newest = 0;
+  for (const auto& row : r.rows) {
+    newest += row.newest ? 1 : 0;
+    CHECK(row.predicted_interactivity > 0.0);
+    CHECK(row.predicted_ttft_s > 0.0);
+  }
+  CHECK(newest == 63);  // serving-measured.md: 42 DeepSeek + 21 Llama rows are newest
+  CHECK(r.all.n_interactivity == 63);
+  CHECK(r.all.n_throughput == 42);
+  CHECK(r.all.interactivity <= 0.15);
+  CHECK(r.all.throughput <= 0.15);
+  CHECK(r.all.ttft <= 0.35);
+  CHECK(r.per_gpu.size() == 6);
+  for (const Mape& m : r.per_gpu) {
+    CAPTURE(m.group);
+    CHECK(m.interactivity <= 0.25);
+    if (m.n_throughput > 0) CHECK(m.throughput <= 0.25);
+    CHECK(m.ttft <= 0.50);
+  }
+}
+
+TEST_CASE("serving table: every row keeps its measured value verbatim from the CSV") {
+  const char* text = serving_text();
+  REQUIRE(text != nullptr);
+  auto report = run_serving_validation(default_catalog(), text);
+  REQUIRE(report);
+  // First row of shared/reference/serving-measured.csv.
+  const ServingValidationRow& row = report.value().rows.front();
+  CHECK(row.gpu == "mi355x");
+  CHECK(row.concurrency == 4);
+  CHECK(row.measured_interactivity == doctest::Approx(103.6482));
+  CHECK(row.measured_throughput_per_gpu == doctest::Approx(198.9448));
+  CHECK(row.measured_ttft_s == doctest::Approx(0.1726284));
+}
+
+TEST_CASE("experts touched by a step, by hand") {
+  // 256 experts, top-8, 4 tokens: 256 x (1 - (1 - 8/256)^4).
+  const double expected = 256.0 * (1.0 - std::pow(1.0 - 8.0 / 256.0, 4.0));
+  CHECK(experts_touched(256, 8, 4) == doctest::Approx(expected));
+  CHECK(experts_touched(256, 8, 4) == doctest::Approx(30.5).epsilon(0.01));  // "about 31"
+  CHECK(experts_touched(256, 8, 1) == doctest::Approx(8.0));
+  CHECK(experts_touched(256, 8, 1e6) == doctest::Approx(256.0));
+  CHECK(experts_touched(256, 8, 0) == 0.0);
+  // Busiest of 8 GPUs at one token: mean 1 + sqrt(2 x 1 x ln 8).
+  CHECK(experts_on_busiest_gpu(256, 8, 8) == doctest::Approx(1.0 + std::sqrt(2.0 * std::log(8.0))));
+  CHECK(experts_on_busiest_gpu(256, 256, 8) == doctest::Approx(32.0));  // capped at E / ep
+  CHECK(experts_on_busiest_gpu(256, 31, 1) == 31.0);
+}
+
+TEST_CASE("GEMM cost: kernels x latency + roofline, by hand") {
+  // 2 kernels of 4.5 us; 1 GB at 4e12 B/s = 250 us; 1e12 FLOPs at 1e15 = 1000 us.
+  const GemmCost g = gemm_cost(2, 1e9, 1e12, 4.5e-6, 4e12, 1e15);
+  CHECK(g.latency_s == doctest::Approx(9e-6));
+  CHECK(g.memory_s == doctest::Approx(2.5e-4));
+  CHECK(g.compute_s == doctest::Approx(1e-3));
+  CHECK(g.total_s == doctest::Approx(9e-6 + 1e-3));
+  ModelConstants k;
+  k.matmul_fraction = 0.65;
+  k.large_m_matmul_fraction = 0.95;
+  k.small_m_tokens = 256;
+  k.large_m_tokens = 4096;
+  CHECK(matmul_rate_at(4, 1000.0, k) == doctest::Approx(650.0));
+  CHECK(matmul_rate_at(8192, 1000.0, k) == doctest::Approx(950.0));
+  // 1024 rows: halfway between 256 and 4096 in log space.
+  CHECK(matmul_rate_at(1024, 1000.0, k) == doctest::Approx(800.0));
+}
+
+TEST_CASE("all-reduce: measured curve, log-linear, scaled to fewer GPUs, bandwidth beyond") {
+  Curve c;
+  c.push(8192, 4e-6);
+  c.push(65536, 6e-6);
+  Fabric f;
+  f.allreduce = &c;
+  CHECK(allreduce_s(f, 1000, 1) == 0.0);
+  CHECK(allreduce_s(f, 4096, 8) == doctest::Approx(4e-6));  // below the first point
+  // 8 GPUs at sqrt(8192 x 65536): halfway in log space.
+  CHECK(allreduce_s(f, std::sqrt(8192.0 * 65536.0), 8) == doctest::Approx(5e-6));
+  // Beyond the last point: the last point's bandwidth.
+  CHECK(allreduce_s(f, 131072, 8) == doctest::Approx(12e-6));
+  // 2 GPUs move (1/2) / (7/8) of what 8 GPUs move: 65536 bytes read as 37449 at 8 GPUs.
+  const double eq = 65536.0 * 0.5 / 0.875;
+  const double t = std::log(eq / 8192.0) / std::log(8.0);
+  CHECK(allreduce_s(f, 65536, 2) == doctest::Approx(4e-6 + 2e-6 * t));
+  // No curve: latency + 2 (g - 1) / g x bytes / bus bandwidth.
+  Fabric bus;
+  bus.bus_bytes_per_s = 1e11;
+  bus.latency_s = 5e-6;
+  CHECK(allreduce_s(bus, 1e6, 4) == doctest::Approx(5e-6 + 1.5 * 1e6 / 1e11));
+}
+
+TEST_CASE("MLA decode attention reads the latent of every token on every TP rank, by hand") {
+  const Model* m = default_catalog().find_model("deepseek-v3");
+  REQUIRE(m != nullptr);
+  AttentionRates r{3e-6, 4e12, 1e15};
+  // 8 sequences x 1500 tokens x 61 layers x (512 + 64) x 2 bytes (BF16).
+  const AttentionCost a = attention_cost(*m, KvFormat::kBf16, 1.0 / 8.0, 8, 1, 1500, true, r);
+  const double bytes = 8.0 * 1500.0 * 61.0 * 576.0 * 2.0;
+  CHECK(a.kv_bytes == doctest::Approx(bytes));
+  CHECK(a.memory_s == doctest::Approx(bytes / 4e12));
+  // 16 heads here: 2 x 16 x (2 x 512 + 64) FLOPs per query-context pair per layer.
+  CHECK(a.flops == doctest::Approx(8.0 * 1500.0 * 61.0 * 2.0 * 16.0 * 1088.0));
+  CHECK(a.total_s == doctest::Approx(61.0 * 3e-6 + std::max(a.memory_s, a.compute_s)));
+}
+
+TEST_CASE("property: TPOT never falls as concurrency rises") {
+  const char* cases[] = {"model=deepseek-v3&compare=fullgpu-8x-h200&engine=sglang",
+                         "model=deepseek-v3&compare=server-8x-mi300x&engine=sglang",
+                         "model=deepseek-v3&weights=fp4&compare=server-8x-b200&engine=sglang",
+                         "model=llama-3.1-70b&compare=server-8x-h100&engine=vllm",
+                         "model=llama-3.1-70b&compare=server-8x-b200&engine=trtllm&tp=2",
+                         "model=mixtral-8x7b&compare=fullgpu-8x-mi355x"};
+  for (const char* base : cases) {
+    CAPTURE(base);
+    double last = 0.0;
+    for (long long users : {1, 2, 4, 8, 16, 32, 64, 128, 256, 512}) {
+      const std::string s = std::string("v=1&context=4096&") + base + "&users=" + std::to_string(users);
+      auto ev = eval(s);
+      const OfferingResult& r = first(ev);
+      REQUIRE(r.tpot_s);
+      CAPTURE(users);
+      CHECK(*r.tpot_s >= last);
+      last = *r.tpot_s;
+    }
+  }
+}
+
+TEST_CASE("property: throughput per GPU never falls as a latency limit is relaxed") {
+  for (const char* base : {"model=deepseek-v3&compare=fullgpu-8x-mi355x",
+                           "model=llama-3.1-70b&compare=server-8x-h100"}) {
+    CAPTURE(base);
+    double last = 0.0;
+    for (const char* limit : {"0.01", "0.015", "0.02", "0.03", "0.05", "0.1", "0.2"}) {
+      auto ev = eval(std::string("v=1&") + base + "&tpot_max=" + limit);
+      const OfferingResult& r = first(ev);
+      const double t = r.max_throughput_tokens_per_s ? *r.max_throughput_tokens_per_s : 0.0;
+      CAPTURE(limit);
+      CHECK(t >= last);
+      last = t;
+    }
+    auto unlimited = eval(std::string("v=1&") + base);
+    CHECK(*first(unlimited).max_throughput_tokens_per_s >= last);
+    last = 0.0;
+    for (const char* limit : {"0.2", "0.5", "1", "2", "5"}) {
+      auto ev = eval(std::string("v=1&") + base + "&ttft_max=" + limit);
+      const OfferingResult& r = first(ev);
+      const double t = r.max_throughput_tokens_per_s ? *r.max_throughput_tokens_per_s : 0.0;
+      CAPTURE(limit);
+      CHECK(t >= last);
+      last = t;
+    }
+  }
+}
+
+TEST_CASE("property: more HBM bandwidth never slows serving decode") {
+  for (const char* base : {"model=deepseek-v3&compare=fullgpu-8x-h200&users=16",
+                           "model=llama-3.1-70b&compare=server-8x-mi300x&users=4"}) {
+    CAPTURE(base);
+    double last = 1e9;
+    for (const char* bw : {"0.5", "0.6", "0.7", "0.8", "0.9", "1"}) {
+      auto ev = eval(std::string("v=1&") + base + "&bw_eff=" + bw);
+      const OfferingResult& r = first(ev);
+      REQUIRE(r.tpot_s);
+      CHECK(*r.tpot_s <= last);
+      last = *r.tpot_s;
+    }
+  }
+}
+
+TEST_CASE("serving point: tokens/s per user = 1 / TPOT, throughput per GPU from the closed loop") {
+  auto ev = eval("v=1&model=deepseek-v3&compare=fullgpu-8x-h200&users=8&engine=sglang");
+  const OfferingResult& r = first(ev);
+  REQUIRE(r.tpot_s);
+  REQUIRE(r.ttft_s);
+  REQUIRE(r.e2e_latency_s);
+  CHECK(*r.decode_tokens_per_s_per_user == doctest::Approx(1.0 / *r.tpot_s));
+  // 8 users on one 8-GPU instance: 8 x (1024 + 1024) / e2e / 8 GPUs.
+  CHECK(*r.e2e_latency_s == doctest::Approx(*r.ttft_s + 1023.0 * *r.tpot_s));
+  CHECK(*r.total_tokens_per_s_per_gpu == doctest::Approx(8.0 * 2048.0 / *r.e2e_latency_s / 8.0));
+  CHECK(*r.output_tokens_per_s_per_gpu == doctest::Approx(*r.total_tokens_per_s_per_gpu / 2.0));
+  CHECK(r.engine == "sglang");
+  CHECK(r.expert_parallel >= 1);
+  CHECK(!r.curve.empty());
+  for (std::size_t i = 1; i < r.curve.size(); ++i) {  // Pareto: faster users, less throughput
+    CHECK(r.curve[i].tokens_per_s_per_user <= r.curve[i - 1].tokens_per_s_per_user);
+    CHECK(r.curve[i].total_tokens_per_s_per_gpu >= r.curve[i - 1].total_tokens_per_s_per_gpu);
+  }
+  REQUIRE(r.error_band.size() == 3);
+  CHECK(r.error_band[0].metric == "interactivity");
+  CHECK(r.error_band[0].points >= 3);
+}
+
+TEST_CASE("interactivity target: the best throughput at or above it") {
+  auto ev = eval("v=1&model=deepseek-v3&compare=fullgpu-8x-h200&interactivity=50");
+  const OfferingResult& r = first(ev);
+  REQUIRE(r.interactivity_point);
+  CHECK(r.interactivity_point->tokens_per_s_per_user >= 50.0);
+  for (const auto& p : r.curve) {
+    if (p.tokens_per_s_per_user >= 50.0) {
+      CHECK(p.total_tokens_per_s_per_gpu <= r.interactivity_point->total_tokens_per_s_per_gpu + 1e-9);
+    }
+  }
+}
+
+TEST_CASE("MTP: accepted tokens per step shorten TPOT at low concurrency") {
+  auto off = eval("v=1&model=deepseek-v3&compare=server-8x-b200&users=1");
+  auto on = eval("v=1&model=deepseek-v3&compare=server-8x-b200&users=1&mtp=1");
+  CHECK(*first(on).tpot_s < *first(off).tpot_s);
+  auto err = eval("v=1&model=llama-3.1-70b&mtp=1");
+  REQUIRE(!err);
+  CHECK(err.error().field == "mtp");
+}
+
+TEST_CASE("engine key: vendor checks name the key; ep and dpa need a MoE model") {
+  auto a = eval("v=1&engine=trtllm&compare=server-8x-mi300x");
+  REQUIRE(!a);
+  CHECK(a.error().field == "engine");
+  auto b = eval("v=1&engine=atom&compare=fullgpu-8x-h200");
+  REQUIRE(!b);
+  CHECK(b.error().field == "engine");
+  auto c = eval("v=1&engine=atom&compare=server-8x-mi300x");
+  CHECK(c);
+  auto d = eval("v=1&engine=fastllm");
+  REQUIRE(!d);
+  CHECK(d.error().field == "engine");
+  auto e = eval("v=1&model=llama-3.1-70b&ep=8");
+  REQUIRE(!e);
+  CHECK(e.error().field == "ep");
+  auto f = eval("v=1&model=llama-3.1-70b&dpa=1");
+  REQUIRE(!f);
+  CHECK(f.error().field == "dpa");
+  auto g = eval("v=1&model=deepseek-v3&compare=fullgpu-8x-h200&tp=8&ep=8&dpa=1&users=64");
+  const OfferingResult& r = first(g);
+  CHECK(r.expert_parallel == 8);
+  CHECK(r.data_parallel_attention);
+}
+
+TEST_CASE("serving keys round-trip through the codec") {
+  auto s = decode_scenario("v=1&ttft_max=1.5&tpot_max=0.05&interactivity=40&ep=8&dpa=1&engine=sglang&mtp=2");
+  REQUIRE(s);
+  CHECK(s.value().ttft_max_s == doctest::Approx(1.5));
+  CHECK(s.value().tpot_max_s == doctest::Approx(0.05));
+  CHECK(s.value().interactivity == doctest::Approx(40));
+  CHECK(s.value().ep == 8);
+  CHECK(s.value().dpa);
+  CHECK(s.value().engine == ServingEngine::kSglang);
+  CHECK(s.value().mtp == 2);
+  auto again = decode_scenario(encode_scenario(s.value()));
+  REQUIRE(again);
+  CHECK(again.value() == s.value());
+}
+
+TEST_CASE("engine profiles parse with sources and reject bad values") {
+  CHECK(default_engines().engines.size() == 4);
+  const EngineProfile* sg = default_engines().find("sglang");
+  REQUIRE(sg != nullptr);
+  CHECK(sg->kv_rule == KvRule::kReserved);
+  CHECK(!sg->mixes_prefill);
+  CHECK(default_engines().find("vllm")->kv_fraction == doctest::Approx(0.9));
+  CHECK(!default_engines().find("trtllm")->on_amd);
+  CHECK(!default_engines().find("atom")->on_nvidia);
+  CHECK(!parse_engines("{}"));
+  CHECK(!parse_engines(R"({"engines": [{"id": "x", "vendors": []}]})"));
+  auto bad = parse_engines(R"({"engines": [{"id": "x", "vendors": ["amd"], "kv_rule": {"kind": "magic"}}]})");
+  REQUIRE(!bad);
+  CHECK(bad.error().field.find("kv_rule") != std::string::npos);
+  CHECK(default_kernels().find("h200-sxm") != nullptr);
+  CHECK(default_kernels().find("mi355x")->gemm_latency_s == doctest::Approx(3.8e-6));
+}

@@ -122,6 +122,7 @@ export function errorText(error) {
   let what;
   if (error.code === 'unsupported_version') what = t('error_version', { version: error.value || i18n.num(params.version) });
   else if (error.code === 'unknown_id') what = t(field === 'model' ? 'error_unknown_model' : 'error_unknown_offering');
-  else what = ruleText(info, params) || t(`error_${error.code}`);
+  else if (error.code === 'bad_value' || error.code === 'out_of_range') what = ruleText(info, params) || t(`error_${error.code}`);
+  else what = i18n.has(`error_${error.code}`) ? t(`error_${error.code}`) : error.message;
   return t('error_for_key', { key: keyLabel(field), message: what }) + (error.code === 'unsupported_version' ? '' : got);
 }

@@ -520,3 +520,18 @@ test('request-shape presets set input, output and context together; controls exi
   await page.close();
   assert.deepEqual(problems, []);
 });
+
+test('captions name the request shape; TPOT at 32 users with 128K requests is more than twice TPOT with 1K requests', async () => {
+  const { page, problems } = await openPage(`${calc.url}#v=1&users=32`);
+  const tpot = () => page.evaluate(() => window.gpucalcPage.state.evaluation.results.map((r) => r.tpot_s));
+  assert.match(await text(page, '#perf-note'), /1,024 input and 1,024 output/);
+  assert.match(await text(page, '#keyfigs'), /32 concurrent users with requests of 1,024 in \/ 1,024 out/);
+  const short = await tpot();
+  await page.click('#workload-presets button:nth-child(4)');
+  await until(page, () => location.hash.includes('input=130048'));
+  assert.match(await text(page, '#keyfigs'), /requests of 130,048 in \/ 1,024 out/);
+  const long = await tpot();
+  long.forEach((t, i) => assert.ok(t > 2 * short[i], `offering ${i}: TPOT ${t} s at 128K vs ${short[i]} s at 1K`));
+  await page.close();
+  assert.deepEqual(problems, []);
+});

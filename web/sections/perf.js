@@ -4,13 +4,13 @@ import * as i18n from '../i18n.js';
 import { t } from '../i18n.js';
 import { $, h, morph, table, seriesClass, setText } from '../dom.js';
 import { figure } from '../format.js';
-import { ratesSource } from '../schema.js';
+import { ratesSource, fieldKind } from '../schema.js';
 import { lineChart } from '../charts.js';
 import { memo, chartReady, chartWidth } from '../schedule.js';
 import { state } from '../state.js';
 import { computeSweeps, BATCH_SWEEP, CONTEXT_SWEEP } from '../compute.js';
 
-const INFERENCE = ['max_throughput_tokens_per_s', 'decode_tokens_per_s_per_user', 'ttft_s', 'tpot_s', 'usd_per_million_tokens'];
+const INFERENCE = ['max_throughput_tokens_per_s', 'decode_tokens_per_s_per_user', 'ttft_s', 'tpot_s', 'usd_per_million_tokens', 'usd_per_million_total_tokens'];
 const TRAINING = ['train_tokens_per_s', 'train_hours', 'gpu_hours', 'run_cost_usd', 'train_memory_bytes_per_gpu'];
 
 /** The rates behind an offering's throughput, in words of the page's language. */
@@ -23,7 +23,7 @@ export function ratesText(r) {
 export function renderPerf(ev, inputs) {
   const inference = ev.workload === 'inference';
   const rows = [{ cells: [t('rates'), ...ev.results.map((r) => h('span', { class: 'rates' }, ratesText(r)))] }];
-  for (const f of inference ? INFERENCE : TRAINING) rows.push({ cells: [t(`f_${f}`), ...ev.results.map((r, i) => figure(r, i, f))] });
+  for (const f of (inference ? INFERENCE : TRAINING).filter((x) => fieldKind(x))) rows.push({ cells: [t(`f_${f}`), ...ev.results.map((r, i) => figure(r, i, f))] });
   table($('perf-table'), { caption: t('perf_h'), head: [t('figure_col'), ...ev.results.map((r) => r.offering_name)], rows });
   const n = (k) => Number(inputs.get(k));
   setText($('perf-note'), inference

@@ -13,6 +13,8 @@
 #include "../bench/src/formats.hpp"
 #include "gpucalc/calibration.hpp"
 #include "gpucalc/catalog.hpp"
+#include "gpucalc/evaluate.hpp"
+#include "gpucalc/scenario.hpp"
 
 namespace {
 
@@ -644,4 +646,45 @@ TEST_CASE("bench formats: the normal draws look standard normal") {
   }
   CHECK(std::fabs(sum / n) < 0.05);
   CHECK(sum2 / n == doctest::Approx(1.0).epsilon(0.05));
+}
+
+TEST_CASE("calibration: the serving model's TPOT and TTFT follow a record's serving-model fields (issue 10)") {
+  const Json full = serving_record();
+  Json only = full;
+  only["measurements"] = Json::array();
+  for (const auto& m : full["measurements"]) {
+    const std::string id = m["id"];
+    const bool serving = id.rfind("gemm_small_", 0) == 0 || id.rfind("grouped_gemm_", 0) == 0 ||
+                         id == "attention_decode" || id == "allreduce" || id == "launch_latency" ||
+                         id == "graph_launch_latency";
+    if (serving) only["measurements"].push_back(m);
+  }
+  REQUIRE(only["measurements"].size() == 8);
+  auto calibrated = gpucalc::extend_catalog(gpucalc::default_catalog(), only.dump(),
+                                            "calibration/h200-sxm-serving.json");
+  REQUIRE_MESSAGE(calibrated.ok(), (calibrated.ok() ? "" : calibrated.error().to_string()));
+  REQUIRE(calibrated.value().find_calibration("h200-sxm") != nullptr);
+  gpucalc::Scenario s;  // defaults: Llama 3.1 70B FP8, MI355X vs H200 servers
+  s.context_tokens = 8192;
+  const auto before = gpucalc::evaluate(gpucalc::default_catalog(), s, false);
+  const auto after = gpucalc::evaluate(calibrated.value(), s, false);
+  REQUIRE(before.ok());
+  REQUIRE(after.ok());
+  int h200_results = 0;
+  for (const auto& a : after.value().results) {
+    const gpucalc::OfferingResult* b = nullptr;
+    for (const auto& r : before.value().results) if (r.offering_id == a.offering_id) b = &r;
+    REQUIRE(b != nullptr);
+    CAPTURE(a.offering_id);
+    REQUIRE(a.tpot_s); REQUIRE(a.ttft_s); REQUIRE(b->tpot_s); REQUIRE(b->ttft_s);
+    if (a.gpu_id == "h200-sxm") {
+      ++h200_results;
+      CHECK(*a.tpot_s != doctest::Approx(*b->tpot_s).epsilon(1e-6));
+      CHECK(*a.ttft_s != doctest::Approx(*b->ttft_s).epsilon(1e-6));
+    } else {
+      CHECK(*a.tpot_s == doctest::Approx(*b->tpot_s));
+      CHECK(*a.ttft_s == doctest::Approx(*b->ttft_s));
+    }
+  }
+  CHECK(h200_results > 0);
 }

@@ -38,6 +38,23 @@ void trace_rates(OfferingResult& r, const Rates& rates, const ModelConstants& k)
 
 /** The per-step roofline of issue 3: instances beyond the scale-up domain (pipeline stages),
  *  which the serving step model does not cover yet. */
+
+/** US$ per million output tokens at the offering's maximum throughput (both step models). */
+void set_usd_per_million_tokens(const Scenario& s, bool with_trace, OfferingResult& r) {
+  if (r.price_usd_per_month && r.max_throughput_tokens_per_s) {
+    r.usd_per_million_tokens =
+        usd_per_million_tokens(*r.price_usd_per_month, *r.max_throughput_tokens_per_s, s.utilization);
+    if (with_trace) {
+      trace(r, "usd_per_million_tokens",
+            "usd_per_million_tokens = price_usd_per_month / (max_throughput_tokens_per_s x 3600 x "
+            "730 x utilization) x 1e6",
+            {{"price_usd_per_month", *r.price_usd_per_month},
+             {"max_throughput_tokens_per_s", *r.max_throughput_tokens_per_s},
+             {"utilization", s.utilization}});
+    }
+  }
+}
+
 void estimate_inference_roofline(const Catalog& catalog, const Scenario& s, const Model& model,
                         const Gpu& gpu, const Offering& offering, bool with_trace,
                         OfferingResult& r) {
@@ -145,18 +162,7 @@ void estimate_inference_roofline(const Catalog& catalog, const Scenario& s, cons
     r.warnings.emplace_back("latency_needs_fit");
   }
 
-  if (r.price_usd_per_month && r.max_throughput_tokens_per_s) {
-    r.usd_per_million_tokens =
-        usd_per_million_tokens(*r.price_usd_per_month, *r.max_throughput_tokens_per_s, s.utilization);
-    if (with_trace) {
-      trace(r, "usd_per_million_tokens",
-            "usd_per_million_tokens = price_usd_per_month / (max_throughput_tokens_per_s x 3600 x "
-            "730 x utilization) x 1e6",
-            {{"price_usd_per_month", *r.price_usd_per_month},
-             {"max_throughput_tokens_per_s", *r.max_throughput_tokens_per_s},
-             {"utilization", s.utilization}});
-    }
-  }
+  set_usd_per_million_tokens(s, with_trace, r);
 }
 
 ServingCurveEntry curve_entry(const ServingPoint& p, double usd_per_mtok) {
@@ -340,18 +346,7 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     }
   }
 
-  if (r.price_usd_per_month && r.max_throughput_tokens_per_s) {
-    r.usd_per_million_tokens =
-        usd_per_million_tokens(*r.price_usd_per_month, *r.max_throughput_tokens_per_s, s.utilization);
-    if (with_trace) {
-      trace(r, "usd_per_million_tokens",
-            "usd_per_million_tokens = price_usd_per_month / (max_throughput_tokens_per_s x 3600 x "
-            "730 x utilization) x 1e6",
-            {{"price_usd_per_month", *r.price_usd_per_month},
-             {"max_throughput_tokens_per_s", *r.max_throughput_tokens_per_s},
-             {"utilization", s.utilization}});
-    }
-  }
+  set_usd_per_million_tokens(s, with_trace, r);
 }
 
 void estimate_training_result(const Catalog& catalog, const Scenario& s, const Model& model,

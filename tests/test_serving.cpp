@@ -310,3 +310,31 @@ TEST_CASE("engine profiles parse with sources and reject bad values") {
   CHECK(default_kernels().find("h200-sxm") != nullptr);
   CHECK(default_kernels().find("mi355x")->gemm_latency_s == doctest::Approx(3.8e-6));
 }
+
+TEST_CASE("serving attention: DSA attends its top-k, linear layers stream their state (issue 14)") {
+  const Catalog& c = default_catalog();
+  AttentionRates rates;
+  rates.kv_bytes_per_s = 1e12;
+  rates.flops_per_s = 1e15;
+  // DeepSeek-V3.2, one decode token at 128K, FP8 KV (1 byte a value), one rank (head_fraction 1).
+  const Model& v32 = *c.find_model("deepseek-v3.2");
+  const double full = v32.full_attention_layers();
+  const double ctx = 131072, topk = v32.index_topk;
+  const double latent = v32.kv_lora_rank + v32.qk_rope_head_dim;
+  const AttentionCost at128k = attention_cost(v32, KvFormat::kFp8, 1.0, 1, 1, ctx, true, rates);
+  CHECK(at128k.kv_bytes == doctest::Approx(full * (topk * latent + ctx * v32.index_head_dim)));
+  const double softmax = full * topk * 2.0 * v32.heads * (2.0 * v32.kv_lora_rank + v32.qk_rope_head_dim);
+  const double indexer_per_ctx = full * 2.0 * v32.index_heads * v32.index_head_dim;
+  CHECK(at128k.flops == doctest::Approx(softmax + indexer_per_ctx * ctx));
+  // The softmax part stops growing past the top-k: at 4K it is the same.
+  const AttentionCost at4k = attention_cost(v32, KvFormat::kFp8, 1.0, 1, 1, 4096, true, rates);
+  CHECK(at4k.flops - indexer_per_ctx * 4096 == doctest::Approx(softmax));
+  // Qwen3.5-397B-A17B: only the 15 full layers read per-token KV; the 45 linear layers read and
+  // write their fixed state (4-byte recurrent state, 2-byte conv inputs) once per step.
+  const Model& q = *c.find_model("qwen3.5-397b-a17b");
+  REQUIRE(q.linear_attention_layers == 45);
+  const AttentionCost qa = attention_cost(q, KvFormat::kFp8, 1.0, 1, 1, ctx, true, rates);
+  const double kv_full = 15.0 * ctx * 2.0 * q.kv_heads * q.head_dim;
+  const double state = 64.0 * 128 * 128 * 4 + (2.0 * 16 * 128 + 64.0 * 128) * 3 * 2;
+  CHECK(qa.kv_bytes == doctest::Approx(kv_full + 2.0 * 45 * state));
+}

@@ -3,6 +3,7 @@
 // FLOP count per layer.
 #include <algorithm>
 
+#include "gpucalc/attention.hpp"
 #include "gpucalc/memory.hpp"
 #include "gpucalc/serving.hpp"
 
@@ -35,23 +36,42 @@ AttentionCost attention_cost(const Model& m, KvFormat kv, double head_fraction, 
     kv_bytes_per_token_layer = 2.0 * kv_heads_here * m.head_dim * bpv;
     flops_per_pair_layer = 4.0 * heads_here * m.head_dim;
   }
-  // Sliding-window layers attend at most the window.
+  // Layer kinds (core/src/model/attention_kinds.cpp): full layers attend the context (DSA: only
+  // the indexer's top-k of it), sliding layers at most the window, linear (Gated DeltaNet)
+  // layers keep a fixed state per sequence instead of per-token KV.
   const int sliding = std::clamp(m.sliding_window_layers, 0, m.layers);
+  const int linear = std::clamp(m.linear_attention_layers, 0, m.layers - sliding);
+  const double full = m.layers - sliding - linear;
   const double window = m.sliding_window_tokens > 0 ? m.sliding_window_tokens : context_tokens;
-  auto attended = [&](double ctx) {
-    return (layers - sliding) * ctx + sliding * std::min(ctx, window);  // layer-tokens
+  const double topk = m.index_topk > 0 ? static_cast<double>(m.index_topk) : 0.0;
+  auto attended = [&](double ctx) {  // layer-tokens one query token attends
+    const double on_full = topk > 0.0 ? std::min(ctx, topk) : ctx;
+    return full * on_full + sliding * std::min(ctx, window);
   };
-  double pairs;     // query x context token pairs, summed over layers, per sequence
-  double kv_tokens; // layer-tokens of KV read (decode) or written (prefill), per sequence
+  const AttentionLayerBytes per_layer = attention_layer_bytes(m, kv, 1);
+  const double indexer_bytes_per_token_layer = per_layer.indexer_per_token;  // replicated per rank
+  const double indexer_flops_per_pair_layer = 2.0 * m.index_heads * static_cast<double>(m.index_head_dim);
+  // The recurrent state is read and written back once per step, split like the heads.
+  const double linear_state_traffic = 2.0 * linear * per_layer.linear_state * head_fraction;
+  const double linear_flops_per_token =
+      attention_step(m, kv, context_tokens).linear_flops * head_fraction;
+  double pairs;      // query x context token pairs, summed over layers, per sequence
+  double kv_tokens;  // layer-tokens of KV read (decode) or written (prefill), per sequence
+  double indexer_pairs;  // DSA: the indexer scores every context token on every full layer
   if (decode) {
     pairs = query_tokens * attended(context_tokens);
     kv_tokens = attended(context_tokens);
+    indexer_pairs = topk > 0.0 ? query_tokens * full * context_tokens : 0.0;
   } else {
     pairs = query_tokens * attended(context_tokens / 2.0);  // causal
-    kv_tokens = layers * query_tokens;
+    kv_tokens = (full + sliding) * query_tokens;
+    indexer_pairs = topk > 0.0 ? query_tokens * full * context_tokens / 2.0 : 0.0;
   }
-  a.kv_bytes = sequences * kv_tokens * kv_bytes_per_token_layer;
-  a.flops = sequences * pairs * flops_per_pair_layer;
+  const double indexer_bytes =
+      topk > 0.0 ? (decode ? full * context_tokens : full * query_tokens) * indexer_bytes_per_token_layer : 0.0;
+  a.kv_bytes = sequences * (kv_tokens * kv_bytes_per_token_layer + indexer_bytes + linear_state_traffic);
+  a.flops = sequences * (pairs * flops_per_pair_layer + indexer_pairs * indexer_flops_per_pair_layer +
+                         query_tokens * linear_flops_per_token);
   a.latency_s = layers * r.latency_s;
   a.memory_s = r.kv_bytes_per_s > 0.0 ? a.kv_bytes / r.kv_bytes_per_s : 0.0;
   a.compute_s = r.flops_per_s > 0.0 ? a.flops / r.flops_per_s : 0.0;

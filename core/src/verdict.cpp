@@ -156,6 +156,8 @@ void build_verdict(Evaluation& ev) {
       // Every pair, now that every GPU has a price: the cheaper per million tokens, by how much.
       for (std::size_t a = 0; a < rs.size(); ++a) {
         for (std::size_t b = a + 1; b < rs.size(); ++b) {
+          // A cost against an offering that cannot hold the scenario is no comparison (issue 15).
+          if (!rs[a].fit.fits || !rs[b].fit.fits) continue;
           const auto& x = rs[a].usd_per_million_tokens;
           const auto& y = rs[b].usd_per_million_tokens;
           if (!x || !y || !(*x > 0.0) || !(*y > 0.0) || *x == *y) continue;

@@ -2,7 +2,7 @@
 import * as i18n from '../i18n.js';
 import { t, tn } from '../i18n.js';
 import { $, h, morph, table, setText } from '../dom.js';
-import { figure } from '../format.js';
+import { figure, offeringName } from '../format.js';
 import { stackedBars } from '../charts.js';
 import { memo, chartReady, chartWidth } from '../schedule.js';
 
@@ -20,7 +20,7 @@ export function renderMemory(ev, inputs) {
   }));
   table($('memory-table'), {
     caption: t('memory_h'),
-    head: [t('per_gpu_col'), ...ev.results.map((r) => r.offering_name)],
+    head: [t('per_gpu_col'), ...ev.results.map((r) => offeringName(r))],
     rows: ROWS.map((f) => ({ cells: [t(f === 'instance' ? 'instance' : `f_${f}`), ...ev.results.map((r, i) => (f === 'instance'
       ? tn('instance_split', r.replicas, { tp: r.tensor_parallel, pp: r.pipeline_parallel, replicas: r.replicas })
       : figure(r, i, f)))] })),
@@ -42,7 +42,7 @@ function drawChart(ev) {
     width: chartWidth(box),
     title: t('memory_chart_title'),
     desc: rows.map(({ r }) => t('memory_chart_desc', {
-      name: r.offering_name, weights: i18n.gb(r.weights_bytes_per_gpu), kv: i18n.gb(r.kv_used_bytes_per_gpu),
+      name: offeringName(r), weights: i18n.gb(r.weights_bytes_per_gpu), kv: i18n.gb(r.kv_used_bytes_per_gpu),
       reserve: i18n.gb(r.reserve_bytes_per_gpu), free: i18n.gb(Math.max(0, r.headroom_bytes_per_gpu)),
     })).join(' '),
     rows: rows.map(({ r, cap, weights, kv, reserve, free }) => ({

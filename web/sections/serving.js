@@ -5,7 +5,7 @@ import * as gpucalc from '../gpucalc.js';
 import * as i18n from '../i18n.js';
 import { t } from '../i18n.js';
 import { $, h, morph, table, seriesClass, setText } from '../dom.js';
-import { fmtField, band } from '../format.js';
+import { fmtField, band, offeringName } from '../format.js';
 import { paretoChart } from '../charts.js';
 import { memo, chartReady, chartWidth } from '../schedule.js';
 import { state } from '../state.js';
@@ -47,7 +47,7 @@ export function renderServing(ev, inputs) {
   const speed = Number(inputs.get('interactivity')) || 0;
   const limited = Number(inputs.get('ttft_max')) > 0 || Number(inputs.get('tpot_max')) > 0;
   setText($('serving-note'), t('serving_note', { input: i18n.num(Number(inputs.get('input'))), output: i18n.num(Number(inputs.get('output'))) }));
-  const names = ev.results.map((r) => r.offering_name);
+  const names = ev.results.map((r) => offeringName(r));
   const at = (fn) => ev.results.map((r) => fn(r));
   const op = (r) => r.interactivity_point;
   const best = (r) => r.max_throughput_point;
@@ -75,7 +75,7 @@ function drawCurve(ev, speed, names) {
   setText($('curve-caption'), t('curve_title'));
   morph($('curve-legend'), ...names.map((n, i) => h('li', {}, h('span', { class: `key line ${seriesClass(i)}`, 'aria-hidden': 'true' }), n)));
   if (!chartReady(box)) return;
-  const series = ev.results.map((r, i) => ({ name: r.offering_name, cls: seriesClass(i),
+  const series = ev.results.map((r, i) => ({ name: offeringName(r), cls: seriesClass(i),
     points: (r.curve || []).map((p) => ({ x: p.tokens_per_s_per_user, y: p.total_tokens_per_s_per_gpu, label: pointLabel(p) })) }));
   const key = `${chartWidth(box)}|${i18n.language()}|${speed}|${series.map((s) => s.name + s.points.map((p) => `${p.x},${p.y}`).join(';')).join('|')}`;
   memo('curve-chart', key, () => {

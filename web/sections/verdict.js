@@ -3,7 +3,7 @@
 import * as i18n from '../i18n.js';
 import { t, tn } from '../i18n.js';
 import { $, h, morph, seriesClass, setText } from '../dom.js';
-import { verdictParams } from '../format.js';
+import { verdictParams, offeringName } from '../format.js';
 
 export function renderVerdict(ev, inputs) {
   const columns = ev.results.map((r, i) => {
@@ -17,7 +17,7 @@ export function renderVerdict(ev, inputs) {
     }));
     const recommended = ev.recommended === r.offering;
     return h('div', { class: `verdict-col ${seriesClass(i)}${recommended ? ' recommended' : ''}` },
-      h('h3', {}, t('choose_when', { name: r.offering_name })),
+      h('h3', {}, t('choose_when', { name: offeringName(r) })),
       recommended ? h('p', { class: 'badge' }, t(`recommended_${ev.recommendation_basis}`)) : null,
       items.length ? list : h('p', { class: 'help' }, t('no_reasons_hint')));
   });
@@ -27,7 +27,7 @@ export function renderVerdict(ev, inputs) {
 
 function summaryLine(ev, inputs) {
   const parts = ev.results.map((r) => t('sum_item', {
-    name: r.offering_name,
+    name: offeringName(r),
     price: r.price_month_usd === null ? t('your_price') : t('per_month', { price: i18n.usd(r.price_month_usd) }),
     fit: r.fits ? tn('sum_fits', r.gpus_needed, { n: i18n.num(r.gpus_needed) }) : t('sum_no_fit'),
   }));

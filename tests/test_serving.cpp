@@ -109,7 +109,7 @@ TEST_CASE("GEMM cost: kernels x latency + roofline, by hand") {
   CHECK(matmul_rate_at(1024, 1000.0, k) == doctest::Approx(800.0));
 }
 
-TEST_CASE("all-reduce: measured curve, log-linear, scaled to fewer GPUs, bandwidth beyond") {
+TEST_CASE("all-reduce: measured curve, log-linear, ring steps for fewer GPUs, bandwidth beyond") {
   Curve c;
   c.push(8192, 4e-6);
   c.push(65536, 6e-6);
@@ -121,10 +121,15 @@ TEST_CASE("all-reduce: measured curve, log-linear, scaled to fewer GPUs, bandwid
   CHECK(allreduce_s(f, std::sqrt(8192.0 * 65536.0), 8) == doctest::Approx(5e-6));
   // Beyond the last point: the last point's bandwidth.
   CHECK(allreduce_s(f, 131072, 8) == doctest::Approx(12e-6));
-  // 2 GPUs move (1/2) / (7/8) of what 8 GPUs move: 65536 bytes read as 37449 at 8 GPUs.
-  const double eq = 65536.0 * 0.5 / 0.875;
-  const double t = std::log(eq / 8192.0) / std::log(8.0);
-  CHECK(allreduce_s(f, 65536, 2) == doctest::Approx(4e-6 + 2e-6 * t));
+  // Ring over g GPUs: 2 (g - 1) steps of a 1 / g chunk, so t_g(b) = t_8(8 b / g) x (g - 1) / 7.
+  // 2 GPUs, 262144 bytes: t_8(1048576) = 6e-6 x 1048576 / 65536 = 96e-6 (bandwidth beyond the
+  // last point), times 1 / 7.
+  CHECK(allreduce_s(f, 262144, 2) == doctest::Approx(96e-6 / 7.0));
+  // 4 GPUs, 16384 bytes: t_8(32768) = 4e-6 + 2e-6 x (2 / 3) = 5.333e-6, times 3 / 7 = 2.29e-6,
+  // below the smallest measured all-reduce (4e-6), which is the floor.
+  CHECK(allreduce_s(f, 16384, 4) == doctest::Approx(4e-6));
+  // 2 GPUs, 65536 bytes: t_8(262144) = 24e-6, times 1 / 7 = 3.43e-6: the floor again.
+  CHECK(allreduce_s(f, 65536, 2) == doctest::Approx(4e-6));
   // No curve: latency + 2 (g - 1) / g x bytes / bus bandwidth.
   Fabric bus;
   bus.bus_bytes_per_s = 1e11;

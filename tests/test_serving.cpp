@@ -371,6 +371,31 @@ TEST_CASE("engine profiles parse with sources and reject bad values") {
   CHECK(default_kernels().find("mi355x")->gemm_latency_s == doctest::Approx(3.8e-6));
 }
 
+TEST_CASE("engine version: vLLM 0.4.3 (V0) does not mix prefill into decode steps; V1 does") {
+  const Catalog& cat = default_catalog();
+  const Model& m = *cat.find_model("llama-2-70b");
+  const Gpu& g = *cat.find_gpu("mi300x");
+  const EngineProfile& v = *default_engines().find("vllm");
+  auto s = decode_scenario("v=1&model=llama-2-70b&weights=fp8&kv=fp8&input=1024&output=1024");
+  REQUIRE(s);
+  const ServingContext v1 = make_serving_context(cat, s.value(), m, g, v, "");
+  const ServingContext v0 = make_serving_context(cat, s.value(), m, g, v, "0.4.3");
+  CHECK(v1.mixes_prefill);
+  CHECK(!v0.mixes_prefill);
+  // A mixing step's decode rows share the GEMMs with running x input / output prompt rows,
+  // so they run at a rate no lower than alone: the step is never slower.
+  const Parallel p{1, 1, false};
+  const StepBreakdown alone = step_cost(v1, p, 400, 1, 1536, true);
+  const StepBreakdown mixed = step_cost(v1, p, 400, 1, 1536, true, 400);
+  CHECK(mixed.compute_s < alone.compute_s);
+  CHECK(mixed.attention_s <= alone.attention_s);
+  // A non-boolean version flag is rejected with its field.
+  auto bad = parse_engines(
+      R"({"engines": [{"id": "x", "vendors": ["amd"], "older_versions": [{"version": "1", "mixes_prefill": 2}]}]})");
+  REQUIRE(!bad);
+  CHECK(bad.error().field.find("older_versions.mixes_prefill") != std::string::npos);
+}
+
 TEST_CASE("serving attention: DSA attends its top-k, linear layers stream their state (issue 14)") {
   const Catalog& c = default_catalog();
   AttentionRates rates;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <array>
 #include <map>
+#include <memory>
 #include <optional>
 #include <nlohmann/json.hpp>
 
@@ -87,7 +88,25 @@ Result<ValidationRow> run_entry(const Catalog& catalog, const Json& e, const std
     limited.ttft_max_s = num_or(e, "ttft_limit_s", 0.0);
     limited.tpot_max_s = num_or(e, "tpot_limit_s", 0.0);
     limited.compare = {off->id};
-    auto ev = evaluate(catalog, limited, false);
+    // The engine release the entry ran: the catalog's profile of that engine at that version
+    // (its older_versions deltas apply, as on the serving table's rows).
+    const std::string version = str_or(e, "engine_version");
+    Catalog at_version;
+    if (!version.empty()) {
+      auto profile = select_engine(catalog_engines(catalog), serving_engine_name(s.engine), *gpu, *model);
+      if (!profile) {
+        Error err = profile.error();
+        err.field = path + ".scenario." + err.field;
+        return err;
+      }
+      auto engines = std::make_shared<EngineCatalog>(catalog_engines(catalog));
+      for (EngineProfile& p : engines->engines) {
+        if (p.id == profile.value()->id) p.version = version;
+      }
+      at_version = catalog;
+      at_version.engines = std::move(engines);
+    }
+    auto ev = evaluate(version.empty() ? catalog : at_version, limited, false);
     if (!ev) {
       Error err = ev.error();
       err.field = path + ".scenario." + err.field;

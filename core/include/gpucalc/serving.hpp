@@ -39,6 +39,7 @@ struct EngineVersionDelta {
   std::string version;
   std::vector<std::string> arch_targets;  // "gfx942"
   double extra_layer_latency_s = 0.0;
+  int mixes_prefill = -1;  // -1 = as the profile; 0 / 1 = this version's scheduling
 };
 
 struct EngineProfile {
@@ -245,6 +246,7 @@ struct ServingContext {
   double matmul_flops_per_s = 0.0;        // achieved x matmul_fraction (decode-sized M)
   double small_kernel_s = 0.0;
   double extra_layer_latency_s = 0.0;     // engine profile, by arch target and version
+  bool mixes_prefill = false;             // engine profile, by version
   double request_overhead_s = 0.0;        // engine profile, by vendor
   double chunk_tokens = 8192;
   double input_tokens = 0.0, output_tokens = 0.0;
@@ -286,7 +288,8 @@ struct StepBreakdown {
  *  `context_tokens` of context (decode: 1 + draft tokens, the mean context; prefill: the
  *  prompt, causal). */
 StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double sequences,
-                        double query_tokens, double context_tokens, bool decode);
+                        double query_tokens, double context_tokens, bool decode,
+                        double mixed_prefill_rows = 0.0);
 
 /** Largest number of sequences one instance holds under the engine's KV rule (0 = none). */
 double max_sequences(const ServingContext& c, const Parallel& p);

@@ -102,8 +102,12 @@ ServingContext make_serving_context(const Catalog& catalog, const Scenario& scen
   for (const auto& [arch, s] : engine.extra_layer_latency_s) {
     if (arch == gpu.arch_target) c.extra_layer_latency_s += s;
   }
+  c.mixes_prefill = engine.mixes_prefill;
+  const std::string_view version = engine_version.empty() ? std::string_view(engine.version)
+                                                          : engine_version;
   for (const auto& old : engine.older_versions) {
-    if (!contains_version(engine_version, old.version)) continue;
+    if (!contains_version(version, old.version)) continue;
+    if (old.mixes_prefill >= 0) c.mixes_prefill = old.mixes_prefill == 1;
     for (const auto& arch : old.arch_targets) {
       if (arch == gpu.arch_target) c.extra_layer_latency_s += old.extra_layer_latency_s;
     }
@@ -129,7 +133,8 @@ ServingContext make_serving_context(const Catalog& catalog, const Scenario& scen
 }
 
 StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double sequences,
-                        double query_tokens, double context_tokens, bool decode) {
+                        double query_tokens, double context_tokens, bool decode,
+                        double mixed_prefill_rows) {
   StepBreakdown b;
   const Model& m = *c.model;
   const LayerShape& s = c.shape;
@@ -142,9 +147,12 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   const bool mla = m.attention == AttentionKind::kMla;
   const double layers = s.layers;
   // GEMM rows: the step's tokens (per GPU with data-parallel attention for the projections).
-  const double rate = matmul_rate_at(tokens, c.rates.matmul_flops_per_s, k);
+  // A mixing engine's decode tokens share each GEMM with the prompt rows of the same step, so
+  // they run at the rate of all the step's rows.
+  const double rows = tokens + std::max(0.0, mixed_prefill_rows);
+  const double rate = matmul_rate_at(rows, c.rates.matmul_flops_per_s, k);
   const double attn_rate =
-      matmul_rate_at(p.dpa ? tokens / tpd : tokens, c.rates.matmul_flops_per_s, k);
+      matmul_rate_at(p.dpa ? rows / tpd : rows, c.rates.matmul_flops_per_s, k);
   const double expert_rate = matmul_rate_at(tokens * m.experts_active /
                                                 std::max(1.0, static_cast<double>(m.experts_routed)),
                                             c.rates.matmul_flops_per_s, k) *
@@ -301,7 +309,7 @@ PrefillFit prefill_fit(const ServingContext& c, const Parallel& p) {
   f.per_prompt_s =
       (b.compute_s + (b.attention_s - attention_latency) + b.allreduce_s + b.alltoall_s) / q;
   // A mixing engine's decode step already pays the fixed part.
-  f.fixed_s = c.engine->mixes_prefill ? 0.0
+  f.fixed_s = c.mixes_prefill ? 0.0
                                       : b.gemm_latency_s + b.weights_s + b.experts_s +
                                             attention_latency + b.small_kernels_s + b.engine_s;
   return f;
@@ -329,7 +337,10 @@ ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
   pt.running_per_instance = running;
   const double in = c.input_tokens, out = std::max(1.0, c.output_tokens);
   const double query = 1.0 + c.mtp_draft_tokens;
-  pt.decode = step_cost(c, p, running, query, in + out / 2.0, true);
+  // Mixing engines: in steady state each step carries running x input / output prompt rows.
+  const double mixed_rows =
+      c.mixes_prefill ? std::min(c.chunk_tokens, running * in / out) : 0.0;
+  pt.decode = step_cost(c, p, running, query, in + out / 2.0, true, mixed_rows);
   const double step = pt.decode.total_s;
   const double per_token = step / c.mtp_tokens_per_step;
   // Closed loop: requests arrive as others finish, in waves spread over a fraction of the
@@ -348,7 +359,7 @@ ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
     // Wait for the running step, then the prefill (a step of its own, or riding on the next
     // decode step when the engine mixes them).
     ttft = c.request_overhead_s + (running > 1.0 ? step / 2.0 : 0.0) + pre +
-           (c.engine->mixes_prefill ? step : 0.0);
+           (c.mixes_prefill ? step : 0.0);
     e2e = ttft + (out - 1.0) * tpot;
   }
   // The first wave: a benchmark client opens all its requests at once, so `running` prompts

@@ -396,6 +396,49 @@ TEST_CASE("engine version: vLLM 0.4.3 (V0) does not mix prefill into decode step
   CHECK(bad.error().field.find("older_versions.mixes_prefill") != std::string::npos);
 }
 
+TEST_CASE("instances over 8 GPUs: the serving model with the scale-out network, by hand") {
+  const Catalog& cat = default_catalog();
+  // DeepSeek-V3 BF16 needs two HGX H200 servers: one 16-GPU instance, experts over all 16.
+  const OfferingResult& moe =
+      first(eval("v=1&model=deepseek-v3&weights=bf16&context=4096&compare=fullgpu-8x-h200&servers=2"));
+  CHECK(moe.engine == "sglang");  // the serving model ran (the roofline sets no engine)
+  CHECK(moe.serving_tensor_parallel == 16);
+  CHECK(moe.expert_parallel == 16);
+  CHECK(moe.scale_out_strategy == "expert_parallel");
+  REQUIRE(moe.max_throughput_point);
+  CHECK(moe.max_throughput_point->tp == 16);
+  CHECK(!moe.curve.empty());
+  // A dense model pipelined over 2 servers (tp=16 = 2 x 8): the step of 4 sequences is the
+  // one-server step of 4 / 2 sequences (a token passes both stages, each stage holds half the
+  // layers and works on one micro-batch) plus one boundary: 10 us + 4 x 8192 x 2 B / 8 NICs /
+  // 43 GB/s (data/offerings.json, 8x 400G ConnectX-7). SGLang: no per-sequence overhead.
+  auto sc = decode_scenario("v=1&model=llama-3.1-70b&weights=fp8&context=8192&engine=sglang");
+  REQUIRE(sc);
+  const Model& m = *cat.find_model("llama-3.1-70b");
+  const Gpu& g = *cat.find_gpu("h200-sxm");
+  ServingContext c = make_serving_context(cat, sc.value(), m, g, *default_engines().find("sglang"), "");
+  const Network* net = cat.find_network("8x400g-connectx7");
+  REQUIRE(net != nullptr);
+  c.scale_out = make_scale_out_link(*net, 8, 2);
+  const StepBreakdown two = step_cost(c, Parallel{8, 1, false, 2}, 4, 1, 1536, true);
+  const StepBreakdown one = step_cost(c, Parallel{8, 1, false, 1}, 2, 1, 1536, true);
+  const double boundary_s = 10e-6 + 4.0 * 8192 * 2 / 8 / 43e9;
+  CHECK(two.scale_out_s == doctest::Approx(boundary_s));
+  CHECK(two.total_s == doctest::Approx(one.total_s + boundary_s));
+  // KV: each stage holds its layers' KV, so the 16-GPU instance holds more sequences than
+  // twice one 8-GPU instance (its weights are spread over 16 GPUs).
+  // Long requests, so that the engine's request cap (4096) does not bind.
+  ServingContext longer = c;
+  longer.input_tokens = 60000;
+  longer.output_tokens = 4000;
+  CHECK(max_sequences(longer, Parallel{8, 1, false, 2}) >
+        2.0 * max_sequences(longer, Parallel{8, 1, false, 1}));
+  // Throughput per GPU counts all 16 GPUs.
+  const ServingPoint pt = serve(c, Parallel{8, 1, false, 2}, 1, 64);
+  REQUIRE(pt.fits);
+  CHECK(pt.output_tokens_per_s_per_gpu == doctest::Approx(pt.output_tokens_per_s / 16));
+}
+
 TEST_CASE("serving attention: DSA attends its top-k, linear layers stream their state (issue 14)") {
   const Catalog& c = default_catalog();
   AttentionRates rates;

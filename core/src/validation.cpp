@@ -9,6 +9,7 @@
 #include <optional>
 #include <nlohmann/json.hpp>
 
+#include "gpucalc/error_bands.hpp"
 #include "gpucalc/memory.hpp"
 #include "gpucalc/scenario.hpp"
 #include "gpucalc/serving.hpp"
@@ -492,8 +493,7 @@ Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
     by_group["engine " + r.engine].push_back(&r);
     by_group["weights " + r.weights].push_back(&r);
     by_group[std::string("vendor ") + (r.gpu_id.rfind("mi", 0) == 0 ? "amd" : "nvidia")].push_back(&r);
-    by_group[std::string("users ") + (r.concurrency <= 8 ? "1-8" : r.concurrency <= 32 ? "9-32" : "33+")]
-        .push_back(&r);
+    by_group[std::string("users ") + users_regime(r.concurrency)].push_back(&r);
   }
   for (const auto& [gpu, rows] : by_gpu) report.per_gpu.push_back(mape_of(gpu, rows));
   report.all = mape_of("all", scored);
@@ -617,25 +617,10 @@ std::string serving_report_to_json(const ServingValidationReport& r) {
 
 namespace gpucalc {
 
-const ServingValidationReport* default_serving_report() {
-  static const std::optional<ServingValidationReport> report =
-      []() -> std::optional<ServingValidationReport> {
-    for (const auto& f : embedded_data_files()) {
-      if (std::string_view(f.name) == "validation-serving.json") {
-        auto r = run_serving_validation(default_catalog(), f.text);
-        if (r) return std::move(r).value();
-      }
-    }
-    return std::nullopt;
-  }();
-  return report ? &*report : nullptr;
-}
-
 std::vector<ErrorBand> error_band_for(const ServingValidationReport& report,
                                       const std::string& vendor, const std::string& weights,
                                       double users_per_instance) {
-  const char* regime = users_per_instance <= 8 ? "1-8" : users_per_instance <= 32 ? "9-32" : "33+";
-  auto regime_of = [](double c) { return c <= 8 ? "1-8" : c <= 32 ? "9-32" : "33+"; };
+  const std::string regime = users_regime(users_per_instance);
   auto vendor_of = [](const ServingValidationRow& r) {
     return r.gpu_id.rfind("mi", 0) == 0 ? std::string("amd") : std::string("nvidia");
   };
@@ -656,7 +641,7 @@ std::vector<ErrorBand> error_band_for(const ServingValidationReport& report,
         if (!r.newest) continue;
         if (l.use_vendor && vendor_of(r) != vendor) continue;
         if (l.use_weights && r.weights != weights) continue;
-        if (l.use_regime && std::string(regime_of(r.concurrency)) != regime) continue;
+        if (l.use_regime && users_regime(r.concurrency) != regime) continue;
         rows.push_back(&r);
       }
       const Mape m = mape_of(l.name, rows);
@@ -669,31 +654,6 @@ std::vector<ErrorBand> error_band_for(const ServingValidationReport& report,
     }
   }
   return out;
-}
-
-const std::vector<ErrorBand>& default_error_band(const std::string& vendor, WeightFormat weights,
-                                                 double users_per_instance) {
-  constexpr std::size_t kFormats = 5, kRegimes = 3;
-  using Table = std::array<std::array<std::array<std::vector<ErrorBand>, kRegimes>, kFormats>, 2>;
-  static const Table table = [] {
-    Table t{};
-    const ServingValidationReport* rep = default_serving_report();
-    if (rep == nullptr) return t;
-    const double users[kRegimes] = {1, 16, 64};
-    for (std::size_t v = 0; v < 2; ++v) {
-      for (std::size_t f = 0; f < kFormats; ++f) {
-        for (std::size_t r = 0; r < kRegimes; ++r) {
-          t[v][f][r] = error_band_for(*rep, v == 0 ? "amd" : "nvidia",
-                                      weight_format_name(static_cast<WeightFormat>(f)), users[r]);
-        }
-      }
-    }
-    return t;
-  }();
-  const std::size_t v = vendor == "amd" ? 0 : 1;
-  const std::size_t f = std::min(kFormats - 1, static_cast<std::size_t>(weights));
-  const std::size_t r = users_per_instance <= 8 ? 0 : users_per_instance <= 32 ? 1 : 2;
-  return table[v][f][r];
 }
 
 }  // namespace gpucalc

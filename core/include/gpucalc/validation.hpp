@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpucalc/catalog.hpp"
+#include "gpucalc/error_bands.hpp"
 #include "gpucalc/evaluate.hpp"
 #include "gpucalc/result.hpp"
 
@@ -98,19 +99,13 @@ Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
                                                        std::string_view serving_json);
 std::string serving_report_to_text(const ServingValidationReport& report);
 
-/** The serving table run once on the built-in catalog (null if the data does not load). */
-const ServingValidationReport* default_serving_report();
-
 /** Error band of a prediction: per metric, the MAPE of the newest measured rows nearest to it:
  *  same vendor, weight format and users-per-instance regime (1-8, 9-32, 33+), widened to
- *  vendor + weights, then vendor, then all rows when a group has fewer than 3 points. */
+ *  vendor + weights, then vendor, then all rows when a group has fewer than 3 points.
+ *  Precomputed per regime into data/error-bands.json (error_bands.hpp): evaluations read that. */
 std::vector<ErrorBand> error_band_for(const ServingValidationReport& report,
                                       const std::string& vendor, const std::string& weights,
                                       double users_per_instance);
-/** error_band_for() on default_serving_report(), computed once per (vendor, weights, regime);
- *  empty when the report does not load. */
-const std::vector<ErrorBand>& default_error_band(const std::string& vendor, WeightFormat weights,
-                                                 double users_per_instance);
 std::string serving_report_to_json(const ServingValidationReport& report);
 
 }  // namespace gpucalc

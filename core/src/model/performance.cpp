@@ -289,7 +289,7 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     }
     if (u.users_per_instance > u.running_per_instance) r.warnings.emplace_back("users_exceed_kv_slots");
     if (u.running_per_instance > e.graph_max_batch) r.warnings.emplace_back("batch_exceeds_cuda_graph");
-    r.error_band = default_error_band(gpu.vendor, s.weights, u.users_per_instance);
+    r.error_band = catalog_error_band(catalog, gpu.vendor, s.weights, u.users_per_instance);
     if (with_trace) {
       trace_step(r, "tpot_s", u.decode,
                  "decode step at the users per instance, mean context input + output / 2; "

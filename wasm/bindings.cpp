@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpucalc/catalog.hpp"
+#include "gpucalc/error_bands.hpp"
 #include "gpucalc/evaluate.hpp"
 #include "gpucalc/result.hpp"
 #include "gpucalc/result_fields.hpp"
@@ -108,6 +109,12 @@ std::string decode_scenario(const std::string& text) { return gpucalc::scenario_
 /** The result-field registry as JSON text: [{name, unit, scope}]. */
 std::string result_fields() { return gpucalc::result_fields_json(); }
 
+/** The validation summary for the page's accuracy panel, precomputed from the validation tables
+ *  into data/error-bands.json (make error-bands), so nothing runs the tables in the page: the
+ *  subset of `gpucalc --validate --format json` the panel reads ({mlperf: {rows, median_abs_error,
+ *  ...}, serving: {mape_per_gpu, mape_all}}, error_bands.hpp), or {"error": {...}}. */
+std::string validation_json() { return gpucalc::validation_summary_json(working_catalog()); }
+
 using Field = const gpucalc::ResultField*;
 
 /** For the page's sweeps, without JSON: evaluates every scenario text and returns
@@ -154,4 +161,5 @@ EMSCRIPTEN_BINDINGS(gpucalc) {
   emscripten::function("scenarioSchema", &scenario_schema);
   emscripten::function("decodeScenario", &decode_scenario);
   emscripten::function("resultFields", &result_fields);
+  emscripten::function("validationJson", &validation_json);
 }

@@ -14,6 +14,7 @@
 #include "gpucalc/result.hpp"
 #include "gpucalc/result_fields.hpp"
 #include "gpucalc/scenario.hpp"
+#include "gpucalc/validation.hpp"
 
 namespace {
 
@@ -110,9 +111,9 @@ std::string result_fields() { return gpucalc::result_fields_json(); }
 
 using Field = const gpucalc::ResultField*;
 
-/** For the page's sweeps, without JSON: evaluates every scenario text and returns
- *  [scenario][offering][field] numbers (null: empty field or unknown name), or null for a
- *  scenario that fails. */
+/** For the page's sweeps, without JSON: evaluates every scenario text without the curve search
+ *  and returns [scenario][offering][field] numbers (null: empty field or unknown name, and the
+ *  fields the curve search fills), or null for a scenario that fails. */
 val evaluate_fields(const val& texts, const val& field_names) {
   std::vector<Field> getters;
   for (const auto& name : emscripten::vecFromJSArray<std::string>(field_names)) {
@@ -120,7 +121,11 @@ val evaluate_fields(const val& texts, const val& field_names) {
   }
   val out = val::array();
   for (const auto& text : emscripten::vecFromJSArray<std::string>(texts)) {
-    auto evaluation = gpucalc::evaluate_text(working_catalog(), text, false);
+    // A sweep reads the figures at the scenario's users: the curve search is skipped.
+    auto scenario = gpucalc::decode_scenario(text);
+    auto evaluation = scenario ? gpucalc::evaluate(working_catalog(), scenario.value(),
+                                                   gpucalc::EvaluateOptions{false, false})
+                               : gpucalc::Result<gpucalc::Evaluation>(scenario.error());
     if (!evaluation) {
       out.call<void>("push", val::null());
       continue;
@@ -139,6 +144,23 @@ val evaluate_fields(const val& texts, const val& field_names) {
   return out;
 }
 
+/** "How accurate is this?": both validation tables run on the working catalog, as
+ *  `gpucalc --validate --format json` prints them: {"mlperf": {...}, "serving": {...}}, or
+ *  {"error": {...}}. Run when the page asks (a few hundred ms), never at start-up. */
+std::string validation_json() {
+  std::string_view mlperf, serving;
+  for (const auto& f : gpucalc::embedded_data_files()) {
+    if (std::string_view(f.name) == "validation.json") mlperf = f.text;
+    if (std::string_view(f.name) == "validation-serving.json") serving = f.text;
+  }
+  auto table = gpucalc::run_validation(working_catalog(), mlperf);
+  if (!table) return error_json(table.error());
+  auto points = gpucalc::run_serving_validation(working_catalog(), serving);
+  if (!points) return error_json(points.error());
+  return "{\"mlperf\": " + gpucalc::validation_report_to_json(table.value()) +
+         ",\n\"serving\": " + gpucalc::serving_report_to_json(points.value()) + "}";
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(gpucalc) {
@@ -154,4 +176,5 @@ EMSCRIPTEN_BINDINGS(gpucalc) {
   emscripten::function("scenarioSchema", &scenario_schema);
   emscripten::function("decodeScenario", &decode_scenario);
   emscripten::function("resultFields", &result_fields);
+  emscripten::function("validationJson", &validation_json);
 }

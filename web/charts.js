@@ -166,14 +166,15 @@ function axis(values, lo, hi) {
  */
 export function paretoChart({ width, title, desc, series, xLabel, yLabel, xFmt, yFmt, marker, name, onPoint }) {
   const height = width < 560 ? 260 : 320;
-  const left = width < 560 ? 50 : 64;
   const right = 18;
   const top = 14;
   const bottom = 46;
   const svg = frame(width, height, title, desc, name);
   const all = series.flatMap((s) => s.points);
-  const xa = axis(all.map((p) => p.x).concat(marker && marker.x > 0 ? [marker.x] : []), left, width - right);
+  // The y axis first: the left margin holds its longest tick label beside the axis title.
   const ya = axis(all.map((p) => p.y), height - bottom, top);
+  const left = Math.max(width < 560 ? 50 : 64, 26 + 7 * Math.max(...ya.ticks.map((v) => yFmt(v).length)));
+  const xa = axis(all.map((p) => p.x).concat(marker && marker.x > 0 ? [marker.x] : []), left, width - right);
   const grid = svgEl('g', { class: 'grid' });
   for (const v of ya.ticks) {
     grid.append(svgEl('line', { x1: left, x2: width - right, y1: ya.at(v), y2: ya.at(v) }));

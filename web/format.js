@@ -56,7 +56,7 @@ export function figure(r, index, field, text = fmtField(field, r[field])) {
     node = h('button', { type: 'button', class: 'fig', 'data-r': index, 'data-f': field,
       'aria-label': `${text}: ${t('show_formula_for', { what: t(`f_${field}`) })}` }, text);
   } else {
-    node = h('span', { class: 'val' }, text);
+    node = h('span', { class: 'val', 'data-f': field }, text);
     if (r[field] === null && fieldKind(field) === 'usd') node.title = t('unpriced_hint');
   }
   const b = band(r, field);

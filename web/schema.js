@@ -46,19 +46,11 @@ export function listOf(inputs, key) {
   return v ? v.split(',') : [];
 }
 
-/** Provenance of an offering's rates: {source: calibrated|measured|peak|override, estimate,
- *  device, date}. */
+/** Provenance of an offering's rates, as the core's codes: {source: calibrated|measured|peak|
+ *  override, estimate, device, date}; words are made from them through the dictionaries. */
 export function ratesSource(result) {
-  if (typeof result.rates_source === 'string') {
-    return { source: result.rates_source, estimate: Boolean(result.rates_estimate),
-      device: result.calibration_device || '', date: result.calibration_date || '' };
-  }
-  // until `rates_source`: the codes behind the core's label.
-  const label = result.rates_label || '';
-  const estimate = /\(some figures estimate/.test(label);
-  const m = /^calibrated on ([^(]*)/.exec(label);
-  if (m) return { source: 'calibrated', estimate, device: m[1].trim(), date: '' };
-  return { source: label.startsWith('public measurements') ? 'measured' : 'peak', estimate, device: '', date: '' };
+  return { source: result.rates_source || '', estimate: Boolean(result.rates_estimate),
+    device: result.calibration_device || '', date: result.calibration_date || '' };
 }
 
 /** Unit of a result field (bytes, count, usd, ...), from the core's field registry. */
@@ -73,6 +65,7 @@ const BAND_METRIC = {
   decode_tokens_per_s_per_user: 'interactivity', tpot_s: 'interactivity', tokens_per_s_per_user: 'interactivity',
   ttft_s: 'ttft', total_tokens_per_s_per_gpu: 'throughput_per_gpu', output_tokens_per_s_per_gpu: 'throughput_per_gpu',
   max_throughput_tokens_per_s: 'throughput_per_gpu', usd_per_million_tokens: 'throughput_per_gpu',
+  usd_per_million_total_tokens: 'throughput_per_gpu',
 };
 /** The error band of a predicted figure of `result`: {mape, points} or null. */
 export function bandOf(result, field) {

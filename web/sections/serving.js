@@ -3,7 +3,7 @@
 // the Pareto fronts of the core's `curve` (chart + table), and how accurate the model is.
 import * as gpucalc from '../gpucalc.js';
 import * as i18n from '../i18n.js';
-import { t } from '../i18n.js';
+import { t, tn } from '../i18n.js';
 import { $, h, morph, table, seriesClass, setText } from '../dom.js';
 import { fmtField, band } from '../format.js';
 import { paretoChart } from '../charts.js';
@@ -24,7 +24,7 @@ function layout(p) {
   const parts = [`TP ${p.tp}`];
   if (p.ep > 1) parts.push(`EP ${p.ep}`);
   if (p.dpa) parts.push(t('dpa_short'));
-  return t('layout_users', { layout: parts.join(' · '), users: i18n.num(p.users) });
+  return tn('layout_users', p.users, { layout: parts.join(' · '), users: i18n.num(p.users) });
 }
 
 function pointLabel(p) {
@@ -36,7 +36,8 @@ function pointLabel(p) {
 function pointFigure(r, p, field, value = p[field]) {
   const b = band({ ...r, [field]: value }, field);
   const text = field === 'usd_per_million_tokens' && !(value > 0) ? i18n.DASH : fmtField(field, value);
-  return b ? h('span', { class: 'with-band' }, text, ' ', b) : text;
+  const node = h('span', { class: 'val', 'data-f': field }, text);
+  return b ? h('span', { class: 'with-band' }, node, ' ', b) : node;
 }
 
 export function renderServing(ev, inputs) {
@@ -51,12 +52,16 @@ export function renderServing(ev, inputs) {
   const at = (fn) => ev.results.map((r) => fn(r));
   const op = (r) => r.interactivity_point;
   const best = (r) => r.max_throughput_point;
-  const rows = [
-    { cells: [t('engine_row'), ...at(engineText)] },
-    { cells: [speed ? t('at_speed', { n: i18n.num(speed) }) : t('at_any_speed'), ...at((r) => (op(r) ? layout(op(r)) : t('speed_unreachable')))] },
+  // At any speed (0) the cheapest point is the highest-throughput one, in the rows below.
+  const atSpeed = speed ? [
+    { cells: [t('at_speed', { n: i18n.num(speed) }), ...at((r) => (op(r) ? layout(op(r)) : t('speed_unreachable')))] },
     { cells: [t('f_total_tokens_per_s_per_gpu'), ...at((r) => (op(r) ? pointFigure(r, op(r), 'total_tokens_per_s_per_gpu') : i18n.DASH))] },
     { cells: [t('f_output_tokens_per_s_per_gpu'), ...at((r) => (op(r) ? pointFigure(r, op(r), 'output_tokens_per_s_per_gpu') : i18n.DASH))] },
     { cells: [t('usd_per_mtok_at_point'), ...at((r) => (op(r) ? pointFigure(r, op(r), 'usd_per_million_tokens') : i18n.DASH))] },
+  ] : [];
+  const rows = [
+    { cells: [t('engine_row'), ...at(engineText)] },
+    ...atSpeed,
     { cells: [limited ? t('best_within_limits') : t('best_no_limits'), ...at((r) => (best(r) ? layout(best(r)) : t('cannot_meet')))] },
     { cells: [t('f_total_tokens_per_s_per_gpu'), ...at((r) => (best(r) ? pointFigure(r, best(r), 'total_tokens_per_s_per_gpu') : i18n.DASH))] },
     { cells: [t('f_ttft_s'), ...at((r) => (best(r) ? pointFigure(r, best(r), 'ttft_s') : i18n.DASH))] },
@@ -67,7 +72,8 @@ export function renderServing(ev, inputs) {
   const data = $('curve-data');
   state.drawCurveTable = () => drawCurveTable(ev, names);
   if (data.open || state.printing) state.drawCurveTable();
-  $('accuracy').hidden = typeof gpucalc.validation !== 'function' || !gpucalc.hasValidation();
+  $('accuracy').hidden = !gpucalc.hasValidation();
+  if ($('accuracy').open) renderAccuracy();
 }
 
 function drawCurve(ev, speed, names) {
@@ -94,24 +100,32 @@ function drawCurveTable(ev, names) {
     fmtField('tokens_per_s_per_user', p.tokens_per_s_per_user), fmtField('total_tokens_per_s_per_gpu', p.total_tokens_per_s_per_gpu),
     fmtField('output_tokens_per_s_per_gpu', p.output_tokens_per_s_per_gpu), i18n.seconds(p.ttft_s), i18n.seconds(p.tpot_s),
     p.usd_per_million_tokens > 0 ? fmtField('usd_per_million_tokens', p.usd_per_million_tokens) : i18n.DASH] })));
-  table($('curve-table'), { caption: t('curve_title'), rows,
+  table($('curve-table'), { caption: t('curve_title'), rows, offeringColumns: false,
     head: [t('config_col'), t('layout_col'), t('curve_x'), t('curve_y'), t('f_output_tokens_per_s_per_gpu'), t('f_ttft_s'), t('f_tpot_s'), t('usd_per_mtok_at_point')] });
 }
 
-/** "How accurate is this?": the core's validation tables, per GPU (run when opened). */
+/** "How accurate is this?": the core's two validation tables run on the working catalog
+ *  (`gpucalc --validate`), computed when the panel is first opened, per catalog. */
+let accuracy = { version: -1, report: null };
 export function renderAccuracy() {
-  const report = gpucalc.validation();
-  const pct = (x, n) => (n > 0 ? `${i18n.num(x * 100, 0)} % (${i18n.num(n)})` : i18n.DASH);
+  if (!gpucalc.hasValidation()) return;
+  if (accuracy.version !== state.catalogVersion) accuracy = { version: state.catalogVersion, report: gpucalc.validation() };
+  const { mlperf, serving } = accuracy.report;
+  const pct = (x, n) => (n > 0 ? `${i18n.num(x * 100, 1)} % (${i18n.num(n)})` : i18n.DASH);
   const gpuName = (id) => (state.gpus.find((g) => g.id === id) || { name: id }).name;
-  const serving = report.serving || { per_gpu: [] };
   table($('accuracy-table'), {
-    caption: t('accuracy_h'),
+    caption: t('accuracy_serving_h'), offeringColumns: false,
     head: [t('accuracy_gpu_col'), t('accuracy_interactivity_col'), t('accuracy_throughput_col'), t('accuracy_ttft_col')],
-    rows: serving.per_gpu.map((m) => ({ cells: [m.group === 'all' ? t('accuracy_all') : gpuName(m.group),
-      pct(m.interactivity, m.n_interactivity), pct(m.throughput, m.n_throughput), pct(m.ttft, m.n_ttft)] })),
+    rows: [...serving.mape_per_gpu, serving.mape_all].map((m) => ({ cells: [m.group === 'all' ? t('accuracy_all') : gpuName(m.group),
+      pct(m.interactivity, m.n_interactivity), pct(m.throughput_per_gpu, m.n_throughput_per_gpu), pct(m.mean_ttft, m.n_mean_ttft)] })),
   });
-  const mlperf = report.mlperf;
-  setText($('accuracy-note'), mlperf
-    ? t('accuracy_note', { median: i18n.num(mlperf.median_abs_error * 100, 0), max: i18n.num(mlperf.max_abs_error * 100, 0), n: i18n.num(mlperf.rows.length) })
-    : t('accuracy_note_serving'));
+  const value = (r, x) => (r.unit === 'minutes' ? t('minutes_n', { n: i18n.num(x, 1) }) : t('tokens_per_s_n', { n: i18n.num(x, 0) }));
+  table($('accuracy-mlperf'), {
+    caption: t('accuracy_mlperf_h'), offeringColumns: false,
+    head: [t('accuracy_entry_col'), t('accuracy_gpu_col'), t('accuracy_predicted_col'), t('accuracy_measured_col'), t('accuracy_error_col')],
+    rows: mlperf.rows.map((r) => ({ cells: [r.workload, gpuName(r.gpu), value(r, r.predicted), value(r, r.measured),
+      `${r.error > 0 ? '+' : ''}${i18n.num(r.error * 100, 1)} %`] })),
+  });
+  setText($('accuracy-note'), t('accuracy_note', { median: i18n.num(mlperf.median_abs_error * 100, 1),
+    max: i18n.num(mlperf.max_abs_error * 100, 1), n: i18n.num(mlperf.rows.length) }));
 }

@@ -75,9 +75,10 @@ export function bandOf(result, field) {
 }
 
 /**
- * Decodes a link's scenario keeping what is valid: {scenario, errors}, `scenario` the core's
- * canonical text of the keys that decode, `errors` one GpucalcError per key that does not
- * (`value`: the text the link gave it, for the message). A newer `v` keeps the known keys.
+ * Decodes a link's scenario keeping what is valid: {scenario, errors, evaluation}, `scenario`
+ * the core's canonical text of the keys that decode, `errors` one GpucalcError per key that
+ * does not (`value`: the text the link gave it, for the message), `evaluation` the core's
+ * result for `scenario` (null if even that failed). A newer `v` keeps the known keys.
  * An id the catalog does not have (model, offering) is found by evaluating: that key too
  * takes its default.
  */
@@ -87,9 +88,10 @@ export function decodeLenient(text) {
   for (const e of errors) e.value = rawValue(text, e.field);
   const inputs = new Map(Object.entries(decoded.inputs).map(([k, v]) => [k, asText(k, v)]));
   let scenario = decoded.scenario;
+  let evaluation = null;
   for (let tries = 0; tries < 4; tries++) {
     try {
-      gpucalc.evaluate(scenario);
+      evaluation = gpucalc.evaluate(scenario);
       break;
     } catch (e) {
       const field = e instanceof gpucalc.GpucalcError ? e.field.replace(/\[.*$/, '') : '';
@@ -100,7 +102,7 @@ export function decodeLenient(text) {
       scenario = ['v=1', ...[...inputs].filter(([k, v]) => k !== 'v' && v !== '').map(([k, v]) => `${k}=${v}`)].join('&');
     }
   }
-  return { scenario, errors };
+  return { scenario, errors, evaluation };
 }
 
 /** What the link's text gave `key` (shown in the message next to the field; never decoded). */

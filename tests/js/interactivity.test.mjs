@@ -143,6 +143,8 @@ test('changing the speed per user changes the cost there and its verdict line', 
   const fast = await costRow();
   const fastVerdict = await verdictLines();
   const rs100 = await results(page);
+  // The chart follows (drawn after the figures): the operating point's line at 100.
+  await until(page, () => (document.querySelector('#curve-chart .operating-label') || {}).textContent === '100 tokens/s');
   assert.match(slowVerdict[0], /^At 20 tokens\/s per user: \$/);
   assert.match(fastVerdict[0], /^At 100 tokens\/s per user: \$/);
   for (let i = 0; i < 2; i++) {  // the two priced offerings

@@ -7,7 +7,7 @@ import { t, tn } from '../i18n.js';
 import { $, h, morph, table, seriesClass, setText } from '../dom.js';
 import { fmtField, band } from '../format.js';
 import { paretoChart } from '../charts.js';
-import { memo, chartReady, chartWidth } from '../schedule.js';
+import { memo, chartReady, chartWidth, drawChart } from '../schedule.js';
 import { state } from '../state.js';
 
 const hasCurve = (ev) => ev.workload === 'inference' && ev.results.some((r) => Array.isArray(r.curve));
@@ -68,7 +68,7 @@ export function renderServing(ev, inputs) {
     { cells: [t('f_tpot_s'), ...at((r) => (best(r) ? pointFigure(r, best(r), 'tpot_s') : i18n.DASH))] },
   ];
   table($('serving-table'), { caption: t('serving_sec_h'), head: [t('figure_col'), ...names], rows });
-  drawCurve(ev, speed, names);
+  drawChart('curve', () => drawCurve(ev, speed, names));
   const data = $('curve-data');
   state.drawCurveTable = () => drawCurveTable(ev, names);
   if (data.open || state.printing) state.drawCurveTable();

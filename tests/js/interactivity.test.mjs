@@ -321,3 +321,18 @@ test('links carry every serving key and the request shape, and round-trip', asyn
 test('no console errors on the shared page', () => {
   assert.deepEqual(en.problems, []);
 });
+
+test('the sweeps behind the charts skip the curve search and give the same figures at the scenario\'s users', () => {
+  const texts = ['v=1&users=4', 'v=1&model=llama-2-70b&context=32768&users=64'];
+  const swept = gpucalc.evaluateFields(texts, ['decode_tokens_per_s_per_user', 'full_contexts', 'max_throughput_tokens_per_s']);
+  texts.forEach((text, i) => {
+    const full = gpucalc.evaluate(text).results;
+    assert.equal(swept[i].length, full.length);
+    full.forEach((r, k) => {
+      assert.equal(swept[i][k][0], r.decode_tokens_per_s_per_user, `${text} ${r.offering} decode speed`);
+      assert.equal(swept[i][k][1], r.full_contexts, `${text} ${r.offering} full contexts`);
+      assert.ok(r.max_throughput_tokens_per_s > 0, 'the page\'s evaluation searches the curve');
+      assert.equal(swept[i][k][2], null, 'the sweep does not');
+    });
+  });
+});

@@ -32,9 +32,10 @@ function pointLabel(p) {
     user: fmtField('tokens_per_s_per_user', p.tokens_per_s_per_user), ttft: i18n.seconds(p.ttft_s) });
 }
 
-/** A curve point's figure with the band of its metric (the result's bands cover its points). */
+/** A curve point's figure with the band of its metric: the point's own `error_band` where the
+ *  core gives one, else the result's (the band at the scenario's users). */
 function pointFigure(r, p, field, value = p[field]) {
-  const b = band({ ...r, [field]: value }, field);
+  const b = band({ ...r, error_band: p.error_band || r.error_band, [field]: value }, field);
   const text = field === 'usd_per_million_tokens' && !(value > 0) ? i18n.DASH : fmtField(field, value);
   const node = h('span', { class: 'val', 'data-f': field }, text);
   return b ? h('span', { class: 'with-band' }, node, ' ', b) : node;

@@ -155,6 +155,7 @@ test('changing the speed per user changes the cost there and its verdict line', 
     assert.notEqual(slowVerdict[i], fastVerdict[i]);
   }
   assert.match(slow[3], /—/, 'the unpriced B200 has no cost');
+  assert.match(slowVerdict[2], /^At 20 tokens\/s per user: enter a price/);
   await preset(page, 'interactivity-presets', 'Any speed');
   assert.equal(await page.locator('#verdict .speed-cost').count(), 0);
 });

@@ -32,10 +32,12 @@ function speedCost(r, speed) {
   const p = r.interactivity_point;
   const n = i18n.num(speed);
   if (!p) return h('p', { class: 'speed-cost' }, t('v_speed_unreachable', { n }));
-  const usd = p.usd_per_million_tokens > 0 ? fmtField('usd_per_million_tokens', p.usd_per_million_tokens) : t('your_price');
+  if (!(p.usd_per_million_tokens > 0)) return h('p', { class: 'speed-cost' }, t('v_cost_at_speed_unpriced', { n }));
+  const usd = fmtField('usd_per_million_tokens', p.usd_per_million_tokens);
   const b = band({ ...r, error_band: p.error_band || r.error_band, usd_per_million_tokens: p.usd_per_million_tokens }, 'usd_per_million_tokens');
   return h('p', { class: 'speed-cost' }, t('v_cost_at_speed', { n, usd }), b ? ' ' : null, b);
 }
+
 function summaryLine(ev, inputs) {
   const parts = ev.results.map((r) => t('sum_item', {
     name: r.offering_name,

@@ -319,6 +319,21 @@ test('links carry every serving key and the request shape, and round-trip', asyn
   assert.deepEqual([...problems, ...again.problems], []);
 });
 
+test('the serving section\'s text is in the page once the first result is painted', async () => {
+  const page = await context.newPage();
+  await page.goto(`${calc.url}#v=1&interactivity=50`);
+  await until(page, () => performance.getEntriesByName('gpucalc:first-result-painted').length > 0, null, 30000);
+  const body = await page.evaluate(() => document.body.innerText);
+  const rs = await results(page);
+  assert.ok(body.includes('Engine behind the figures'));
+  assert.ok(body.includes('At 50 tokens/s per user'));
+  for (const r of rs) {
+    const tput = Math.round(r.max_throughput_point.total_tokens_per_s_per_gpu).toLocaleString('en-US');
+    assert.ok(body.includes(tput), `${r.offering}: ${tput} tokens/s per GPU at the best point`);
+  }
+  await page.close();
+});
+
 test('no console errors on the shared page', () => {
   assert.deepEqual(en.problems, []);
 });

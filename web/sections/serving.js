@@ -41,6 +41,13 @@ function pointFigure(r, p, field, value = p[field]) {
   return b ? h('span', { class: 'with-band' }, node, ' ', b) : node;
 }
 
+/** What the serving table shows: redrawn only when one of these changed (an edit of the users
+ *  or the context often leaves them as they were). */
+function servingKey(ev, inputs) {
+  return JSON.stringify([i18n.language(), state.catalogVersion, ...['interactivity', 'ttft_max', 'tpot_max'].map((k) => inputs.get(k)),
+    ev.results.map((r) => [r.offering_name, r.engine, r.engine_version, r.error_band, r.interactivity_point, r.max_throughput_point])]);
+}
+
 export function renderServing(ev, inputs) {
   const section = $('sec-serving');
   const show = hasCurve(ev);
@@ -54,21 +61,21 @@ export function renderServing(ev, inputs) {
   const op = (r) => r.interactivity_point;
   const best = (r) => r.max_throughput_point;
   // At any speed (0) the cheapest point is the highest-throughput one, in the rows below.
-  const atSpeed = speed ? [
+  const atSpeed = () => (speed ? [
     { cells: [t('at_speed', { n: i18n.num(speed) }), ...at((r) => (op(r) ? layout(op(r)) : t('speed_unreachable')))] },
     { cells: [t('f_total_tokens_per_s_per_gpu'), ...at((r) => (op(r) ? pointFigure(r, op(r), 'total_tokens_per_s_per_gpu') : i18n.DASH))] },
     { cells: [t('f_output_tokens_per_s_per_gpu'), ...at((r) => (op(r) ? pointFigure(r, op(r), 'output_tokens_per_s_per_gpu') : i18n.DASH))] },
     { cells: [t('usd_per_mtok_at_point'), ...at((r) => (op(r) ? pointFigure(r, op(r), 'usd_per_million_tokens') : i18n.DASH))] },
-  ] : [];
-  const rows = [
+  ] : []);
+  const rows = () => [
     { cells: [t('engine_row'), ...at(engineText)] },
-    ...atSpeed,
+    ...atSpeed(),
     { cells: [limited ? t('best_within_limits') : t('best_no_limits'), ...at((r) => (best(r) ? layout(best(r)) : t('cannot_meet')))] },
     { cells: [t('f_total_tokens_per_s_per_gpu'), ...at((r) => (best(r) ? pointFigure(r, best(r), 'total_tokens_per_s_per_gpu') : i18n.DASH))] },
     { cells: [t('f_ttft_s'), ...at((r) => (best(r) ? pointFigure(r, best(r), 'ttft_s') : i18n.DASH))] },
     { cells: [t('f_tpot_s'), ...at((r) => (best(r) ? pointFigure(r, best(r), 'tpot_s') : i18n.DASH))] },
   ];
-  table($('serving-table'), { caption: t('serving_sec_h'), head: [t('figure_col'), ...names], rows });
+  memo('serving-table', servingKey(ev, inputs), () => table($('serving-table'), { caption: t('serving_sec_h'), head: [t('figure_col'), ...names], rows: rows() }));
   drawChart('curve', () => drawCurve(ev, speed, names));
   const data = $('curve-data');
   state.drawCurveTable = () => drawCurveTable(ev, names);
@@ -110,6 +117,10 @@ function drawCurveTable(ev, names) {
 let accuracy = { version: -1, report: null };
 export function renderAccuracy() {
   if (!gpucalc.hasValidation()) return;
+  memo('accuracy', `${i18n.language()}|${state.catalogVersion}`, drawAccuracy);
+}
+
+function drawAccuracy() {
   if (accuracy.version !== state.catalogVersion) accuracy = { version: state.catalogVersion, report: gpucalc.validation() };
   const { mlperf, serving } = accuracy.report;
   const pct = (x, n) => (n > 0 ? `${i18n.num(x * 100, 1)} % (${i18n.num(n)})` : i18n.DASH);

@@ -106,6 +106,17 @@ test('the chart draws one front per compared offering, and the table holds the s
       if (pts[k].y < pts[k - 1].y) assert.ok(pts[k].cy > pts[k - 1].cy, `${name}: y order`);
     }
   });
+  // The scenario's own operating point: one square per offering, where the core's figures at
+  // the scenario's users put it.
+  const you = await page.evaluate(() => [...document.querySelectorAll('#curve-chart g.series')].map((g) => g.querySelector('rect.you title').textContent));
+  assert.equal(you.length, rs.length);
+  you.forEach((title, i) => {
+    const m = /^(.*): At your 1 user: ([\d,.]+) tokens\/s per GPU at ([\d,.]+) tokens\/s per user$/.exec(title);
+    assert.ok(m, title);
+    assert.equal(m[1], rs[i].offering_name);
+    assert.ok(Math.abs(num(m[2]) / rs[i].total_tokens_per_s_per_gpu - 1) < 0.005, title);
+    assert.ok(Math.abs(num(m[3]) / rs[i].decode_tokens_per_s_per_user - 1) < 0.005, title);
+  });
   // Focusing a point shows its configuration.
   await page.focus('#curve-chart circle.point[tabindex="0"]');
   const readout = await content(page, '#curve-readout');

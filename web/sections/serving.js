@@ -87,14 +87,21 @@ export function renderServing(ev, inputs) {
 function drawCurve(ev, speed, names) {
   const box = $('curve-chart');
   setText($('curve-caption'), t('curve_title'));
-  morph($('curve-legend'), ...names.map((n, i) => h('li', {}, h('span', { class: `key line ${seriesClass(i)}`, 'aria-hidden': 'true' }), n)));
+  morph($('curve-legend'), ...names.map((n, i) => h('li', {}, h('span', { class: `key line ${seriesClass(i)}`, 'aria-hidden': 'true' }), n)),
+    h('li', {}, h('span', { class: 'key you', 'aria-hidden': 'true' }), t('curve_you_key')));
   if (!chartReady(box)) return;
-  const series = ev.results.map((r, i) => ({ name: r.offering_name, cls: seriesClass(i),
+  const users = Number(state.inputs.get('users'));
+  // The scenario's own operating point (its users), where the core computed one.
+  const you = (r) => (r.decode_tokens_per_s_per_user > 0 && r.total_tokens_per_s_per_gpu > 0 ? {
+    x: r.decode_tokens_per_s_per_user, y: r.total_tokens_per_s_per_gpu,
+    label: tn('curve_you', users, { users: i18n.num(users), gpu: fmtField('total_tokens_per_s_per_gpu', r.total_tokens_per_s_per_gpu),
+      user: fmtField('tokens_per_s_per_user', r.decode_tokens_per_s_per_user) }) } : null);
+  const series = ev.results.map((r, i) => ({ name: r.offering_name, cls: seriesClass(i), you: you(r),
     points: (r.curve || []).map((p) => ({ x: p.tokens_per_s_per_user, y: p.total_tokens_per_s_per_gpu, label: pointLabel(p) })) }));
-  const key = `${chartWidth(box)}|${i18n.language()}|${speed}|${series.map((s) => s.name + s.points.map((p) => `${p.x},${p.y}`).join(';')).join('|')}`;
+  const key = `${chartWidth(box)}|${i18n.language()}|${speed}|${series.map((s) => s.name + (s.you ? s.you.label : '') + s.points.map((p) => `${p.x},${p.y}`).join(';')).join('|')}`;
   memo('curve-chart', key, () => {
     box.replaceChildren(paretoChart({ name: 'curve', width: chartWidth(box), title: t('curve_title'),
-      desc: series.map((s) => `${s.name}: ${s.points.map((p) => p.label).join('; ')}`).join('. '),
+      desc: series.map((s) => `${s.name}: ${[...(s.you ? [s.you.label] : []), ...s.points.map((p) => p.label)].join('; ')}`).join('. '),
       series, xLabel: t('curve_x'), yLabel: t('curve_y'),
       xFmt: (x) => i18n.num(x), yFmt: (y) => i18n.num(y),
       marker: speed ? { x: speed, label: t('preset_speed', { n: i18n.num(speed) }) } : null,

@@ -13,7 +13,7 @@ NATIVE_PKGS := build-essential cmake g++ nlohmann-json3-dev doctest-dev clang li
 TEST_STEPS := test-native test-asan test-fuzz-smoke
 PERF_STEPS := perf-native
 
-.PHONY: all native deps-native serve test perf bench fuzz format clean $(TEST_STEPS) $(PERF_STEPS)
+.PHONY: all native deps-native serve test perf bench fuzz format clean error-bands $(TEST_STEPS) $(PERF_STEPS)
 
 all: native
 
@@ -63,6 +63,12 @@ test-fuzz-smoke: fuzz-build
 FUZZ_LONG_SECONDS ?= 300
 fuzz:
 	$(MAKE) test-fuzz-smoke FUZZ_SECONDS=$(FUZZ_LONG_SECONDS)
+
+# data/error-bands.json from the validation tables (run after changing the model or the tables;
+# the doctest "error bands: data/error-bands.json is fresh" fails until then).
+error-bands: native
+	$(BUILD)/native/cli/gpucalc --validate --write-error-bands data/error-bands.json
+	cmake --build $(BUILD)/native -j $(JOBS)
 
 perf-native: native
 	$(BUILD)/native/tests/perf_eval_rate

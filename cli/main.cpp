@@ -31,6 +31,7 @@ constexpr const char* kUsage = R"(usage: gpucalc [options] 'SCENARIO'
        gpucalc --list gpus|models|offerings|networks [--format table|json]
        gpucalc --fit-table ['SCENARIO'] [--format json]
        gpucalc --validate [--format table|json]
+       gpucalc --validate --write-error-bands FILE   (make error-bands)
        gpucalc --curve 'SCENARIO' [--format table|csv|json]
        gpucalc --keys [--format table|json|markdown]
 
@@ -382,6 +383,7 @@ int main(int argc, char** argv) {
   std::string format = "table", list, scenario_text, hf_path, model_id = "custom";
   bool explain = false, validate = false, fit_table = false, keys = false, have_scenario = false;
   bool curve = false;
+  std::string error_bands_path;
   std::vector<std::string> catalog_paths;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -410,6 +412,8 @@ int main(int argc, char** argv) {
       curve = true;
     } else if (a == "--validate") {
       validate = true;
+    } else if (a == "--write-error-bands") {
+      error_bands_path = value("--write-error-bands");
     } else if (a == "--fit-table") {
       fit_table = true;
     } else if (a == "--keys") {
@@ -441,7 +445,11 @@ int main(int argc, char** argv) {
       scenario_text.pop_back();
     }
   }
-  auto built = gpucalc::build_default_catalog();
+  if (!error_bands_path.empty() && (!validate || !catalog_paths.empty())) {
+    fail("--write-error-bands: use it with --validate alone (the bands describe the built-in catalog)");
+  }
+  // The generator leaves out the file it rewrites: a stale or broken copy must not stop it.
+  auto built = gpucalc::build_default_catalog(error_bands_path.empty() ? "" : "error-bands.json");
   if (!built) fail("built-in catalog: " + built.error().to_string(), 1);
   Catalog catalog = std::move(built).value();
   for (const auto& path : catalog_paths) {
@@ -481,6 +489,18 @@ int main(int argc, char** argv) {
       if (std::string(f.name) == "validation-serving.json") serving_text = f.text;
     }
     if (serving_text == nullptr) fail("validation-serving.json is not compiled in", 1);
+    if (!error_bands_path.empty()) {
+      auto table = gpucalc::compute_error_bands(catalog, text, serving_text);
+      if (!table) fail(table.error());
+      const std::string out = gpucalc::error_bands_to_json(table.value());
+      std::ofstream f(error_bands_path, std::ios::binary | std::ios::trunc);
+      f.write(out.data(), static_cast<std::streamsize>(out.size()));
+      f.close();
+      if (!f) fail(error_bands_path + ": cannot be written", 1);
+      std::cout << "wrote " << error_bands_path << " (" << out.size()
+                << " bytes); the next build embeds it\n";
+      return 0;
+    }
     auto serving = gpucalc::run_serving_validation(catalog, serving_text);
     if (!serving) fail(serving.error());
     if (format == "json") {

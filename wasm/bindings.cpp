@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "gpucalc/catalog.hpp"
+#include "gpucalc/error_bands.hpp"
 #include "gpucalc/evaluate.hpp"
 #include "gpucalc/result.hpp"
 #include "gpucalc/result_fields.hpp"
 #include "gpucalc/scenario.hpp"
-#include "gpucalc/validation.hpp"
 
 namespace {
 
@@ -109,6 +109,12 @@ std::string decode_scenario(const std::string& text) { return gpucalc::scenario_
 /** The result-field registry as JSON text: [{name, unit, scope}]. */
 std::string result_fields() { return gpucalc::result_fields_json(); }
 
+/** The validation summary for the page's accuracy panel, precomputed from the validation tables
+ *  into data/error-bands.json (make error-bands), so nothing runs the tables in the page: the
+ *  subset of `gpucalc --validate --format json` the panel reads ({mlperf: {rows, median_abs_error,
+ *  ...}, serving: {mape_per_gpu, mape_all}}, error_bands.hpp), or {"error": {...}}. */
+std::string validation_json() { return gpucalc::validation_summary_json(working_catalog()); }
+
 using Field = const gpucalc::ResultField*;
 
 /** For the page's sweeps, without JSON: evaluates every scenario text without the curve search
@@ -142,23 +148,6 @@ val evaluate_fields(const val& texts, const val& field_names) {
     out.call<void>("push", per_offering);
   }
   return out;
-}
-
-/** "How accurate is this?": both validation tables run on the working catalog, as
- *  `gpucalc --validate --format json` prints them: {"mlperf": {...}, "serving": {...}}, or
- *  {"error": {...}}. Run when the page asks (a few hundred ms), never at start-up. */
-std::string validation_json() {
-  std::string_view mlperf, serving;
-  for (const auto& f : gpucalc::embedded_data_files()) {
-    if (std::string_view(f.name) == "validation.json") mlperf = f.text;
-    if (std::string_view(f.name) == "validation-serving.json") serving = f.text;
-  }
-  auto table = gpucalc::run_validation(working_catalog(), mlperf);
-  if (!table) return error_json(table.error());
-  auto points = gpucalc::run_serving_validation(working_catalog(), serving);
-  if (!points) return error_json(points.error());
-  return "{\"mlperf\": " + gpucalc::validation_report_to_json(table.value()) +
-         ",\n\"serving\": " + gpucalc::serving_report_to_json(points.value()) + "}";
 }
 
 }  // namespace

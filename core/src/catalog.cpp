@@ -1,4 +1,5 @@
 #include "gpucalc/catalog.hpp"
+#include "gpucalc/error_bands.hpp"
 #include "gpucalc/serving.hpp"
 
 #include <algorithm>
@@ -313,15 +314,29 @@ const DocumentKind kDocumentKinds[] = {
      [](Catalog& base, Catalog& part) {
        if (part.kernels) base.kernels = part.kernels;
      }},
+    {kErrorBandsSchema,
+     [](std::string_view text, const std::string& source, Catalog& part) -> std::optional<Error> {
+       auto bands = parse_error_bands(text);
+       if (!bands) {
+         Error e = bands.error();
+         e.field = source + ": " + e.field;
+         return e;
+       }
+       part.error_bands = std::make_shared<const ErrorBandTable>(std::move(bands).value());
+       return std::nullopt;
+     },
+     [](Catalog& base, Catalog& part) {
+       if (part.error_bands) base.error_bands = part.error_bands;
+     }},
 };
 
 /** Every embedded data file but the validation tables (they are read by --validate). */
 bool is_catalog_file(std::string_view name) { return name.rfind("validation", 0) != 0; }
 
-Result<Catalog> load_default_catalog() {
+Result<Catalog> load_default_catalog(std::string_view skip_file) {
   Catalog catalog;
   for (const auto& file : embedded_data_files()) {
-    if (!is_catalog_file(file.name)) continue;
+    if (!is_catalog_file(file.name) || file.name == skip_file) continue;
     auto next = extend_catalog(catalog, file.text, file.name);
     if (!next) return next.error();
     catalog = std::move(next).value();
@@ -453,12 +468,14 @@ Result<bool> validate_catalog(const Catalog& catalog) {
 
 const Catalog& default_catalog() {
   static const Catalog catalog = [] {
-    auto r = load_default_catalog();
+    auto r = load_default_catalog({});
     return r ? std::move(r).value() : Catalog{};
   }();
   return catalog;
 }
 
-Result<Catalog> build_default_catalog() { return load_default_catalog(); }
+Result<Catalog> build_default_catalog(std::string_view skip_file) {
+  return load_default_catalog(skip_file);
+}
 
 }  // namespace gpucalc

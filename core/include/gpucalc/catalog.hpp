@@ -182,6 +182,7 @@ struct Model {
 
 struct EngineCatalog;
 struct KernelCatalog;
+struct ErrorBandTable;
 
 struct Catalog {
   std::vector<Gpu> gpus;
@@ -192,6 +193,7 @@ struct Catalog {
   std::optional<ModelConstants> constants;  // data/performance.json; evaluate() needs it
   std::shared_ptr<const EngineCatalog> engines;  // data/engines.json (serving.hpp)
   std::shared_ptr<const KernelCatalog> kernels;  // data/kernels.json (serving.hpp)
+  std::shared_ptr<const ErrorBandTable> error_bands;  // data/error-bands.json (error_bands.hpp)
 
   const Gpu* find_gpu(std::string_view id) const;
   const Offering* find_offering(std::string_view id) const;
@@ -229,7 +231,9 @@ Result<bool> validate_catalog(const Catalog& catalog);
  *  data/calibration/ records (empty if that data is invalid, which build_default_catalog()
  *  reports and the tests check). */
 const Catalog& default_catalog();
-Result<Catalog> build_default_catalog();
+/** The same, built anew; `skip_file` names an embedded file to leave out (the error-bands
+ *  generator leaves out the file it rewrites, which may be stale or invalid). */
+Result<Catalog> build_default_catalog(std::string_view skip_file = {});
 
 /** Embedded data files by name ("gpus.json"), for tools that show the sources. */
 struct EmbeddedFile {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "gpucalc/catalog.hpp"
+#include "gpucalc/error_bands.hpp"
 #include "gpucalc/evaluate.hpp"
 #include "gpucalc/result.hpp"
 
@@ -59,6 +60,12 @@ struct ServingValidationRow {
   double predicted_interactivity = 0, predicted_throughput_per_gpu = 0, predicted_ttft_s = 0;
   double predicted_tpot_s = 0;
   std::string scenario;  // the calculator's scenario string for the row
+  // The constants set against this row (validation-serving.json "calibration"), and per metric
+  // (interactivity, throughput per GPU, TTFT) whether any constant was set on it.
+  std::vector<std::string> set_constants;
+  bool used_for_interactivity = false, used_for_throughput = false, used_for_ttft = false;
+  // The same, counting only constants of one engine or GPU family (scope "local").
+  bool local_for_interactivity = false, local_for_throughput = false, local_for_ttft = false;
 };
 
 /** Mean absolute percentage error of one metric over a group of rows. */
@@ -73,6 +80,12 @@ struct ServingValidationReport {
   std::vector<Mape> per_gpu;  // newest rows, one per GPU, then "all"
   Mape all;                   // newest rows
   Mape drift;                 // the older rows
+  // Per metric, only the rows no constant was set on (validation-serving.json "calibration"):
+  // the model's error out of sample, on the newest runs and on the older runs.
+  Mape held_out;
+  Mape held_out_drift;
+  // Newest rows no engine or GPU-family constant was set on (global constants may be).
+  Mape held_out_local;
   std::vector<Mape> groups;   // newest rows by model, engine, vendor and precision
   std::string note;
 };
@@ -86,19 +99,13 @@ Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
                                                        std::string_view serving_json);
 std::string serving_report_to_text(const ServingValidationReport& report);
 
-/** The serving table run once on the built-in catalog (null if the data does not load). */
-const ServingValidationReport* default_serving_report();
-
 /** Error band of a prediction: per metric, the MAPE of the newest measured rows nearest to it:
  *  same vendor, weight format and users-per-instance regime (1-8, 9-32, 33+), widened to
- *  vendor + weights, then vendor, then all rows when a group has fewer than 3 points. */
+ *  vendor + weights, then vendor, then all rows when a group has fewer than 3 points.
+ *  Precomputed per regime into data/error-bands.json (error_bands.hpp): evaluations read that. */
 std::vector<ErrorBand> error_band_for(const ServingValidationReport& report,
                                       const std::string& vendor, const std::string& weights,
                                       double users_per_instance);
-/** error_band_for() on default_serving_report(), computed once per (vendor, weights, regime);
- *  empty when the report does not load. */
-const std::vector<ErrorBand>& default_error_band(const std::string& vendor, WeightFormat weights,
-                                                 double users_per_instance);
 std::string serving_report_to_json(const ServingValidationReport& report);
 
 }  // namespace gpucalc

@@ -1,0 +1,96 @@
+#pragma once
+/**
+ * Error bands precomputed from the validation tables: data/error-bands.json, written by
+ * `make error-bands` (gpucalc --validate --write-error-bands FILE) and loaded through the catalog
+ * (schema "gpucalc-error-bands/1"), so an evaluation reads its band instead of running the
+ * serving validation on first use. The same file holds the per-GPU validation summary that the
+ * page's "How accurate is this?" panel lists. tests/test_error_bands.cpp recomputes both from
+ * data/validation.json and data/validation-serving.json and fails when the file is stale.
+ */
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpucalc/evaluate.hpp"
+#include "gpucalc/precision.hpp"
+#include "gpucalc/result.hpp"
+
+namespace gpucalc {
+
+constexpr std::string_view kErrorBandsSchema = "gpucalc-error-bands/1";
+
+/** Mean absolute percentage error (fraction) over `points` measured points. */
+struct MetricError {
+  double mape = 0.0;
+  int points = 0;
+};
+
+/** One GPU's error on the MLPerf table (every row of that GPU, data/validation.json). */
+struct MlperfGpuError {
+  std::string gpu;  // GPU id
+  MetricError error;
+};
+
+/** One row of the MLPerf table: prediction against the published result. */
+struct MlperfRowError {
+  std::string id, workload, gpu, unit;  // unit "tokens_per_s" | "minutes"
+  double predicted = 0.0, measured = 0.0;
+  double error = 0.0;  // predicted / measured - 1
+};
+
+/** One GPU's (or "all") error on the serving table's newest rows, per metric. */
+struct ServingGpuError {
+  std::string gpu;  // GPU id, or "all"
+  MetricError interactivity, throughput_per_gpu, ttft;
+};
+
+/** The validation summary: what the page's accuracy panel lists, in the key names of
+ *  `gpucalc --validate --format json` (a subset of it, plus mlperf.per_gpu). */
+struct ValidationSummary {
+  std::vector<MlperfRowError> mlperf_rows;
+  std::vector<MlperfGpuError> mlperf_per_gpu;
+  double mlperf_median_abs_error = 0.0, mlperf_max_abs_error = 0.0;
+  bool mlperf_ranks_match = false, mlperf_ranks_match_beyond_ties = false;
+  std::vector<ServingGpuError> serving_per_gpu;
+  ServingGpuError serving_all;
+};
+
+constexpr std::size_t kErrorBandVendors = 2;  // amd, nvidia
+constexpr std::size_t kErrorBandFormats = 6;  // WeightFormat bf16 .. native
+constexpr std::size_t kErrorBandRegimes = 3;  // users per instance 1-8, 9-32, 33+
+
+/** Bands per (vendor, weight format, users-per-instance regime), plus the summary. */
+struct ErrorBandTable {
+  using Bands = std::vector<ErrorBand>;
+  std::array<std::array<std::array<Bands, kErrorBandRegimes>, kErrorBandFormats>, kErrorBandVendors>
+      bands{};
+  ValidationSummary summary;
+};
+
+/** "1-8" | "9-32" | "33+": the users-per-instance regime of the serving error bands. */
+const char* users_regime(double users_per_instance);
+
+/** Runs both validation tables on `catalog` and builds the table error_band_for() defines. */
+Result<ErrorBandTable> compute_error_bands(const Catalog& catalog, std::string_view validation_json,
+                                           std::string_view serving_json);
+
+/** data/error-bands.json's text for `table` (fractions rounded to 1e-6, figures to 1e-3). */
+std::string error_bands_to_json(const ErrorBandTable& table);
+
+/** Parses an error-bands document; an error names the field. */
+Result<ErrorBandTable> parse_error_bands(std::string_view json_text);
+
+/** The catalog's band for a prediction: empty when the catalog has no error-bands document. */
+const std::vector<ErrorBand>& catalog_error_band(const Catalog& catalog, const std::string& vendor,
+                                                 WeightFormat weights, double users_per_instance);
+
+/** The summary from the catalog's error-bands document as JSON, or {"error": {...}} when it has
+ *  none: {"mlperf": {median_abs_error, max_abs_error, ranks_match, ranks_match_beyond_ties,
+ *  rows: [{id, workload, gpu, unit, predicted, measured, error}], per_gpu: [{gpu, mape,
+ *  points}]}, "serving": {mape_per_gpu: [M], mape_all: M}} with M = {group, interactivity,
+ *  n_interactivity, throughput_per_gpu, n_throughput_per_gpu, mean_ttft, n_mean_ttft}
+ *  (fractions; the same names as gpucalc --validate --format json). */
+std::string validation_summary_json(const Catalog& catalog);
+
+}  // namespace gpucalc

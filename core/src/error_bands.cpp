@@ -1,0 +1,347 @@
+// Error bands and the validation summary, precomputed into data/error-bands.json (error_bands.hpp).
+#include "gpucalc/error_bands.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <type_traits>
+
+#include "gpucalc/validation.hpp"
+#include "json_strict.hpp"
+#include "json_writer.hpp"
+
+namespace gpucalc {
+
+namespace {
+
+using Json = nlohmann::json;
+using detail::JsonWriter;
+
+const char* const kVendors[kErrorBandVendors] = {"amd", "nvidia"};
+const char* const kRegimes[kErrorBandRegimes] = {"1-8", "9-32", "33+"};
+// A users-per-instance figure inside each regime, for error_band_for().
+const double kRegimeUsers[kErrorBandRegimes] = {1, 16, 64};
+const char* const kMetrics[] = {"interactivity", "throughput_per_gpu", "ttft"};
+
+std::size_t regime_index(double users_per_instance) {
+  return users_per_instance <= 8 ? 0 : users_per_instance <= 32 ? 1 : 2;
+}
+
+/** Fractions to 1e-6 (0.0001 %): the file stays stable under last-bit differences between
+ *  libms (native glibc, the module's musl), which the freshness test tolerates. */
+double rounded(double x) { return std::round(x * 1e6) / 1e6; }
+
+/** Predicted and measured figures (tokens/s, minutes) to 1e-3. */
+double rounded_figure(double x) { return std::round(x * 1e3) / 1e3; }
+
+void write_serving_gpu(JsonWriter& w, const ServingGpuError& g) {
+  w.begin_object().field("group", g.gpu);
+  w.field("interactivity", rounded(g.interactivity.mape)).field("n_interactivity", g.interactivity.points);
+  w.field("throughput_per_gpu", rounded(g.throughput_per_gpu.mape));
+  w.field("n_throughput_per_gpu", g.throughput_per_gpu.points);
+  w.field("mean_ttft", rounded(g.ttft.mape)).field("n_mean_ttft", g.ttft.points);
+  w.end_object();
+}
+
+void write_summary(JsonWriter& w, const ValidationSummary& s) {
+  w.begin_object();
+  w.key("mlperf").begin_object();
+  w.field("median_abs_error", rounded(s.mlperf_median_abs_error));
+  w.field("max_abs_error", rounded(s.mlperf_max_abs_error));
+  w.field("ranks_match", s.mlperf_ranks_match);
+  w.field("ranks_match_beyond_ties", s.mlperf_ranks_match_beyond_ties);
+  w.key("rows").begin_array();
+  for (const auto& r : s.mlperf_rows) {
+    w.begin_object().field("id", r.id).field("workload", r.workload).field("gpu", r.gpu);
+    w.field("unit", r.unit).field("predicted", rounded_figure(r.predicted));
+    w.field("measured", rounded_figure(r.measured)).field("error", rounded(r.error)).end_object();
+  }
+  w.end_array();
+  w.key("per_gpu").begin_array();
+  for (const auto& g : s.mlperf_per_gpu) {
+    w.begin_object().field("gpu", g.gpu).field("mape", rounded(g.error.mape));
+    w.field("points", g.error.points).end_object();
+  }
+  w.end_array().end_object();
+  w.key("serving").begin_object();
+  w.key("mape_per_gpu").begin_array();
+  for (const auto& g : s.serving_per_gpu) write_serving_gpu(w, g);
+  w.end_array();
+  w.key("mape_all");
+  write_serving_gpu(w, s.serving_all);
+  w.end_object();
+  w.end_object();
+}
+
+ServingGpuError serving_error(const Mape& m) {
+  return ServingGpuError{m.group,
+                         {m.interactivity, m.n_interactivity},
+                         {m.throughput, m.n_throughput},
+                         {m.ttft, m.n_ttft}};
+}
+
+Error bad(const std::string& field, const std::string& message) {
+  return make_error(ErrorCode::kInvalidCatalog, "error-bands.json." + field, message);
+}
+
+template <class T>
+std::optional<T> read(const Json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key)) return std::nullopt;
+  const Json& v = j.at(key);
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (v.is_string()) return v.get<std::string>();
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (v.is_boolean()) return v.get<bool>();
+  } else if constexpr (std::is_same_v<T, int>) {
+    if (v.is_number_integer() && v.get<long long>() >= 0 && v.get<long long>() < 1000000) {
+      return static_cast<int>(v.get<long long>());
+    }
+  } else {
+    if (v.is_number() && v.get<double>() >= 0.0 && v.get<double>() < 1e12) return v.get<double>();
+  }
+  return std::nullopt;
+}
+
+std::optional<Error> read_serving_gpu(const Json& j, const std::string& path, ServingGpuError& out) {
+  const auto group = read<std::string>(j, "group");
+  struct Metric {
+    const char *mape_key, *n_key;
+    MetricError* out;
+  };
+  const Metric metrics[] = {{"interactivity", "n_interactivity", &out.interactivity},
+                            {"throughput_per_gpu", "n_throughput_per_gpu", &out.throughput_per_gpu},
+                            {"mean_ttft", "n_mean_ttft", &out.ttft}};
+  if (!group) return bad(path + ".group", "is required (a string)");
+  out.gpu = *group;
+  for (const Metric& m : metrics) {
+    const auto mape = read<double>(j, m.mape_key);
+    const auto n = read<int>(j, m.n_key);
+    if (!mape || !n) return bad(path, std::string("needs ") + m.mape_key + " (a fraction) and " + m.n_key);
+    *m.out = MetricError{*mape, *n};
+  }
+  return std::nullopt;
+}
+
+std::optional<Error> read_summary(const Json& j, ValidationSummary& s) {
+  if (!j.is_object() || !j.contains("mlperf") || !j.contains("serving")) {
+    return bad("summary", "needs mlperf and serving");
+  }
+  const Json& m = j.at("mlperf");
+  const auto median = read<double>(m, "median_abs_error");
+  const auto max = read<double>(m, "max_abs_error");
+  const auto ranks = read<bool>(m, "ranks_match");
+  const auto ranks_ties = read<bool>(m, "ranks_match_beyond_ties");
+  if (!median || !max || !ranks || !ranks_ties || !m.contains("rows") || !m.at("rows").is_array() ||
+      !m.contains("per_gpu") || !m.at("per_gpu").is_array()) {
+    return bad("summary.mlperf",
+               "needs median_abs_error, max_abs_error, ranks_match, ranks_match_beyond_ties, rows, per_gpu");
+  }
+  s.mlperf_median_abs_error = *median;
+  s.mlperf_max_abs_error = *max;
+  s.mlperf_ranks_match = *ranks;
+  s.mlperf_ranks_match_beyond_ties = *ranks_ties;
+  std::size_t i = 0;
+  for (const Json& r : m.at("rows")) {
+    const std::string path = "summary.mlperf.rows[" + std::to_string(i++) + "]";
+    MlperfRowError row;
+    const auto id = read<std::string>(r, "id");
+    const auto workload = read<std::string>(r, "workload");
+    const auto gpu = read<std::string>(r, "gpu");
+    const auto unit = read<std::string>(r, "unit");
+    const auto predicted = read<double>(r, "predicted");
+    const auto measured = read<double>(r, "measured");
+    // error = predicted / measured - 1 may be negative: read as a number in (-1, 1e6).
+    const bool error_ok = r.is_object() && r.contains("error") && r.at("error").is_number() &&
+                          r.at("error").get<double>() > -1.0 && r.at("error").get<double>() < 1e6;
+    if (!id || !workload || !gpu || !unit || !predicted || !measured || !error_ok) {
+      return bad(path, "needs id, workload, gpu, unit, predicted, measured, error");
+    }
+    s.mlperf_rows.push_back(
+        MlperfRowError{*id, *workload, *gpu, *unit, *predicted, *measured, r.at("error").get<double>()});
+  }
+  i = 0;
+  for (const Json& g : m.at("per_gpu")) {
+    const std::string path = "summary.mlperf.per_gpu[" + std::to_string(i++) + "]";
+    const auto gpu = read<std::string>(g, "gpu");
+    const auto mape = read<double>(g, "mape");
+    const auto n = read<int>(g, "points");
+    if (!gpu || !mape || !n) return bad(path, "needs gpu, mape and points");
+    s.mlperf_per_gpu.push_back(MlperfGpuError{*gpu, {*mape, *n}});
+  }
+  const Json& sv = j.at("serving");
+  if (!sv.is_object() || !sv.contains("mape_all") || !sv.contains("mape_per_gpu") ||
+      !sv.at("mape_per_gpu").is_array()) {
+    return bad("summary.serving", "needs mape_per_gpu and mape_all");
+  }
+  if (auto e = read_serving_gpu(sv.at("mape_all"), "summary.serving.mape_all", s.serving_all)) return e;
+  i = 0;
+  for (const Json& g : sv.at("mape_per_gpu")) {
+    ServingGpuError out;
+    const std::string path = "summary.serving.mape_per_gpu[" + std::to_string(i++) + "]";
+    if (auto e = read_serving_gpu(g, path, out)) return e;
+    s.serving_per_gpu.push_back(std::move(out));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+const char* users_regime(double users_per_instance) {
+  return kRegimes[regime_index(users_per_instance)];
+}
+
+Result<ErrorBandTable> compute_error_bands(const Catalog& catalog, std::string_view validation_json,
+                                           std::string_view serving_json) {
+  auto mlperf = run_validation(catalog, validation_json);
+  if (!mlperf) return mlperf.error();
+  auto serving = run_serving_validation(catalog, serving_json);
+  if (!serving) return serving.error();
+  ErrorBandTable t;
+  for (std::size_t v = 0; v < kErrorBandVendors; ++v) {
+    for (std::size_t f = 0; f < kErrorBandFormats; ++f) {
+      for (std::size_t r = 0; r < kErrorBandRegimes; ++r) {
+        t.bands[v][f][r] = error_band_for(serving.value(), kVendors[v],
+                                          weight_format_name(static_cast<WeightFormat>(f)),
+                                          kRegimeUsers[r]);
+      }
+    }
+  }
+  ValidationSummary& s = t.summary;
+  const ValidationReport& m = mlperf.value();
+  std::map<std::string, MetricError> by_gpu;
+  for (const auto& row : m.rows) {
+    s.mlperf_rows.push_back(
+        MlperfRowError{row.id, row.workload, row.gpu_id, row.unit, row.predicted, row.measured, row.error});
+    MetricError& e = by_gpu[row.gpu_id];
+    e.mape += std::fabs(row.error);
+    ++e.points;
+  }
+  for (auto& [gpu, e] : by_gpu) {
+    e.mape /= e.points;
+    s.mlperf_per_gpu.push_back(MlperfGpuError{gpu, e});
+  }
+  s.mlperf_median_abs_error = m.median_abs_error;
+  s.mlperf_max_abs_error = m.max_abs_error;
+  s.mlperf_ranks_match = m.ranks_match;
+  s.mlperf_ranks_match_beyond_ties = m.ranks_match_beyond_ties;
+  for (const Mape& g : serving.value().per_gpu) s.serving_per_gpu.push_back(serving_error(g));
+  s.serving_all = serving_error(serving.value().all);
+  s.serving_all.gpu = "all";
+  return t;
+}
+
+std::string error_bands_to_json(const ErrorBandTable& t) {
+  JsonWriter w;
+  w.begin_object();
+  w.field("schema", kErrorBandsSchema);
+  w.field("generated_by", "make error-bands (gpucalc --validate --write-error-bands data/error-bands.json)");
+  w.field("note",
+          "Generated from data/validation.json and data/validation-serving.json by the model; do "
+          "not edit. bands: per vendor, weight format and users per instance, the MAPE of the "
+          "nearest group of newest serving rows with at least 3 points (error_band_for() in "
+          "core/src/validation.cpp). summary: per-GPU error of both tables, for the page's "
+          "accuracy panel. The test 'error bands: data/error-bands.json is fresh' fails when the "
+          "model or the tables change and this file was not regenerated.");
+  w.key("bands").begin_array();
+  for (std::size_t v = 0; v < kErrorBandVendors; ++v) {
+    for (std::size_t f = 0; f < kErrorBandFormats; ++f) {
+      for (std::size_t r = 0; r < kErrorBandRegimes; ++r) {
+        w.begin_object();
+        w.field("vendor", kVendors[v]);
+        w.field("weights", weight_format_name(static_cast<WeightFormat>(f)));
+        w.field("users", kRegimes[r]);
+        w.key("metrics").begin_array();
+        for (const ErrorBand& b : t.bands[v][f][r]) {
+          w.begin_object().field("metric", b.metric).field("mape", rounded(b.mape));
+          w.field("points", b.points).field("group", b.group).end_object();
+        }
+        w.end_array().end_object();
+      }
+    }
+  }
+  w.end_array();
+  w.key("summary");
+  write_summary(w, t.summary);
+  w.end_object();
+  // One band per line ("[{" and "},{" do not occur inside the strings written here), so a
+  // regeneration reads as a diff of the bands that changed.
+  std::string out;
+  const std::string& s = w.str();
+  out.reserve(s.size() + 256);
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    out += s[i];
+    if ((s[i] == '[' || (s[i] == ',' && i > 0 && s[i - 1] == '}')) && i + 1 < s.size() && s[i + 1] == '{') {
+      out += '\n';
+    }
+  }
+  out += '\n';
+  return out;
+}
+
+Result<ErrorBandTable> parse_error_bands(std::string_view json_text) {
+  auto parsed = detail::parse_json_strict(json_text, "error-bands.json");
+  if (!parsed) return parsed.error();
+  const Json& j = parsed.value();
+  if (!j.is_object() || !j.contains("bands") || !j.at("bands").is_array()) {
+    return bad("bands", "is required (an array)");
+  }
+  ErrorBandTable t;
+  std::array<std::array<std::array<bool, kErrorBandRegimes>, kErrorBandFormats>, kErrorBandVendors> seen{};
+  std::size_t i = 0;
+  for (const Json& b : j.at("bands")) {
+    const std::string path = "bands[" + std::to_string(i++) + "]";
+    const auto vendor = read<std::string>(b, "vendor");
+    const auto weights = read<std::string>(b, "weights");
+    const auto users = read<std::string>(b, "users");
+    std::size_t v = kErrorBandVendors, r = kErrorBandRegimes;
+    for (std::size_t k = 0; k < kErrorBandVendors; ++k) if (vendor && *vendor == kVendors[k]) v = k;
+    for (std::size_t k = 0; k < kErrorBandRegimes; ++k) if (users && *users == kRegimes[k]) r = k;
+    const auto format = weights ? parse_weight_format(*weights) : std::nullopt;
+    if (v == kErrorBandVendors || r == kErrorBandRegimes || !format) {
+      return bad(path, "needs vendor (amd, nvidia), weights (a weight format) and users (1-8, 9-32, 33+)");
+    }
+    const auto f = static_cast<std::size_t>(*format);
+    if (seen[v][f][r]) return bad(path, "repeats " + *vendor + " " + *weights + " " + *users);
+    seen[v][f][r] = true;
+    if (!b.contains("metrics") || !b.at("metrics").is_array()) return bad(path + ".metrics", "is required (an array)");
+    std::size_t k = 0;
+    for (const Json& m : b.at("metrics")) {
+      const std::string mpath = path + ".metrics[" + std::to_string(k++) + "]";
+      const auto metric = read<std::string>(m, "metric");
+      const auto mape = read<double>(m, "mape");
+      const auto points = read<int>(m, "points");
+      const auto group = read<std::string>(m, "group");
+      bool known = false;
+      for (const char* name : kMetrics) known = known || (metric && *metric == name);
+      if (!known || !mape || !points || !group) {
+        return bad(mpath, "needs metric (interactivity, throughput_per_gpu, ttft), mape, points, group");
+      }
+      t.bands[v][f][r].push_back(ErrorBand{*metric, *mape, *points, *group});
+    }
+  }
+  if (!j.contains("summary")) return bad("summary", "is required");
+  if (auto e = read_summary(j.at("summary"), t.summary)) return *e;
+  return t;
+}
+
+const std::vector<ErrorBand>& catalog_error_band(const Catalog& catalog, const std::string& vendor,
+                                                 WeightFormat weights, double users_per_instance) {
+  static const std::vector<ErrorBand> kNone;
+  if (!catalog.error_bands) return kNone;
+  const std::size_t v = vendor == "amd" ? 0 : 1;
+  const std::size_t f = std::min(kErrorBandFormats - 1, static_cast<std::size_t>(weights));
+  return catalog.error_bands->bands[v][f][regime_index(users_per_instance)];
+}
+
+std::string validation_summary_json(const Catalog& catalog) {
+  if (!catalog.error_bands) {
+    return error_to_json(make_error(ErrorCode::kInvalidCatalog, "error-bands.json",
+                                    "is not in the catalog: run make error-bands"));
+  }
+  JsonWriter w;
+  write_summary(w, catalog.error_bands->summary);
+  return std::move(w.str());
+}
+
+}  // namespace gpucalc

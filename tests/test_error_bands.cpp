@@ -1,0 +1,192 @@
+// data/error-bands.json (error_bands.hpp): generated from the validation tables, loaded through
+// the catalog, and fresh: recomputing it from the tables with the model gives the same figures.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <string_view>
+
+#include "gpucalc/catalog.hpp"
+#include "gpucalc/error_bands.hpp"
+#include "gpucalc/evaluate.hpp"
+#include "gpucalc/validation.hpp"
+
+using namespace gpucalc;
+
+namespace {
+
+const char* embedded(std::string_view name) {
+  for (const auto& f : embedded_data_files()) {
+    if (name == f.name) return f.text;
+  }
+  return nullptr;
+}
+
+const std::string kStale = "data/error-bands.json is stale: run make error-bands";
+
+// The file holds fractions rounded to 1e-6; the model's last bits differ between libms.
+bool same(double file, double computed) { return std::fabs(file - computed) <= 2e-6; }
+
+bool same(const MetricError& a, const MetricError& b) {
+  return a.points == b.points && same(a.mape, b.mape);
+}
+
+bool same(const ServingGpuError& a, const ServingGpuError& b) {
+  return a.gpu == b.gpu && same(a.interactivity, b.interactivity) &&
+         same(a.throughput_per_gpu, b.throughput_per_gpu) && same(a.ttft, b.ttft);
+}
+
+}  // namespace
+
+TEST_CASE("error bands: data/error-bands.json is fresh") {
+  const Catalog& catalog = default_catalog();
+  REQUIRE_MESSAGE(static_cast<bool>(catalog.error_bands), "data/error-bands.json is missing: run make error-bands");
+  const char* mlperf = embedded("validation.json");
+  const char* serving = embedded("validation-serving.json");
+  REQUIRE(mlperf != nullptr);
+  REQUIRE(serving != nullptr);
+  // Recomputed without the file (as the generator does), so the file cannot vouch for itself.
+  auto base = build_default_catalog("error-bands.json");
+  REQUIRE(base);
+  CHECK_FALSE(static_cast<bool>(base.value().error_bands));
+  auto computed = compute_error_bands(base.value(), mlperf, serving);
+  REQUIRE(computed);
+  const ErrorBandTable& want = computed.value();
+  const ErrorBandTable& have = *catalog.error_bands;
+  bool fresh = true;
+  std::string first_difference;
+  auto differs = [&](const std::string& what) {
+    if (fresh) first_difference = what;
+    fresh = false;
+  };
+  for (std::size_t v = 0; v < kErrorBandVendors; ++v) {
+    for (std::size_t f = 0; f < kErrorBandFormats; ++f) {
+      for (std::size_t r = 0; r < kErrorBandRegimes; ++r) {
+        const auto& a = have.bands[v][f][r];
+        const auto& b = want.bands[v][f][r];
+        const std::string cell = "bands[" + std::to_string(v) + "][" + std::to_string(f) + "][" +
+                                 std::to_string(r) + "]";
+        if (a.size() != b.size()) {
+          differs(cell + ": " + std::to_string(a.size()) + " metrics, want " + std::to_string(b.size()));
+          continue;
+        }
+        for (std::size_t k = 0; k < a.size(); ++k) {
+          if (a[k].metric != b[k].metric || a[k].group != b[k].group || a[k].points != b[k].points ||
+              !same(a[k].mape, b[k].mape)) {
+            differs(cell + " " + b[k].metric + ": file " + std::to_string(a[k].mape) + " on " +
+                    std::to_string(a[k].points) + " (" + a[k].group + "), model " +
+                    std::to_string(b[k].mape) + " on " + std::to_string(b[k].points) + " (" + b[k].group + ")");
+          }
+        }
+      }
+    }
+  }
+  const ValidationSummary& hs = have.summary;
+  const ValidationSummary& ws = want.summary;
+  if (!same(hs.mlperf_median_abs_error, ws.mlperf_median_abs_error) ||
+      !same(hs.mlperf_max_abs_error, ws.mlperf_max_abs_error) ||
+      hs.mlperf_ranks_match != ws.mlperf_ranks_match ||
+      hs.mlperf_ranks_match_beyond_ties != ws.mlperf_ranks_match_beyond_ties) {
+    differs("summary.mlperf totals");
+  }
+  if (hs.mlperf_rows.size() != ws.mlperf_rows.size()) {
+    differs("summary.mlperf.rows count");
+  } else {
+    for (std::size_t i = 0; i < hs.mlperf_rows.size(); ++i) {
+      const auto &a = hs.mlperf_rows[i], &b = ws.mlperf_rows[i];
+      if (a.id != b.id || a.workload != b.workload || a.gpu != b.gpu || a.unit != b.unit ||
+          std::fabs(a.predicted - b.predicted) > 2e-3 || std::fabs(a.measured - b.measured) > 2e-3 ||
+          !same(a.error, b.error)) {
+        differs("summary.mlperf.rows " + b.id + ": file " + std::to_string(a.predicted) + ", model " +
+                std::to_string(b.predicted));
+      }
+    }
+  }
+  if (hs.mlperf_per_gpu.size() != ws.mlperf_per_gpu.size()) {
+    differs("summary.mlperf.per_gpu count");
+  } else {
+    for (std::size_t i = 0; i < hs.mlperf_per_gpu.size(); ++i) {
+      if (hs.mlperf_per_gpu[i].gpu != ws.mlperf_per_gpu[i].gpu ||
+          !same(hs.mlperf_per_gpu[i].error, ws.mlperf_per_gpu[i].error)) {
+        differs("summary.mlperf.per_gpu " + ws.mlperf_per_gpu[i].gpu);
+      }
+    }
+  }
+  if (!same(hs.serving_all, ws.serving_all)) differs("summary.serving.all");
+  if (hs.serving_per_gpu.size() != ws.serving_per_gpu.size()) {
+    differs("summary.serving.per_gpu count");
+  } else {
+    for (std::size_t i = 0; i < hs.serving_per_gpu.size(); ++i) {
+      if (!same(hs.serving_per_gpu[i], ws.serving_per_gpu[i])) {
+        differs("summary.serving.per_gpu " + ws.serving_per_gpu[i].gpu);
+      }
+    }
+  }
+  INFO("first difference: " << first_difference);
+  CHECK_MESSAGE(fresh, kStale);
+}
+
+TEST_CASE("error bands: the generated text reads back to the same table") {
+  const Catalog& catalog = default_catalog();
+  REQUIRE(static_cast<bool>(catalog.error_bands));
+  const std::string text = error_bands_to_json(*catalog.error_bands);
+  auto back = parse_error_bands(text);
+  REQUIRE(back);
+  CHECK(error_bands_to_json(back.value()) == text);
+  // The evaluation's band is the table's cell for its vendor, weights and users per instance.
+  const auto& band = catalog_error_band(catalog, "amd", WeightFormat::kFp8, 4);
+  REQUIRE(band.size() == 3);
+  CHECK(band[0].metric == "interactivity");
+  CHECK(band[0].group == back.value().bands[0][static_cast<std::size_t>(WeightFormat::kFp8)][0][0].group);
+  CHECK(std::string(users_regime(8)) == "1-8");
+  CHECK(std::string(users_regime(9)) == "9-32");
+  CHECK(std::string(users_regime(33)) == "33+");
+}
+
+TEST_CASE("error bands: a broken error-bands document fails loudly, naming the field") {
+  auto r = extend_catalog(default_catalog(),
+                          R"({"schema": "gpucalc-error-bands/1", "bands": [{"vendor": "intel",
+                               "weights": "fp8", "users": "1-8", "metrics": []}], "summary": {}})",
+                          "bad-bands.json");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code == ErrorCode::kInvalidCatalog);
+  CHECK(r.error().field.find("bands[0]") != std::string::npos);
+  auto missing = parse_error_bands(R"({"bands": []})");
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().field.find("summary") != std::string::npos);
+}
+
+TEST_CASE("error bands: a replacement document changes the band an evaluation carries") {
+  auto text = error_bands_to_json(*default_catalog().error_bands);
+  // Every group renamed: the evaluation must read the replacement, not a copy compiled in.
+  for (std::size_t at = text.find("\"group\":\""); at != std::string::npos;
+       at = text.find("\"group\":\"", at + 1)) {
+    text.insert(at + 9, "x-");
+  }
+  auto replaced = extend_catalog(default_catalog(), text, "bands.json");
+  REQUIRE(replaced);
+  auto s = decode_scenario("v=1&model=llama-3.1-70b&weights=fp8&compare=fullgpu-8x-h200&users=4");
+  REQUIRE(s);
+  auto ev = evaluate(replaced.value(), s.value(), false);
+  REQUIRE(ev);
+  REQUIRE(!ev.value().results.empty());
+  const auto& band = ev.value().results[0].error_band;
+  REQUIRE(band.size() == 3);
+  CHECK(band[0].group.rfind("x-", 0) == 0);
+}
+
+TEST_CASE("error bands: the validation summary lists every validated GPU of both tables") {
+  const std::string json = validation_summary_json(default_catalog());
+  CHECK(json.find("\"mlperf\":") != std::string::npos);
+  CHECK(json.find("\"serving\":") != std::string::npos);
+  CHECK(json.find("\"mape_per_gpu\":") != std::string::npos);
+  const ValidationSummary& s = default_catalog().error_bands->summary;
+  CHECK(s.mlperf_rows.size() == 13);
+  CHECK(!s.mlperf_per_gpu.empty());
+  CHECK(!s.serving_per_gpu.empty());
+  int serving_points = 0;
+  for (const auto& g : s.serving_per_gpu) serving_points += g.throughput_per_gpu.points;
+  CHECK(serving_points == s.serving_all.throughput_per_gpu.points);
+  Catalog empty;
+  CHECK(validation_summary_json(empty).find("\"error\"") != std::string::npos);
+}

@@ -205,16 +205,23 @@ test('"How accurate is this?" lists the core\'s validation tables per GPU', asyn
   const { page } = en;
   await page.click('#accuracy summary');
   await until(page, () => document.querySelectorAll('#accuracy-mlperf tbody tr').length > 0, null, 15000);
-  const serving = await page.evaluate(() => [...document.querySelectorAll('#accuracy-table tbody tr')].map((tr) => [...tr.children].map((c) => c.textContent)));
-  const per = [...validation.serving.mape_per_gpu, validation.serving.mape_all];
-  assert.equal(serving.length, per.length);
+  const perGpu = await page.evaluate(() => [...document.querySelectorAll('#accuracy-table tbody tr')].map((tr) => [...tr.children].map((c) => c.textContent)));
   const one = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
   const pct = (x, n) => (n > 0 ? `${one.format(x * 100)} % (${n})` : '—');
-  per.forEach((m, i) => {
-    assert.deepEqual(serving[i].slice(1), [pct(m.interactivity, m.n_interactivity), pct(m.throughput_per_gpu, m.n_throughput_per_gpu), pct(m.mean_ttft, m.n_mean_ttft)], m.group);
+  const names = Object.fromEntries(gpucalc.catalog('gpus').map((g) => [g.id, g.name]));
+  // One row per GPU of either table (the core's per-GPU errors), then all GPUs.
+  const gpus = [...new Set([...validation.serving.mape_per_gpu.map((m) => m.group), ...validation.mlperf.per_gpu.map((m) => m.gpu)])];
+  assert.equal(perGpu.length, gpus.length + 1);
+  assert.ok(validation.mlperf.per_gpu.length > 0 && validation.serving.mape_per_gpu.length > 0);
+  gpus.forEach((g, i) => {
+    const m = validation.mlperf.per_gpu.find((x) => x.gpu === g);
+    const s = validation.serving.mape_per_gpu.find((x) => x.group === g);
+    assert.equal(perGpu[i][0], names[g], g);
+    assert.equal(perGpu[i][1], m ? pct(m.mape, m.points) : '—', `${g} MLPerf`);
+    assert.deepEqual(perGpu[i].slice(2), s ? [pct(s.interactivity, s.n_interactivity), pct(s.throughput_per_gpu, s.n_throughput_per_gpu), pct(s.mean_ttft, s.n_mean_ttft)] : ['—', '—', '—'], `${g} serving`);
   });
-  assert.equal(serving.at(-1)[0], 'All GPUs');
-  assert.ok(serving.some((r) => r[0] === 'AMD Instinct MI355X'), 'GPUs by name');
+  const all = validation.serving.mape_all;
+  assert.deepEqual(perGpu.at(-1), ['All GPUs', '—', pct(all.interactivity, all.n_interactivity), pct(all.throughput_per_gpu, all.n_throughput_per_gpu), pct(all.mean_ttft, all.n_mean_ttft)]);
   const mlperf = await page.evaluate(() => [...document.querySelectorAll('#accuracy-mlperf tbody tr')].map((tr) => [...tr.children].map((c) => c.textContent)));
   assert.equal(mlperf.length, validation.mlperf.rows.length);
   validation.mlperf.rows.forEach((r, i) => assert.equal(mlperf[i][4], `${r.error > 0 ? '+' : ''}${one.format(r.error * 100)} %`, r.id));

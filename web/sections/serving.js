@@ -119,8 +119,9 @@ function drawCurveTable(ev, names) {
     head: [t('config_col'), t('layout_col'), t('curve_x'), t('curve_y'), t('f_output_tokens_per_s_per_gpu'), t('f_ttft_s'), t('f_tpot_s'), t('usd_per_mtok_at_point')] });
 }
 
-/** "How accurate is this?": the core's two validation tables run on the working catalog
- *  (`gpucalc --validate`), computed when the panel is first opened, per catalog. */
+/** "How accurate is this?": the core's validation summary (both tables, precomputed into
+ *  data/error-bands.json and loaded with the catalog; `gpucalc --validate` prints the same),
+ *  drawn when the panel is opened, per language and catalog. */
 let accuracy = { version: -1, report: null };
 export function renderAccuracy() {
   if (!gpucalc.hasValidation()) return;
@@ -132,11 +133,20 @@ function drawAccuracy() {
   const { mlperf, serving } = accuracy.report;
   const pct = (x, n) => (n > 0 ? `${i18n.num(x * 100, 1)} % (${i18n.num(n)})` : i18n.DASH);
   const gpuName = (id) => (state.gpus.find((g) => g.id === id) || { name: id }).name;
+  // One row per GPU of either table, then all GPUs (the MLPerf table's all-GPU figures are its
+  // median and largest error, in the note).
+  const mlperfOf = new Map((mlperf.per_gpu || []).map((g) => [g.gpu, g]));
+  const servingOf = new Map(serving.mape_per_gpu.map((g) => [g.group, g]));
+  const gpus = [...new Set([...servingOf.keys(), ...mlperfOf.keys()])];
+  const none = { mape: 0, points: 0 };
+  const servingNone = { interactivity: 0, n_interactivity: 0, throughput_per_gpu: 0, n_throughput_per_gpu: 0, mean_ttft: 0, n_mean_ttft: 0 };
+  const row = (name, m, s) => ({ cells: [name, pct(m.mape, m.points), pct(s.interactivity, s.n_interactivity),
+    pct(s.throughput_per_gpu, s.n_throughput_per_gpu), pct(s.mean_ttft, s.n_mean_ttft)] });
   table($('accuracy-table'), {
     caption: t('accuracy_serving_h'), offeringColumns: false,
-    head: [t('accuracy_gpu_col'), t('accuracy_interactivity_col'), t('accuracy_throughput_col'), t('accuracy_ttft_col')],
-    rows: [...serving.mape_per_gpu, serving.mape_all].map((m) => ({ cells: [m.group === 'all' ? t('accuracy_all') : gpuName(m.group),
-      pct(m.interactivity, m.n_interactivity), pct(m.throughput_per_gpu, m.n_throughput_per_gpu), pct(m.mean_ttft, m.n_mean_ttft)] })),
+    head: [t('accuracy_gpu_col'), t('accuracy_mlperf_col'), t('accuracy_interactivity_col'), t('accuracy_throughput_col'), t('accuracy_ttft_col')],
+    rows: [...gpus.map((g) => row(gpuName(g), mlperfOf.get(g) || none, servingOf.get(g) || servingNone)),
+      row(t('accuracy_all'), none, serving.mape_all)],
   });
   const value = (r, x) => (r.unit === 'minutes' ? t('minutes_n', { n: i18n.num(x, 1) }) : t('tokens_per_s_n', { n: i18n.num(x, 0) }));
   table($('accuracy-mlperf'), {

@@ -47,7 +47,9 @@ export function band(r, field) {
   const b = bandOf(r, field);
   if (!b || r[field] === null || r[field] === undefined) return null;
   const params = { pct: i18n.num(b.mape * 100, 0), n: i18n.num(b.points) };
-  return h('span', { class: 'band', title: t('band_hint', params) }, t('band', params));
+  // The point count is in the tooltip and, for screen readers, in the text.
+  return h('span', { class: 'band', title: t('band_hint', params) }, t('band', params),
+    h('span', { class: 'visually-hidden' }, ` (${t('band_hint', params)})`));
 }
 
 /** A figure of result `r` (offering `index`): a button revealing its formula when traced, and

@@ -45,7 +45,9 @@ export function band(r, field) {
   const b = bandOf(r, field);
   if (!b || r[field] === null || r[field] === undefined) return null;
   const params = { pct: i18n.num(b.mape * 100, 0), n: i18n.num(b.points) };
-  return h('span', { class: 'band', title: t('band_hint', params) }, t('band', params));
+  // The point count is in the tooltip and, for screen readers, in the text.
+  return h('span', { class: 'band', title: t('band_hint', params) }, t('band', params),
+    h('span', { class: 'visually-hidden' }, ` (${t('band_hint', params)})`));
 }
 
 /** A figure of result `r` (offering `index`): a button revealing its formula when traced, and
@@ -56,7 +58,7 @@ export function figure(r, index, field, text = fmtField(field, r[field])) {
     node = h('button', { type: 'button', class: 'fig', 'data-r': index, 'data-f': field,
       'aria-label': `${text}: ${t('show_formula_for', { what: t(`f_${field}`) })}` }, text);
   } else {
-    node = h('span', { class: 'val' }, text);
+    node = h('span', { class: 'val', 'data-f': field }, text);
     if (r[field] === null && fieldKind(field) === 'usd') node.title = t('unpriced_hint');
   }
   const b = band(r, field);

@@ -4,7 +4,7 @@ import { t, tn } from '../i18n.js';
 import { $, h, morph, table, setText } from '../dom.js';
 import { figure } from '../format.js';
 import { stackedBars } from '../charts.js';
-import { memo, chartReady, chartWidth } from '../schedule.js';
+import { memo, chartReady, chartWidth, drawChart } from '../schedule.js';
 
 const SEGMENTS = [['weights', 'seg-weights'], ['kv', 'seg-kv'], ['reserve', 'seg-reserve'], ['free', 'seg-free']];
 const ROWS = ['capacity_bytes_per_gpu', 'weights_bytes', 'weights_bytes_per_gpu', 'kv_used_bytes_per_gpu',
@@ -12,7 +12,7 @@ const ROWS = ['capacity_bytes_per_gpu', 'weights_bytes', 'weights_bytes_per_gpu'
   'gpus_needed_weights_only', 'gpus_needed', 'instance', 'full_contexts', 'max_context_tokens'];
 
 export function renderMemory(ev, inputs) {
-  drawChart(ev);
+  drawChart('memory', () => drawBars(ev));
   morph($('memory-legend'), ...SEGMENTS.map(([k, cls]) => h('li', {}, h('span', { class: `key ${cls}`, 'aria-hidden': 'true' }), t(`legend_${k}`))));
   const users = Number(inputs.get('users'));
   setText($('memory-note'), tn('memory_note', users, {
@@ -29,7 +29,7 @@ export function renderMemory(ev, inputs) {
 
 // The bars are the core's figures laid end to end; the KV cache is drawn within the memory
 // there is (over-subscription is told by "fits" and the table, not drawn past the bar's end).
-function drawChart(ev) {
+function drawBars(ev) {
   const box = $('memory-chart');
   if (!chartReady(box)) return;
   const rows = ev.results.map((r) => ({

@@ -6,7 +6,7 @@ import { $, h, morph, table, seriesClass, setText } from '../dom.js';
 import { figure } from '../format.js';
 import { ratesSource, fieldKind } from '../schema.js';
 import { lineChart } from '../charts.js';
-import { memo, chartReady, chartWidth } from '../schedule.js';
+import { memo, chartReady, chartWidth, drawChart } from '../schedule.js';
 import { state } from '../state.js';
 import { computeSweeps, BATCH_SWEEP, CONTEXT_SWEEP } from '../compute.js';
 
@@ -29,7 +29,7 @@ export function renderPerf(ev, inputs) {
   setText($('perf-note'), inference
     ? t('perf_note', { input: i18n.num(n('input')), output: i18n.num(n('output')), util: i18n.percent(n('util')) })
     : t('perf_note_train', { tokens: i18n.num(n('tokens')), seq: i18n.num(n('seq')) }));
-  renderSweeps(ev, inputs);
+  drawChart('sweeps', () => renderSweeps(ev, inputs));
 }
 
 function renderSweeps(ev, inputs) {

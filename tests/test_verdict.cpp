@@ -122,6 +122,8 @@ TEST_CASE("every verdict item names its basis: a result field or a scenario key"
       "v=1&compare=fullgpu-8x-mi355x,test-unpriced-8x-b200",
       "v=1&workload=pretrain&model=llama-3.1-8b",
       "v=1&model=llama-3.1-8b&compare=fullgpu-1x-h200,fullgpu-8x-h200",
+      "v=1&interactivity=100",
+      "v=1&interactivity=140",
   };
   std::size_t items = 0;
   for (const char* text : scenarios) {
@@ -150,4 +152,74 @@ TEST_CASE("verdict: no cost-per-token comparison against an offering that does n
   REQUIRE(rs[0].fit.fits);
   REQUIRE_FALSE(rs[1].fit.fits);
   for (const auto& v : ev.value().verdict) CHECK(v.code != "cheaper_per_million_tokens_than");
+}
+
+TEST_CASE("verdict: with a speed per user chosen, the cost reasons compare the cost at that speed (issue 12)") {
+  const Catalog& c = default_catalog();
+  auto codes_of = [](const Evaluation& ev, const std::string& code) {
+    std::vector<const VerdictItem*> out;
+    for (const auto& v : ev.verdict) {
+      if (v.code == code) out.push_back(&v);
+    }
+    return out;
+  };
+  // Both offerings reach 100 tokens/s per user: the reasons and the recommendation rest on each
+  // one's interactivity point, not on the cost at the highest throughput.
+  const Evaluation ev = eval_ok(c, "v=1&interactivity=100");
+  REQUIRE(ev.results.size() == 2);
+  REQUIRE(ev.results[0].interactivity_point.has_value());
+  REQUIRE(ev.results[1].interactivity_point.has_value());
+  const double mi355x = ev.results[0].interactivity_point->usd_per_million_tokens;
+  const double h200 = ev.results[1].interactivity_point->usd_per_million_tokens;
+  REQUIRE(mi355x > 0.0);
+  REQUIRE(h200 > mi355x * 1.05);  // the MI355X is the cheaper at this speed by more than 5 %
+  CHECK(mi355x != doctest::Approx(*ev.results[0].usd_per_million_tokens));  // another figure
+  CHECK(codes_of(ev, "cheaper_per_million_tokens").empty());
+  CHECK(codes_of(ev, "cheaper_per_million_tokens_than").empty());
+  const auto best = codes_of(ev, "cheaper_per_million_tokens_at_speed");
+  REQUIRE(best.size() == 1);
+  CHECK(best[0]->offering_id == "fullgpu-8x-mi355x");
+  CHECK(best[0]->kind == "pro");
+  CHECK(best[0]->basis == "interactivity");
+  CHECK(param(*best[0], "interactivity") == 100);
+  CHECK(param(*best[0], "usd_per_million_tokens") == doctest::Approx(mi355x));
+  CHECK(param(*best[0], "ratio") == doctest::Approx(h200 / mi355x));
+  const auto pair = codes_of(ev, "cheaper_per_million_tokens_than_at_speed");
+  REQUIRE(pair.size() == 1);
+  CHECK(pair[0]->offering_id == "fullgpu-8x-mi355x");
+  CHECK(param(*pair[0], "other_usd_per_million_tokens") == doctest::Approx(h200));
+  CHECK(param(*pair[0], "other_index") == 1);
+  CHECK(param(*pair[0], "interactivity") == 100);
+  CHECK(ev.recommended_offering_id == "fullgpu-8x-mi355x");
+  CHECK(ev.recommendation_basis == "interactivity");
+  CHECK(codes_of(ev, "interactivity_unreachable").empty());
+
+  // 140 tokens/s per user: within the MI355X's reach, beyond the 8x H200's. The H200 gets a con
+  // saying so; with its figure missing no cost reason compares the two and the recommendation
+  // does not rest on the cost at the speed (the missing figure is said instead).
+  const Evaluation fast = eval_ok(c, "v=1&interactivity=140");
+  REQUIRE(fast.results[0].interactivity_point.has_value());
+  REQUIRE_FALSE(fast.results[1].interactivity_point.has_value());
+  const auto unreachable = codes_of(fast, "interactivity_unreachable");
+  REQUIRE(unreachable.size() == 1);
+  CHECK(unreachable[0]->offering_id == "fullgpu-8x-h200");
+  CHECK(unreachable[0]->kind == "con");
+  CHECK(unreachable[0]->basis == "interactivity");
+  CHECK(param(*unreachable[0], "interactivity") == 140);
+  for (const auto& v : fast.verdict) CHECK(v.code.find("per_million_tokens") == std::string::npos);
+  CHECK(fast.recommendation_basis != "interactivity");
+  bool missing = false;
+  for (const VerdictItem* v : codes_of(fast, "recommendation_missing_figure")) {
+    missing = missing || (v->offering_id == "fullgpu-8x-h200" && v->basis == "interactivity");
+  }
+  CHECK(missing);
+
+  // Without the curve search no interactivity point is computed: that is no unreachable speed.
+  auto s = decode_scenario("v=1&interactivity=140");
+  REQUIRE(s.ok());
+  EvaluateOptions no_curve;
+  no_curve.with_curve = false;
+  auto quick = evaluate(c, s.value(), no_curve);
+  REQUIRE(quick.ok());
+  CHECK(codes_of(quick.value(), "interactivity_unreachable").empty());
 }

@@ -62,6 +62,10 @@ const char* basis_of(std::string_view code) {
       {"higher_throughput", "max_throughput_tokens_per_s"},
       {"cheaper_per_million_tokens", "usd_per_million_tokens"},
       {"cheaper_per_million_tokens_than", "usd_per_million_tokens"},
+      // At the scenario's speed per user: the curve's point at `interactivity` (issue 12).
+      {"cheaper_per_million_tokens_at_speed", "interactivity"},
+      {"cheaper_per_million_tokens_than_at_speed", "interactivity"},
+      {"interactivity_unreachable", "interactivity"},
       {"less_energy_per_token", "energy_joules_per_output_token"},
       {"cheaper_run", "run_cost_usd"},
       {"less_energy_per_run", "energy_kwh_per_run"},
@@ -80,6 +84,13 @@ const char* basis_of(std::string_view code) {
   return "";
 }
 
+/** US$ per million output tokens at the scenario's speed per user (the curve's
+ *  interactivity point); none when the speed is out of reach or the offering is unpriced. */
+std::optional<double> usd_per_million_tokens_at_speed(const OfferingResult& r) {
+  if (!r.interactivity_point || !(r.interactivity_point->usd_per_million_tokens > 0.0)) return std::nullopt;
+  return r.interactivity_point->usd_per_million_tokens;
+}
+
 }  // namespace
 
 void build_verdict(Evaluation& ev) {
@@ -95,6 +106,10 @@ void build_verdict(Evaluation& ev) {
     out.push_back(VerdictItem{r.offering_id, code, kind, basis_of(code), std::move(params)});
   };
   const bool inference = s.workload == Workload::kInference;
+  // A speed per user chosen and the curve searched (evaluate without the curve leaves every
+  // interactivity point empty, which is no sign of an unreachable speed).
+  const bool at_speed = inference && s.interactivity > 0.0 &&
+                        std::any_of(rs.begin(), rs.end(), [](const OfferingResult& r) { return !r.curve.empty(); });
   double ratio = 0;
 
   if (rs.size() >= 2) {
@@ -148,24 +163,31 @@ void build_verdict(Evaluation& ev) {
                                true, 0.05, ratio)) {
         add(rs[*i], "higher_throughput", "pro", {{"ratio", ratio}});
       }
-      if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.usd_per_million_tokens; },
-                               false, 0.05, ratio)) {
-        add(rs[*i], "cheaper_per_million_tokens", "pro",
-            {{"usd_per_million_tokens", *rs[*i].usd_per_million_tokens}, {"ratio", ratio}});
+      // With a speed per user chosen, the cost reasons compare the cost at that speed (the
+      // curve's interactivity point), not at the highest throughput (issue 12 item 2).
+      const Getter cost = at_speed ? usd_per_million_tokens_at_speed
+                                   : static_cast<Getter>([](const OfferingResult& r) { return r.usd_per_million_tokens; });
+      auto with_speed = [&](std::vector<std::pair<std::string, double>> params) {
+        if (at_speed) params.emplace_back("interactivity", s.interactivity);
+        return params;
+      };
+      if (auto i = strict_best(rs, cost, false, 0.05, ratio)) {
+        add(rs[*i], at_speed ? "cheaper_per_million_tokens_at_speed" : "cheaper_per_million_tokens", "pro",
+            with_speed({{"usd_per_million_tokens", *cost(rs[*i])}, {"ratio", ratio}}));
       }
       // Every pair, now that every GPU has a price: the cheaper per million tokens, by how much.
       for (std::size_t a = 0; a < rs.size(); ++a) {
         for (std::size_t b = a + 1; b < rs.size(); ++b) {
           // A cost against an offering that cannot hold the scenario is no comparison (issue 15).
           if (!rs[a].fit.fits || !rs[b].fit.fits) continue;
-          const auto& x = rs[a].usd_per_million_tokens;
-          const auto& y = rs[b].usd_per_million_tokens;
+          const auto x = cost(rs[a]);
+          const auto y = cost(rs[b]);
           if (!x || !y || !(*x > 0.0) || !(*y > 0.0) || *x == *y) continue;
           const std::size_t lo = *x < *y ? a : b, hi = *x < *y ? b : a;
-          const double cheap = *rs[lo].usd_per_million_tokens, dear = *rs[hi].usd_per_million_tokens;
-          add(rs[lo], "cheaper_per_million_tokens_than", "pro",
-              {{"usd_per_million_tokens", cheap}, {"other_usd_per_million_tokens", dear},
-               {"ratio", dear / cheap}, {"other_index", static_cast<double>(hi)}});
+          const double cheap = std::min(*x, *y), dear = std::max(*x, *y);
+          add(rs[lo], at_speed ? "cheaper_per_million_tokens_than_at_speed" : "cheaper_per_million_tokens_than", "pro",
+              with_speed({{"usd_per_million_tokens", cheap}, {"other_usd_per_million_tokens", dear},
+                          {"ratio", dear / cheap}, {"other_index", static_cast<double>(hi)}}));
         }
       }
       if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.energy_joules_per_output_token; },
@@ -201,6 +223,9 @@ void build_verdict(Evaluation& ev) {
           {{"servers_needed", r.fit.servers_needed}, {"gpus_needed", r.fit.gpus_needed},
            {"servers", r.servers}});
     }
+    if (at_speed && r.fit.fits && !r.interactivity_point) {
+      add(r, "interactivity_unreachable", "con", {{"interactivity", s.interactivity}});
+    }
     if (r.gpu_count == 1 && r.fit.fits) add(r, "single_gpu_enough", "pro", {{"price_month_usd", r.price_usd_per_month.value_or(0.0)}});
     const bool nvidia = r.gpu_vendor == "nvidia";
     if (s.cuda_only) add(r, "cuda_only_stack", nvidia ? "pro" : "con", {});
@@ -221,9 +246,10 @@ void build_verdict(Evaluation& ev) {
     Getter get;
   };
   const Basis bases[] = {
-      {inference ? "usd_per_million_tokens" : "run_cost_usd",
-       inference ? static_cast<Getter>([](const OfferingResult& r) { return r.usd_per_million_tokens; })
-                 : static_cast<Getter>([](const OfferingResult& r) { return r.run_cost_usd; })},
+      {at_speed ? "interactivity" : inference ? "usd_per_million_tokens" : "run_cost_usd",
+       at_speed    ? usd_per_million_tokens_at_speed
+       : inference ? static_cast<Getter>([](const OfferingResult& r) { return r.usd_per_million_tokens; })
+                   : static_cast<Getter>([](const OfferingResult& r) { return r.run_cost_usd; })},
       {"price_month_usd", [](const OfferingResult& r) { return r.price_usd_per_month; }},
   };
   ev.recommended_offering_id.clear();

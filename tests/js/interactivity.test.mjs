@@ -171,9 +171,58 @@ test('changing the speed per user changes the cost there and its verdict line', 
   assert.equal(await page.locator('#verdict .speed-cost').count(), 0);
 });
 
-test('the core\'s verdict reasons use the cost at the chosen speed', { todo: 'core: verdict.cpp reads usd_per_million_tokens at the highest throughput, not interactivity_point (issue 12 item 2)' }, async () => {
-  const codes = (s) => gpucalc.evaluate(s).verdict.filter((v) => /million/.test(v.code)).map((v) => JSON.stringify(v.params));
-  assert.notDeepEqual(codes('v=1&interactivity=20'), codes('v=1&interactivity=100'));
+test('the core\'s verdict reasons use the cost at the chosen speed (en, zh)', async () => {
+  // In the core: the cost reasons compare each offering's interactivity_point, name the speed,
+  // and change with it.
+  const costReasons = (ev) => ev.verdict.filter((v) => /million/.test(v.code));
+  const at20 = gpucalc.evaluate('v=1&interactivity=20');
+  const at100 = gpucalc.evaluate('v=1&interactivity=100');
+  for (const [ev, speed] of [[at20, 20], [at100, 100]]) {
+    const reasons = costReasons(ev);
+    assert.deepEqual(reasons.map((v) => v.code).sort(), ['cheaper_per_million_tokens_at_speed', 'cheaper_per_million_tokens_than_at_speed']);
+    for (const v of reasons) {
+      assert.equal(v.basis, 'interactivity');
+      assert.equal(v.params.interactivity, speed);
+      const mine = ev.results.find((r) => r.offering === v.offering);
+      assert.equal(v.params.usd_per_million_tokens, mine.interactivity_point.usd_per_million_tokens, `${v.code} at ${speed}: the cost at the speed`);
+    }
+    assert.equal(ev.recommendation_basis, 'interactivity');
+  }
+  assert.notDeepEqual(costReasons(at20).map((v) => v.params), costReasons(at100).map((v) => v.params));
+  // 140 tokens/s per user: the MI355X reaches it, the 8x H200 does not: a con, no cost comparison,
+  // no recommendation by the cost at the speed.
+  const at140 = gpucalc.evaluate('v=1&interactivity=140');
+  assert.ok(at140.results[0].interactivity_point && !at140.results[1].interactivity_point);
+  assert.deepEqual(at140.verdict.filter((v) => v.code === 'interactivity_unreachable').map((v) => [v.offering, v.kind, v.basis]),
+    [['fullgpu-8x-h200', 'con', 'interactivity']]);
+  assert.deepEqual(costReasons(at140), []);
+  assert.notEqual(at140.recommendation_basis, 'interactivity');
+  assert.ok(at140.verdict.some((v) => v.code === 'recommendation_missing_figure' && v.basis === 'interactivity'));
+
+  // On the page, both languages: the reason reads the speed and the cost shown at that speed; the
+  // badge names the speed; an unreachable speed is the con's sentence, no raw code.
+  for (const lang of ['en', 'zh']) {
+    const dict = JSON.parse(fs.readFileSync(path.join(repo, `web/i18n/${lang}.json`), 'utf8'));
+    const lead = (key) => dict[key].split('{')[0];
+    const { page, problems } = await openPage(`${calc.url}?lang=${lang}#v=1&interactivity=100`);
+    const col = page.locator('#verdict .verdict-col').first();
+    const pros = await col.locator('li.reason.pro').allTextContents();
+    const reason = pros.find((x) => x.includes(lead('v_cheaper_per_million_tokens_at_speed')));
+    assert.ok(reason, `${lang}: a cost reason at the speed among ${pros}`);
+    assert.ok(reason.includes('100'), `${lang}: the reason names the speed: ${reason}`);
+    const usd = (await col.locator('.speed-cost').textContent()).match(/(US)?\$[\d.,]+/)[0];
+    assert.ok(reason.includes(usd), `${lang}: the reason's figure ${reason} is the cost at the speed ${usd}`);
+    assert.ok((await col.locator('.badge').textContent()).includes('100'), `${lang}: the badge names the speed`);
+    await page.fill('#in-interactivity', '140');
+    await until(page, () => /interactivity=140/.test(window.gpucalcPage.state.evaluation.scenario));
+    const h200 = page.locator('#verdict .verdict-col').nth(1);
+    const cons = await h200.locator('li.reason.con').allTextContents();
+    assert.ok(cons.some((x) => x.includes(lead('v_interactivity_unreachable_con')) && x.includes('140')), `${lang}: ${cons}`);
+    assert.equal(await h200.locator('.speed-cost').count(), 0, `${lang}: the con says it once`);
+    assert.doesNotMatch(await content(page, '#verdict'), /\b[a-z]+_[a-z_]+\b/, `${lang}: a raw code in the verdict`);
+    await page.close();
+    assert.deepEqual(problems, []);
+  }
 });
 
 test('MLPerf Interactive limits on Llama 2 70B give a lower throughput than Offline (no limits)', async () => {

@@ -18,9 +18,10 @@ export function renderVerdict(ev, inputs) {
     const recommended = ev.recommended === r.offering;
     return h('div', { class: `verdict-col ${seriesClass(i)}${recommended ? ' recommended' : ''}` },
       h('h3', {}, t('choose_when', { name: offeringName(r) })),
-      recommended ? h('p', { class: 'badge' }, t(`recommended_${ev.recommendation_basis}`)) : null,
+      recommended ? h('p', { class: 'badge' }, t(`recommended_${ev.recommendation_basis}`, { n: i18n.num(Number(inputs.get('interactivity')) || 0) })) : null,
       items.length ? list : h('p', { class: 'help' }, t('no_reasons_hint')),
-      speedCost(r, Number(inputs.get('interactivity')) || 0));
+      // The verdict's own con says an unreachable speed; the line below would repeat it.
+      items.some((v) => v.code === 'interactivity_unreachable') ? null : speedCost(r, Number(inputs.get('interactivity')) || 0));
   });
   morph($('verdict'), ...columns);
   setText($('verdict-summary'), summaryLine(ev, inputs));

@@ -58,9 +58,11 @@ export function syncWorkloadFields() {
   document.documentElement.classList.toggle('training', $('in-workload').value !== 'inference');
 }
 
+/** An option's label: the price first (short form), so a name too long for the select's width
+ *  cuts the name, never the price (issue 15 item 8); the select's title holds the whole label. */
 function offeringLabel(o) {
-  const price = typeof o.price_month_usd === 'number' ? t('per_month', { price: i18n.usd(o.price_month_usd) }) : t('your_price');
-  return `${localized(o, 'name')} · ${price}`;
+  const price = typeof o.price_month_usd === 'number' ? t('per_month_short', { price: i18n.usd(o.price_month_usd) }) : t('your_price');
+  return `${price} · ${localized(o, 'name')}`;
 }
 
 export function renderOfferingRows() {
@@ -78,6 +80,7 @@ export function renderOfferingRows() {
     if (!offering) groups.set('?', h('optgroup', { label: '?' }, h('option', { value: entry.id }, entry.id)));
     select.append(...groups.values());
     select.value = entry.id;
+    if (select.selectedIndex >= 0) select.title = select.options[select.selectedIndex].textContent;
     select.addEventListener('change', () => { entry.id = select.value; entry.price = ''; renderOfferingRows(); hooks.update(); });
     const catalogPrice = offering && typeof offering.price_month_usd === 'number' ? offering.price_month_usd : null;
     const price = h('input', { id: `in-price-${i}`, type: 'text', inputmode: 'decimal', autocomplete: 'off',

@@ -291,7 +291,7 @@ test('a vendor price list served from another origin shows in the embed (en, zh)
     assert.match(keyfigs, /Vendor 8x H200[\s\S]*21,000/);
     assert.doesNotMatch(keyfigs, /FullGPU|8x AMD Instinct MI355X/, 'replace mode: the built-in offers are gone');
     const options = await frame.locator('#in-offering-0 option').allTextContents();
-    assert.ok(options.every((o) => o.startsWith('Vendor')), options.join(' | '));
+    assert.ok(options.every((o) => o.split(' · ')[1].startsWith('Vendor')), options.join(' | '));
     // The vendor's own Chinese text is shown on the zh page.
     const price = await frame.locator('#price-table').evaluate((el) => el.textContent);
     assert.ok(price.includes(lang === 'zh' ? '现货' : 'in stock'), `${lang}: the vendor's availability text`);
@@ -387,6 +387,60 @@ test('axe-core: no serious or critical violation in the default, error and embed
       await shot(embed, `embed-${lang}-${width}`);
       await embed.close();
       assert.deepEqual([...problems, ...p2], []);
+    }
+  }
+});
+
+// Chromium draws a select's arrow in its inline end padding box: about 20 px at these sizes.
+const SELECT_ARROW_PX = 24;
+
+/** Per offering select: its text box width, the width of the selected label, and the widest
+ *  "price · " prefix of any option, measured in the select's own font. */
+function offeringSelectWidths(page) {
+  return page.evaluate((arrow) => [...document.querySelectorAll('#offerings select')].map((sel) => {
+    const cs = getComputedStyle(sel);
+    const probe = document.createElement('span');
+    probe.style.cssText = `position:absolute;visibility:hidden;white-space:pre;font:${cs.font};letter-spacing:${cs.letterSpacing}`;
+    document.body.append(probe);
+    const width = (text) => { probe.textContent = text; return probe.getBoundingClientRect().width; };
+    const labels = [...sel.options].map((o) => o.textContent);
+    const out = {
+      box: sel.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - arrow,
+      selected: sel.options[sel.selectedIndex].textContent,
+      selectedWidth: width(sel.options[sel.selectedIndex].textContent),
+      title: sel.title,
+      priceFirst: labels.every((l) => /^(US\$|\$|your price|自定价格)/.test(l)),
+      widestPrice: Math.max(...labels.map((l) => width(l.slice(0, l.indexOf(' · ') + 3)))),
+      scroll: sel.scrollWidth, client: sel.clientWidth,
+    };
+    probe.remove();
+    return out;
+  }), SELECT_ARROW_PX);
+}
+
+test('offering selects never cut the price: whole labels for the defaults, every option\'s price within the box (en, zh, 1280, 390)', async () => {
+  for (const lang of LANGS) {
+    for (const width of WIDTHS) {
+      const { page, problems } = await openPage(`${calc.url}?lang=${lang}#v=1`, { width });
+      const perMonth = dict[lang].per_month_short;
+      for (const [i, w] of (await offeringSelectWidths(page)).entries()) {
+        const where = `${lang} ${width} offering ${i}: "${w.selected}"`;
+        assert.ok(w.scroll <= w.client, `${where}: the select overflows`);
+        assert.ok(w.priceFirst, `${where}: every option starts with its price`);
+        assert.ok(w.selected.startsWith(perMonth.split('{price}')[0]) && w.selected.includes(perMonth.split('{price}')[1]), `${where}: the short price form`);
+        assert.ok(w.selectedWidth <= w.box, `${where}: ${w.selectedWidth} px of text in a ${w.box} px box`);
+        assert.ok(w.widestPrice <= w.box, `${where}: a price of ${w.widestPrice} px is cut in a ${w.box} px box`);
+        assert.equal(w.title, w.selected, `${where}: the whole label as the title`);
+      }
+      // A long reference name selected: its price is still whole (the name is what may be cut).
+      await page.selectOption('#in-offering-0', 'ref-8x-mi350x-hyperscaler');
+      await page.waitForFunction(() => window.gpucalcPage.state.evaluation.scenario.includes('ref-8x-mi350x-hyperscaler'));
+      const [long] = await offeringSelectWidths(page);
+      const price = long.selected.slice(0, long.selected.indexOf(' · '));
+      assert.match(price, /\d,\d{3}/, `${lang} ${width}: ${long.selected}`);
+      await shot(page, `offering-select-${lang}-${width}`);
+      await page.close();
+      assert.deepEqual(problems, []);
     }
   }
 });

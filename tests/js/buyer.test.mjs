@@ -444,3 +444,40 @@ test('offering selects never cut the price: whole labels for the defaults, every
     }
   }
 });
+
+test('a card of an offering that does not fit says the GPUs it needs, with no layout and no speed (en, zh, 1280, 390)', async () => {
+  // DeepSeek-V3 BF16 on one H200 (no layout at all) and 16 users x 128K of DeepSeek-V3 FP8 on
+  // 8x H200 (the core still computes a decode speed for its split): neither card shows one.
+  const cases = [
+    'v=1&model=deepseek-v3&weights=bf16&compare=fullgpu-8x-mi355x,fullgpu-1x-h200&users=8',
+    'v=1&model=deepseek-v3&weights=fp8&users=16',
+  ];
+  for (const lang of LANGS) {
+    const d = dict[lang];
+    for (const width of WIDTHS) {
+      for (const frag of cases) {
+        const { page, problems } = await openPage(`${calc.url}?lang=${lang}#${frag}`, { width });
+        const ev = await evaluation(page);
+        const where = `${lang} ${width} ${frag}`;
+        assert.equal(ev.results[0].fits, true, where);
+        assert.equal(ev.results[1].fits, false, where);
+        assert.ok(ev.results[1].gpus_needed > 0, where);
+        const cards = page.locator('#keyfigs article.keyfig');
+        const labels = async (n) => cards.nth(n).locator('dt').allTextContents();
+        const noFit = await cards.nth(1).innerText();
+        const needs = d.card_no_fit.replace('{n}', new Intl.NumberFormat(lang === 'zh' ? 'zh-CN' : 'en-US').format(ev.results[1].gpus_needed));
+        assert.ok(noFit.includes(needs), `${where}: "${needs}" on the card:\n${noFit}`);
+        assert.ok(!(await labels(1)).includes(d.instance), `${where}: a layout on the card that does not fit`);
+        assert.ok(!(await labels(1)).includes(d.f_decode_tokens_per_s_per_user), `${where}: a speed on the card that does not fit`);
+        assert.doesNotMatch(noFit, /TP\s*\d/, `${where}: a layout in the text`);
+        assert.equal(await cards.nth(1).locator('.card-max').count(), 0, where);
+        // The card that fits keeps its deployment and speed.
+        assert.ok((await labels(0)).includes(d.instance), where);
+        assert.ok((await labels(0)).includes(d.f_decode_tokens_per_s_per_user), where);
+        if (frag === cases[1]) await shot(page, `no-fit-card-${lang}-${width}`);
+        await page.close();
+        assert.deepEqual(problems, []);
+      }
+    }
+  }
+});

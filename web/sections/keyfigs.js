@@ -9,14 +9,17 @@ export function renderKeyFigures(ev, inputs) {
   const cards = ev.results.map((r, i) => {
     const rows = [
       ['f_fits', r.fits ? h('span', { class: 'ok' }, t('fits_on', { n: i18n.num(r.gpus_needed), of: i18n.num(r.gpu_count) }))
-        : h('span', { class: 'bad' }, t(`reason_${r.fit_reason}`))],
+        : h('span', { class: 'bad' }, noFit(r))],
       ['f_kv_free_bytes', figure(r, i, 'kv_free_bytes')],
       ['f_full_contexts', figure(r, i, 'full_contexts')],
     ];
-    // The deployment every figure of the card belongs to.
-    rows.push(['instance', tn('instance_split', r.replicas, { tp: r.tensor_parallel, pp: r.pipeline_parallel, replicas: r.replicas })]);
-    const fields = inference ? ['decode_tokens_per_s_per_user'] : ['train_hours', 'run_cost_usd'];
-    for (const f of fields) rows.push([`f_${f}`, figure(r, i, f)]);
+    // The deployment every figure of the card belongs to; an offering that does not fit has none,
+    // so no layout and no speed or run figures (issue 15: one deployment per card).
+    if (r.fits) {
+      rows.push(['instance', tn('instance_split', r.replicas, { tp: r.tensor_parallel, pp: r.pipeline_parallel, replicas: r.replicas })]);
+      const fields = inference ? ['decode_tokens_per_s_per_user'] : ['train_hours', 'run_cost_usd'];
+      for (const f of fields) rows.push([`f_${f}`, figure(r, i, f)]);
+    }
     return h('article', { class: `keyfig ${seriesClass(i)}` },
       h('h3', {}, offeringName(r)),
       h('p', { class: 'price' }, figure(r, i, 'price_month_usd'),
@@ -27,6 +30,13 @@ export function renderKeyFigures(ev, inputs) {
       inference && r.fits ? maxPoint(r, i) : null);
   });
   morph($('keyfigs'), ...cards);
+}
+
+/** Why an offering does not fit: the GPUs it needs where some split holds the model (the
+ *  core's gpus_needed), else the core's reason. */
+function noFit(r) {
+  if (r.gpus_needed > 0 && r.fit_reason !== 'training_does_not_fit') return t('card_no_fit', { n: i18n.num(r.gpus_needed) });
+  return t(`reason_${r.fit_reason}`);
 }
 
 /** The cost per token comes from the core's maximum-throughput point, a second operating point:

@@ -481,3 +481,35 @@ test('a card of an offering that does not fit says the GPUs it needs, with no la
     }
   }
 });
+
+test('the compact embed (view=summary) shows the verdict, the key figures and one chart: the interactivity chart, else the decode chart (en, zh, 1280, 390)', async () => {
+  const CHARTS = ['curve-chart', 'memory-chart', 'batch-chart', 'context-chart'];
+  const visibleCharts = (page) => page.evaluate((ids) => ids.filter((id) => {
+    const el = document.getElementById(id);
+    return el && el.checkVisibility() && el.getBoundingClientRect().height > 0;
+  }), CHARTS);
+  const visibleTables = (page) => page.evaluate(() => [...document.querySelectorAll('#results table')].filter((t) => t.checkVisibility()).map((t) => t.id));
+  for (const lang of LANGS) {
+    for (const width of WIDTHS) {
+      // A curve: the interactivity chart, drawn, and nothing else drawn.
+      const { page, problems } = await openPage(`${calc.url}?embed=1&view=summary&lang=${lang}#v=1`, { width });
+      const where = `${lang} ${width}`;
+      assert.ok((await evaluation(page)).results.some((r) => r.curve.length > 0), where);
+      await page.waitForSelector('#curve-chart svg', { timeout: 10000 });
+      assert.deepEqual(await visibleCharts(page), ['curve-chart'], `${where}: one chart`);
+      assert.equal(await page.locator('#sec-verdict').isVisible(), true, where);
+      assert.equal(await page.locator('#keyfigs').isVisible(), true, where);
+      assert.deepEqual(await visibleTables(page), [], `${where}: no tables in the compact embed`);
+      await shot(page, `summary-curve-${lang}-${width}`);
+      await page.close();
+      // No front has a point (no split of DeepSeek-V3 BF16 holds on one H200): the decode chart.
+      const { page: p2, problems: pr2 } = await openPage(`${calc.url}?embed=1&view=summary&lang=${lang}#v=1&model=deepseek-v3&weights=bf16&compare=fullgpu-1x-h200`, { width });
+      assert.ok((await evaluation(p2)).results.every((r) => r.curve.length === 0), where);
+      await p2.waitForSelector('#batch-chart svg', { timeout: 10000 });
+      assert.deepEqual(await visibleCharts(p2), ['batch-chart'], `${where}: the decode chart alone`);
+      assert.deepEqual(await visibleTables(p2), [], `${where}: no tables`);
+      await p2.close();
+      assert.deepEqual([...problems, ...pr2], []);
+    }
+  }
+});

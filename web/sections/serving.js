@@ -52,6 +52,8 @@ export function renderServing(ev, inputs) {
   const section = $('sec-serving');
   const show = hasCurve(ev);
   if (section.hidden === show) section.hidden = !show;
+  // The compact embed's one chart: this one where some front has points, else the decode chart.
+  document.documentElement.classList.toggle('has-curve', show && ev.results.some((r) => r.curve.length > 0));
   if (!show) return;
   const speed = Number(inputs.get('interactivity')) || 0;
   const limited = Number(inputs.get('ttft_max')) > 0 || Number(inputs.get('tpot_max')) > 0;

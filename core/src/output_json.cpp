@@ -264,7 +264,7 @@ void write_model(JsonWriter& w, const Model& m) {
 
 std::string evaluation_to_json(const Evaluation& ev, bool with_trace) {
   JsonWriter w;
-  w.str().reserve(with_trace ? 16384 : 4096);
+  w.reserve(with_trace ? 16384 : 4096);
   w.begin_object();
   w.field("schema", "gpucalc-result/1");
   w.field("scenario", ev.canonical);
@@ -322,7 +322,7 @@ Result<std::string> fit_table_json(const Catalog& catalog, const Scenario& scena
   static const WeightFormat formats[] = {WeightFormat::kBf16, WeightFormat::kFp8, WeightFormat::kFp6,
                                          WeightFormat::kFp4, WeightFormat::kInt4};
   JsonWriter w;
-  w.str().reserve(32768);
+  w.reserve(32768);
   w.begin_object();
   w.field("capacity_basis", capacity_basis_name(scenario.capacity));
   w.key("offerings").begin_array();
@@ -387,7 +387,7 @@ Result<std::string> catalog_to_json(const Catalog& catalog, std::string_view wha
                                                        std::string(what.substr(0, 40)) + "\"");
   }
   JsonWriter w;
-  w.str().reserve(16384);
+  w.reserve(16384);
   w.begin_object();
   w.key(what).begin_array();
   if (what == "gpus") {

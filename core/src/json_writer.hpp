@@ -142,13 +142,42 @@ class JsonWriter {
     first_ = false;
   }
 
+  /** Length of the well-formed UTF-8 sequence starting at text[i] (lead byte >= 0x80), or 0. */
+  static std::size_t utf8_length(std::string_view text, std::size_t i) {
+    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned char u = at(i);
+    std::size_t n = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // range of the second byte
+    if (u >= 0xC2 && u <= 0xDF) n = 2;
+    else if (u >= 0xE0 && u <= 0xEF) n = 3, lo = u == 0xE0 ? 0xA0 : 0x80, hi = u == 0xED ? 0x9F : 0xBF;
+    else if (u >= 0xF0 && u <= 0xF4) n = 4, lo = u == 0xF0 ? 0x90 : 0x80, hi = u == 0xF4 ? 0x8F : 0xBF;
+    if (n == 0 || i + n > text.size() || at(i + 1) < lo || at(i + 1) > hi) return 0;
+    for (std::size_t k = 2; k < n; ++k) {
+      if ((at(i + k) & 0xC0) != 0x80) return 0;
+    }
+    return n;
+  }
+
+  /** A JSON string; bytes that are not UTF-8 (an error may quote the user's input) become
+   *  U+FFFD, so the text is always valid JSON. */
   void quoted(std::string_view text) {
-    // Worst case 6 bytes per character (\u00XX) plus the quotes.
+    // Worst case 6 bytes per byte (\u00XX) plus the quotes.
     char* p = room(text.size() * 6 + 2);
     *p++ = '"';
-    for (const char c : text) {
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      const char c = text[i];
       const auto u = static_cast<unsigned char>(c);
-      if (c != '"' && c != '\\' && u >= 0x20) {
+      if (u >= 0x80) {
+        const std::size_t n = utf8_length(text, i);
+        if (n == 0) {
+          std::memcpy(p, "\xEF\xBF\xBD", 3);
+          p += 3;
+        } else {
+          std::memcpy(p, text.data() + i, n);
+          p += n;
+          i += n - 1;
+        }
+      } else if (c != '"' && c != '\\' && u >= 0x20) {
         *p++ = c;
       } else if (u >= 0x20) {
         *p++ = '\\';

@@ -21,19 +21,6 @@ void write_pairs(JsonWriter& w, const std::vector<std::pair<std::string, double>
   w.end_object();
 }
 
-/** Compatibility only, until the page words rates_source itself (issue 9): the English label
- *  the page used to parse, made from the codes. */
-std::string legacy_rates_label(const OfferingResult& r) {
-  switch (r.rates_source) {
-    case RatesSource::kCalibrated: return "calibrated on " + r.calibration_device + ", " + r.calibration_date;
-    case RatesSource::kMeasured:
-      return r.rates_estimate ? "public measurements (some figures estimate)" : "public measurements";
-    case RatesSource::kPeak: return "datasheet peak";
-    case RatesSource::kOverride: return "scenario override of the achieved fraction";
-  }
-  return "";
-}
-
 void write_curve_entry(JsonWriter& w, const std::optional<ServingCurveEntry>& e) {
   if (!e) {
     w.null();
@@ -71,7 +58,6 @@ void write_result(JsonWriter& w, const OfferingResult& r, bool with_trace) {
       case FieldValue::Type::kText: w.value(x.text); break;
     }
   }
-  w.field("rates_label", legacy_rates_label(r));
   w.key("warnings").begin_array();
   for (const auto& warning : r.warnings) w.value(warning);
   w.end_array();

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <array>
 #include <map>
+#include <memory>
 #include <optional>
 #include <nlohmann/json.hpp>
 
@@ -88,7 +89,25 @@ Result<ValidationRow> run_entry(const Catalog& catalog, const Json& e, const std
     limited.ttft_max_s = num_or(e, "ttft_limit_s", 0.0);
     limited.tpot_max_s = num_or(e, "tpot_limit_s", 0.0);
     limited.compare = {off->id};
-    auto ev = evaluate(catalog, limited, false);
+    // The engine release the entry ran: the catalog's profile of that engine at that version
+    // (its older_versions deltas apply, as on the serving table's rows).
+    const std::string version = str_or(e, "engine_version");
+    Catalog at_version;
+    if (!version.empty()) {
+      auto profile = select_engine(catalog_engines(catalog), serving_engine_name(s.engine), *gpu, *model);
+      if (!profile) {
+        Error err = profile.error();
+        err.field = path + ".scenario." + err.field;
+        return err;
+      }
+      auto engines = std::make_shared<EngineCatalog>(catalog_engines(catalog));
+      for (EngineProfile& p : engines->engines) {
+        if (p.id == profile.value()->id) p.version = version;
+      }
+      at_version = catalog;
+      at_version.engines = std::move(engines);
+    }
+    auto ev = evaluate(version.empty() ? catalog : at_version, limited, false);
     if (!ev) {
       Error err = ev.error();
       err.field = path + ".scenario." + err.field;
@@ -257,6 +276,98 @@ Mape mape_of(const std::string& name, const std::vector<const ServingValidationR
   return m;
 }
 
+/** MAPE per metric over the rows no constant was set on for that metric. */
+Mape held_out_mape(const std::string& name, const std::vector<const ServingValidationRow*>& rows,
+                   bool local_only) {
+  Mape m;
+  m.group = name;
+  for (const auto* r : rows) {
+    if (!(local_only ? r->local_for_interactivity : r->used_for_interactivity)) {
+      add_error(r->predicted_interactivity, r->measured_interactivity, m.interactivity, m.n_interactivity);
+    }
+    if (!(local_only ? r->local_for_throughput : r->used_for_throughput)) {
+      add_error(r->predicted_throughput_per_gpu, r->measured_throughput_per_gpu, m.throughput, m.n_throughput);
+    }
+    if (!(local_only ? r->local_for_ttft : r->used_for_ttft)) {
+      add_error(r->predicted_ttft_s, r->measured_ttft_s, m.ttft, m.n_ttft);
+    }
+  }
+  if (m.n_interactivity) m.interactivity /= m.n_interactivity;
+  if (m.n_throughput) m.throughput /= m.n_throughput;
+  if (m.n_ttft) m.ttft /= m.n_ttft;
+  return m;
+}
+
+/** One constant set against rows of the serving table: which rows, which metrics. */
+struct Calibration {
+  std::string constant;
+  bool interactivity = false, throughput = false, ttft = false;
+  bool local = false;  // one engine's or GPU family's constant (scope "local"), else global
+  std::string model, engine, version;
+  std::vector<std::string> gpus;
+  double users_min = 0, users_max = 1e300;
+  bool matches(const ServingValidationRow& r) const {
+    if (!model.empty() && r.model != model) return false;
+    if (!engine.empty() && r.engine != engine) return false;
+    if (!version.empty() && r.engine_version.find(version) == std::string::npos) return false;
+    if (!gpus.empty() && std::find(gpus.begin(), gpus.end(), r.gpu) == gpus.end()) return false;
+    return r.concurrency >= users_min && r.concurrency <= users_max;
+  }
+};
+
+Result<std::vector<Calibration>> parse_calibration(const Json& j) {
+  std::vector<Calibration> out;
+  if (!j.contains("calibration")) return out;
+  if (!j.at("calibration").is_array()) {
+    return make_error(ErrorCode::kInvalidCatalog, "validation-serving.json.calibration", "must be an array");
+  }
+  std::size_t i = 0;
+  for (const auto& entry : j.at("calibration")) {
+    const Json& e = entry;
+    const std::string path = "validation-serving.json.calibration[" + std::to_string(i++) + "]";
+    if (!e.is_object() || !e.contains("rows") || !e.at("rows").is_object() ||
+        !e.contains("metrics") || !e.at("metrics").is_array()) {
+      return make_error(ErrorCode::kInvalidCatalog, path, "needs constant, metrics (array) and rows (object)");
+    }
+    Calibration c;
+    c.constant = str_or(e, "constant");
+    if (c.constant.empty() || str_or(e, "how").empty()) {
+      return make_error(ErrorCode::kInvalidCatalog, path, "needs constant and how");
+    }
+    for (const auto& m : e.at("metrics")) {
+      const std::string name = m.is_string() ? m.get<std::string>() : "";
+      if (name == "interactivity") {
+        c.interactivity = true;
+      } else if (name == "throughput") {
+        c.throughput = true;
+      } else if (name == "ttft") {
+        c.ttft = true;
+      } else {
+        return make_error(ErrorCode::kInvalidCatalog, path + ".metrics",
+                          "each must be interactivity, throughput or ttft");
+      }
+    }
+    const std::string scope = str_or(e, "scope");
+    if (scope != "local" && scope != "global") {
+      return make_error(ErrorCode::kInvalidCatalog, path + ".scope", "must be local or global");
+    }
+    c.local = scope == "local";
+    const Json& rows = e.at("rows");
+    c.model = str_or(rows, "model");
+    c.engine = str_or(rows, "engine");
+    c.version = str_or(rows, "engine_version");
+    c.users_min = num_or(rows, "users_min", 0.0);
+    c.users_max = num_or(rows, "users_max", 1e300);
+    if (rows.contains("gpus") && rows.at("gpus").is_array()) {
+      for (const auto& g : rows.at("gpus")) {
+        if (g.is_string()) c.gpus.push_back(g.get<std::string>());
+      }
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 std::string config_key(const ServingValidationRow& r) {
   return r.gpu + "|" + r.model + "|" + r.weights + "|" + r.engine + "|" + std::to_string(r.tp) +
          "|" + std::to_string(r.ep) + "|" + std::to_string(r.dpa) + "|" + fmt("%g", r.isl) + "|" +
@@ -278,6 +389,8 @@ Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
   }
   ServingValidationReport report;
   report.note = str_or(j, "note");
+  auto calibration = parse_calibration(j);
+  if (!calibration) return calibration.error();
   const EngineCatalog& engines = default_engines();
   std::size_t i = 0;
   for (const auto& e : j.at("rows")) {
@@ -329,9 +442,9 @@ Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
     s.tp = r.tp;
     s.ep = r.ep;
     s.dpa = r.dpa == 1;
-    for (ServingEngine e : {ServingEngine::kVllm, ServingEngine::kSglang, ServingEngine::kTrtllm,
-                            ServingEngine::kAtom}) {
-      if (r.engine == serving_engine_name(e)) s.engine = e;
+    for (ServingEngine id : {ServingEngine::kVllm, ServingEngine::kSglang, ServingEngine::kTrtllm,
+                             ServingEngine::kAtom}) {
+      if (r.engine == serving_engine_name(id)) s.engine = id;
     }
     s.users = static_cast<long long>(r.concurrency) * (off->gpu_count / r.tp);
     s.compare = {off->id};
@@ -347,6 +460,17 @@ Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
       r.predicted_throughput_per_gpu = pt.total_tokens_per_s_per_gpu;
       r.predicted_ttft_s = pt.ttft_s;
       r.predicted_tpot_s = pt.tpot_s;
+    }
+    for (const Calibration& cal : calibration.value()) {
+      if (!cal.matches(r)) continue;
+      r.set_constants.push_back(cal.constant);
+      r.used_for_interactivity = r.used_for_interactivity || cal.interactivity;
+      r.used_for_throughput = r.used_for_throughput || cal.throughput;
+      r.used_for_ttft = r.used_for_ttft || cal.ttft;
+      if (!cal.local) continue;
+      r.local_for_interactivity = r.local_for_interactivity || cal.interactivity;
+      r.local_for_throughput = r.local_for_throughput || cal.throughput;
+      r.local_for_ttft = r.local_for_ttft || cal.ttft;
     }
     report.rows.push_back(std::move(r));
   }
@@ -374,6 +498,9 @@ Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
   for (const auto& [gpu, rows] : by_gpu) report.per_gpu.push_back(mape_of(gpu, rows));
   report.all = mape_of("all", scored);
   report.drift = mape_of("older runs (drift)", older);
+  report.held_out = held_out_mape("held out (newest)", scored, false);
+  report.held_out_drift = held_out_mape("held out (older runs)", older, false);
+  report.held_out_local = held_out_mape("held out of local", scored, true);
   for (const auto& [name, rows] : by_group) report.groups.push_back(mape_of(name, rows));
   return report;
 }
@@ -426,6 +553,12 @@ std::string serving_report_to_text(const ServingValidationReport& r) {
   for (const auto& m : r.per_gpu) out += mape_line(m, w);
   out += mape_line(r.all, w);
   out += mape_line(r.drift, w);
+  out += "\nOut of sample: per metric, only the rows no constant was set on (\"calibration\" in\n"
+         "data/validation-serving.json; a metric with no such row shows -)\n";
+  out += mape_line(r.held_out, w);
+  out += mape_line(r.held_out_drift, w);
+  out += "Newest rows no engine or GPU-family constant was set on (global constants may be):\n";
+  out += mape_line(r.held_out_local, w);
   out += "\nMAPE by group (newest runs)\n";
   for (const auto& m : r.groups) out += mape_line(m, w);
   return out;
@@ -465,11 +598,15 @@ std::string serving_report_to_json(const ServingValidationReport& r) {
                     {"measured_total_tokens_per_s_per_gpu", x.measured_throughput_per_gpu},
                     {"predicted_total_tokens_per_s_per_gpu", x.predicted_throughput_per_gpu},
                     {"measured_mean_ttft_s", x.measured_ttft_s},
-                    {"predicted_mean_ttft_s", x.predicted_ttft_s}});
+                    {"predicted_mean_ttft_s", x.predicted_ttft_s},
+                    {"set_constants", x.set_constants}});
   }
   j["mape_per_gpu"] = per;
   j["mape_all"] = mj(r.all);
   j["mape_drift"] = mj(r.drift);
+  j["mape_held_out"] = mj(r.held_out);
+  j["mape_held_out_drift"] = mj(r.held_out_drift);
+  j["mape_held_out_local"] = mj(r.held_out_local);
   j["mape_groups"] = groups;
   j["rows"] = rows;
   j["note"] = r.note;

@@ -39,6 +39,7 @@ struct EngineVersionDelta {
   std::string version;
   std::vector<std::string> arch_targets;  // "gfx942"
   double extra_layer_latency_s = 0.0;
+  int mixes_prefill = -1;  // -1 = as the profile; 0 / 1 = this version's scheduling
 };
 
 struct EngineProfile {
@@ -206,9 +207,14 @@ double alltoall_s(const Fabric& f, double tokens_per_gpu, double hidden, int ep)
 
 /** Parallel layout of one engine instance. */
 struct Parallel {
-  int tp = 1;        // GPUs of the instance (tensor parallel for attention unless dpa)
-  int ep = 1;        // expert-parallel degree (1 = experts split by TP)
+  int tp = 1;        // GPUs of the instance in one server (tensor parallel for attention unless dpa)
+  int ep = 1;        // expert-parallel degree inside one server (1 = experts split by TP)
   bool dpa = false;  // data-parallel attention over the instance's GPUs
+  // Servers one instance spans over the scale-out network (1 = one server). A MoE model puts
+  // its experts over all servers' GPUs (expert parallel across servers, attention data parallel
+  // across them); a dense model pipelines its layers over the servers.
+  int servers = 1;
+  int gpus() const { return tp * servers; }
 };
 
 /** Per-layer parameter counts of a model (counts, not bytes), derived from the model's
@@ -245,6 +251,7 @@ struct ServingContext {
   double matmul_flops_per_s = 0.0;        // achieved x matmul_fraction (decode-sized M)
   double small_kernel_s = 0.0;
   double extra_layer_latency_s = 0.0;     // engine profile, by arch target and version
+  bool mixes_prefill = false;             // engine profile, by version
   double request_overhead_s = 0.0;        // engine profile, by vendor
   double chunk_tokens = 8192;
   double input_tokens = 0.0, output_tokens = 0.0;
@@ -254,6 +261,7 @@ struct ServingContext {
   int mtp_draft_tokens = 0;
   double mtp_tokens_per_step = 1.0;  // mean accepted tokens per decode step (1 = no MTP)
   bool kernels_estimated = false;    // the GPU has no kernels.json entry: latency = small kernel
+  ScaleOutLink scale_out;  // the offering's scale-out network (servers > 1 instances cross it)
 };
 
 /** The fabric of the context's GPU (pointers into c.kernels). */
@@ -274,6 +282,7 @@ struct StepBreakdown {
   double small_kernels_s = 0.0;   // norms, rope, quantisation, routing, activations
   double allreduce_s = 0.0;
   double alltoall_s = 0.0;
+  double scale_out_s = 0.0;       // across servers: expert all-to-all or pipeline boundaries
   double engine_s = 0.0;          // per-step + per-sequence overhead of the engine
   double total_s = 0.0;
   double weight_bytes_per_gpu = 0.0;
@@ -286,7 +295,8 @@ struct StepBreakdown {
  *  `context_tokens` of context (decode: 1 + draft tokens, the mean context; prefill: the
  *  prompt, causal). */
 StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double sequences,
-                        double query_tokens, double context_tokens, bool decode);
+                        double query_tokens, double context_tokens, bool decode,
+                        double mixed_prefill_rows = 0.0);
 
 /** Largest number of sequences one instance holds under the engine's KV rule (0 = none). */
 double max_sequences(const ServingContext& c, const Parallel& p);

@@ -60,6 +60,12 @@ struct ServingValidationRow {
   double predicted_interactivity = 0, predicted_throughput_per_gpu = 0, predicted_ttft_s = 0;
   double predicted_tpot_s = 0;
   std::string scenario;  // the calculator's scenario string for the row
+  // The constants set against this row (validation-serving.json "calibration"), and per metric
+  // (interactivity, throughput per GPU, TTFT) whether any constant was set on it.
+  std::vector<std::string> set_constants;
+  bool used_for_interactivity = false, used_for_throughput = false, used_for_ttft = false;
+  // The same, counting only constants of one engine or GPU family (scope "local").
+  bool local_for_interactivity = false, local_for_throughput = false, local_for_ttft = false;
 };
 
 /** Mean absolute percentage error of one metric over a group of rows. */
@@ -74,6 +80,12 @@ struct ServingValidationReport {
   std::vector<Mape> per_gpu;  // newest rows, one per GPU, then "all"
   Mape all;                   // newest rows
   Mape drift;                 // the older rows
+  // Per metric, only the rows no constant was set on (validation-serving.json "calibration"):
+  // the model's error out of sample, on the newest runs and on the older runs.
+  Mape held_out;
+  Mape held_out_drift;
+  // Newest rows no engine or GPU-family constant was set on (global constants may be).
+  Mape held_out_local;
   std::vector<Mape> groups;   // newest rows by model, engine, vendor and precision
   std::string note;
 };

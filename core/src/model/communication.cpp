@@ -9,10 +9,14 @@ namespace gpucalc {
 double allreduce_s(const Fabric& f, double bytes, int gpus) {
   if (gpus <= 1 || bytes <= 0.0) return 0.0;
   if (f.allreduce != nullptr && !f.allreduce->empty()) {
-    // The curves are 8-GPU measurements: fewer GPUs move 2 (g - 1) / g of the message instead
-    // of 2 x 7 / 8, so read the curve at the equivalent 8-GPU size (latency unchanged).
-    const double g = gpus;
-    return curve_at(*f.allreduce, bytes * ((g - 1.0) / g) / (7.0 / 8.0));
+    // The curves are 8-GPU measurements. A ring (or reduce-scatter + all-gather) all-reduce
+    // over g GPUs takes 2 (g - 1) steps, each moving a 1 / g chunk of the message:
+    // t_g(b) = 2 (g - 1) (alpha + b / (g beta)). Eight GPUs with the message 8 b / g move the
+    // same chunk per step in 14 steps, so t_g(b) = t_8(8 b / g) x (g - 1) / 7; never below the
+    // smallest measured all-reduce (a one-shot kernel's floor).
+    const double g = std::min(gpus, 8);
+    const double ring = curve_at(*f.allreduce, bytes * 8.0 / g) * (g - 1.0) / 7.0;
+    return std::max(ring, f.allreduce->y[0]);
   }
   const double g = gpus;
   const double bw = f.bus_bytes_per_s > 0.0 ? f.bus_bytes_per_s : 1e11;

@@ -125,6 +125,12 @@ Result<EngineProfile> parse_profile(const Json& e, const std::string& path) {
       EngineVersionDelta d;
       d.version = o.value("version", "");
       d.extra_layer_latency_s = o.value("extra_layer_latency_s", 0.0);
+      if (o.contains("mixes_prefill")) {
+        if (!o.at("mixes_prefill").is_boolean()) {
+          return bad(path + ".older_versions.mixes_prefill", "must be true or false");
+        }
+        d.mixes_prefill = o.at("mixes_prefill").get<bool>() ? 1 : 0;
+      }
       if (o.contains("arch_targets") && o.at("arch_targets").is_array()) {
         for (const auto& a : o.at("arch_targets")) {
           if (a.is_string()) d.arch_targets.push_back(a.get<std::string>());

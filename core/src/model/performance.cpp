@@ -36,8 +36,8 @@ void trace_rates(OfferingResult& r, const Rates& rates, const ModelConstants& k)
         std::string("math in ") + precision_name(rates.math) + "; rates: " + rates.label);
 }
 
-/** The per-step roofline of issue 3: instances beyond the scale-up domain (pipeline stages),
- *  which the serving step model does not cover yet. */
+/** The per-step roofline of issue 3: kept for offerings where no serving layout fits, even
+ *  across servers (instances over 8 GPUs go through the serving model since issue 16). */
 
 /** US$ per million output tokens at the offering's maximum throughput (both step models). */
 void set_usd_per_million_tokens(const Scenario& s, bool with_trace, OfferingResult& r) {
@@ -173,8 +173,8 @@ ServingCurveEntry curve_entry(const ServingPoint& p, double usd_per_mtok) {
   e.ttft_s = p.ttft_s;
   e.tpot_s = p.tpot_s;
   e.usd_per_million_tokens = usd_per_mtok;
-  e.tp = p.par.tp;
-  e.ep = p.par.ep;
+  e.tp = p.par.gpus();
+  e.ep = p.par.ep * p.par.servers;
   e.dpa = p.par.dpa;
   e.users = p.users_per_instance * p.replicas;
   return e;
@@ -193,6 +193,7 @@ void trace_step(OfferingResult& r, const char* field, const StepBreakdown& b, co
          {"small_kernels_s", b.small_kernels_s},
          {"allreduce_s", b.allreduce_s},
          {"alltoall_s", b.alltoall_s},
+         {"scale_out_s", b.scale_out_s},
          {"engine_s", b.engine_s},
          {"step_s", b.total_s},
          {"weight_bytes_per_gpu", b.weight_bytes_per_gpu},
@@ -211,7 +212,9 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     return;
   }
   const EngineProfile& e = *engine.value();
-  const ServingContext c = make_serving_context(catalog, s, model, gpu, e, "");
+  ServingContext c = make_serving_context(catalog, s, model, gpu, e, "");
+  const Network* network = catalog.scale_out_of(offering);
+  if (network != nullptr) c.scale_out = make_scale_out_link(*network, std::max(1, r.gpu_count), r.servers);
   detail::set_rates_provenance(r, c.rates, catalog, gpu);
   r.engine = e.id;
   r.engine_version = e.version;
@@ -226,7 +229,8 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
   std::vector<Parallel> layouts = legal_layouts(c, offering.gpu_count, instance, s.ep, s.dpa ? 1 : 0);
   if (layouts.empty()) layouts = legal_layouts(c, offering.gpu_count, s.tp, s.ep, s.dpa ? 1 : 0);
   if (layouts.empty()) {
-    // Instances larger than one scale-up domain: the issue-3 roofline.
+    // Nothing fits even across the offering's servers (e.g. separate VMs without a network,
+    // or a model larger than every unit): the issue-3 roofline reports why.
     estimate_inference_roofline(catalog, s, model, gpu, offering, with_trace, r);
     return;
   }
@@ -239,7 +243,7 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     const Parallel* pick = nullptr;
     double best_step = 0.0, per_instance = 0.0;
     for (const Parallel& p : layouts) {
-      const int replicas = offering.gpu_count / p.tp;
+      const int replicas = offering.gpu_count / p.gpus();
       const double u = std::ceil(static_cast<double>(s.users) / replicas);
       const double run = std::min(u, max_sequences(c, p));
       const double step = step_cost(c, p, std::max(1.0, run), 1.0 + c.mtp_draft_tokens,
@@ -251,7 +255,7 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
       }
     }
     if (pick != nullptr) {
-      const ServingPoint pt = serve(c, *pick, offering.gpu_count / pick->tp, per_instance);
+      const ServingPoint pt = serve(c, *pick, offering.gpu_count / pick->gpus(), per_instance);
       if (pt.fits) at_users = pt;
     }
   }
@@ -263,9 +267,26 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     r.total_tokens_per_s_per_gpu = u.total_tokens_per_s_per_gpu;
     r.output_tokens_per_s_per_gpu = u.output_tokens_per_s_per_gpu;
     r.e2e_latency_s = u.e2e_s;
-    r.serving_tensor_parallel = u.par.tp;
-    r.expert_parallel = model.is_moe() ? u.par.ep : 0;
+    r.serving_tensor_parallel = u.par.gpus();
+    r.expert_parallel = model.is_moe() ? u.par.ep * u.par.servers : 0;
     r.data_parallel_attention = u.par.dpa;
+    if (u.par.servers > 1) {
+      r.scale_out_s = u.decode.scale_out_s;
+      r.scale_out_strategy = model.is_moe() ? "expert_parallel" : "pipeline";
+      if (with_trace) {
+        trace(r, "scale_out_s",
+              model.is_moe()
+                  ? "expert parallel across servers: moe_layers x 2 (dispatch, combine) x (latency + running x experts_active x (servers - 1) / servers / servers x hidden x 2 B / gpus_per_server / bandwidth_per_gpu)"
+                  : "pipeline across servers: (servers - 1) x (latency + running x hidden x 2 B / tensor_parallel / bandwidth_per_gpu)",
+              {{"servers_spanned", static_cast<double>(u.par.servers)},
+               {"running_per_instance", u.running_per_instance},
+               {"hidden_size", static_cast<double>(model.hidden_size)},
+               {"tensor_parallel", static_cast<double>(u.par.tp)},
+               {"bandwidth_per_gpu_bytes_per_s", c.scale_out.bytes_per_s_per_gpu},
+               {"latency_s", c.scale_out.latency_s}},
+              "included in tpot_s and ttft_s (network " + r.scale_out_network + ")");
+      }
+    }
     if (u.users_per_instance > u.running_per_instance) r.warnings.emplace_back("users_exceed_kv_slots");
     if (u.running_per_instance > e.graph_max_batch) r.warnings.emplace_back("batch_exceeds_cuda_graph");
     r.error_band = catalog_error_band(catalog, gpu.vendor, s.weights, u.users_per_instance);
@@ -287,7 +308,8 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
              {"queue_s", u.queue_s},
              {"arrival_spread_fraction", c.constants->arrival_spread_fraction},
              {"tensor_parallel", static_cast<double>(u.par.tp)},
-             {"expert_parallel", static_cast<double>(u.par.ep)},
+             {"servers_spanned", static_cast<double>(u.par.servers)},
+             {"expert_parallel", static_cast<double>(u.par.ep * u.par.servers)},
              {"data_parallel_attention", u.par.dpa ? 1.0 : 0.0}},
             std::string("engine ") + e.name + " " + e.version + ", all-reduce " + c.allreduce_impl);
       trace(r, "decode_tokens_per_s_per_user", "decode_tokens_per_s_per_user = 1 / tpot_s",
@@ -298,7 +320,7 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
              {"input_tokens", c.input_tokens},
              {"output_tokens", c.output_tokens},
              {"e2e_latency_s", u.e2e_s},
-             {"instance_gpus", static_cast<double>(u.par.tp)}});
+             {"instance_gpus", static_cast<double>(u.par.gpus())}});
     }
   } else {
     r.warnings.emplace_back("latency_needs_fit");
@@ -318,8 +340,8 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
             "largest replicas x running x output / e2e over legal layouts (tp, ep, dpa) and "
             "users per instance (up to the engine's KV pool) whose TTFT <= ttft_max and TPOT "
             "<= tpot_max",
-            {{"gpus_per_instance", static_cast<double>(best->par.tp)},
-             {"expert_parallel", static_cast<double>(best->par.ep)},
+            {{"gpus_per_instance", static_cast<double>(best->par.gpus())},
+             {"expert_parallel", static_cast<double>(best->par.ep * best->par.servers)},
              {"replicas", static_cast<double>(best->replicas)},
              {"users_per_instance", best->users_per_instance},
              {"max_sequences_per_instance", best->max_sequences},

@@ -102,8 +102,12 @@ ServingContext make_serving_context(const Catalog& catalog, const Scenario& scen
   for (const auto& [arch, s] : engine.extra_layer_latency_s) {
     if (arch == gpu.arch_target) c.extra_layer_latency_s += s;
   }
+  c.mixes_prefill = engine.mixes_prefill;
+  const std::string_view version = engine_version.empty() ? std::string_view(engine.version)
+                                                          : engine_version;
   for (const auto& old : engine.older_versions) {
-    if (!contains_version(engine_version, old.version)) continue;
+    if (!contains_version(version, old.version)) continue;
+    if (old.mixes_prefill >= 0) c.mixes_prefill = old.mixes_prefill == 1;
     for (const auto& arch : old.arch_targets) {
       if (arch == gpu.arch_target) c.extra_layer_latency_s += old.extra_layer_latency_s;
     }
@@ -129,22 +133,33 @@ ServingContext make_serving_context(const Catalog& catalog, const Scenario& scen
 }
 
 StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double sequences,
-                        double query_tokens, double context_tokens, bool decode) {
+                        double query_tokens, double context_tokens, bool decode,
+                        double mixed_prefill_rows) {
   StepBreakdown b;
   const Model& m = *c.model;
   const LayerShape& s = c.shape;
   const ModelConstants& k = *c.constants;
   const int tp = std::max(1, p.tp);
   const double tpd = tp;
+  // Across servers every server works on its share of the sequences: attention data parallel
+  // (MoE) or one of `servers` pipeline micro-batches through all the layers (dense: a token
+  // passes every stage, so the step is the whole model's at sequences / servers). Experts see
+  // the tokens of every server.
+  const double span = std::max(1, p.servers);
+  const double instance_tokens = sequences * query_tokens;
+  sequences /= span;
   const double tokens = sequences * query_tokens;
   const double a = c.kernels.gemm_latency_s;
   const double bpp = c.weight_bytes_per_param;
   const bool mla = m.attention == AttentionKind::kMla;
   const double layers = s.layers;
   // GEMM rows: the step's tokens (per GPU with data-parallel attention for the projections).
-  const double rate = matmul_rate_at(tokens, c.rates.matmul_flops_per_s, k);
+  // A mixing engine's decode tokens share each GEMM with the prompt rows of the same step, so
+  // they run at the rate of all the step's rows.
+  const double rows = tokens + std::max(0.0, mixed_prefill_rows);
+  const double rate = matmul_rate_at(rows, c.rates.matmul_flops_per_s, k);
   const double attn_rate =
-      matmul_rate_at(p.dpa ? tokens / tpd : tokens, c.rates.matmul_flops_per_s, k);
+      matmul_rate_at(p.dpa ? rows / tpd : rows, c.rates.matmul_flops_per_s, k);
   const double expert_rate = matmul_rate_at(tokens * m.experts_active /
                                                 std::max(1.0, static_cast<double>(m.experts_routed)),
                                             c.rates.matmul_flops_per_s, k) *
@@ -199,13 +214,13 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   if (s.moe_layers > 0) {
     const double n = s.moe_layers;
     const double e = m.experts_routed;
-    const double touched = experts_touched(e, m.experts_active, tokens);
+    const double touched = experts_touched(e, m.experts_active, instance_tokens);
     b.experts_touched_per_layer = touched;
-    const int ep = std::max(1, p.ep);
+    const int ep = std::max(1, p.ep) * std::max(1, p.servers);
     const double expert_bytes = ep > 1 ? experts_on_busiest_gpu(e, touched, ep) * s.expert_params * bpp
                                        : touched * s.expert_params / tpd * bpp;
-    const double expert_flops =
-        2.0 * s.expert_params * tokens * m.experts_active / std::max(tpd, static_cast<double>(ep));
+    const double expert_flops = 2.0 * s.expert_params * instance_tokens * m.experts_active /
+                                std::max(tpd * span, static_cast<double>(ep));
     // Grouped expert GEMMs (plus routing and token permutation) run below the dense rate, at
     // the rows one expert sees.
     const GemmCost g = gemm_cost(2, expert_bytes, expert_flops, a, c.moe_stream_bytes_per_s,
@@ -251,17 +266,39 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
       b.alltoall_s = s.moe_layers * alltoall_s(f, tokens / tpd, m.hidden_size, tp);
     }
   }
-  b.engine_s = c.engine->step_overhead_s + (decode ? c.engine->per_sequence_overhead_s * sequences : 0.0);
+  // Across servers (core/src/model/scale_out.cpp): the experts' dispatch and combine, or the
+  // pipeline boundaries the step's activations cross.
+  if (p.servers > 1) {
+    ScaleOutLink link = c.scale_out;
+    link.servers = p.servers;
+    if (m.is_moe() && s.moe_layers > 0) {
+      b.scale_out_s = expert_all_to_all_s(link, s.moe_layers, instance_tokens, m.experts_active,
+                                          m.hidden_size, kActivationBytes);
+    } else {
+      b.scale_out_s = pipeline_boundaries_s(link, p.servers - 1,
+                                            instance_tokens * m.hidden_size * kActivationBytes, tp);
+    }
+  }
+  b.engine_s = c.engine->step_overhead_s +
+               (decode ? c.engine->per_sequence_overhead_s * sequences * span : 0.0);
   b.total_s = b.gemm_latency_s + b.weights_s + b.experts_s + b.compute_s + b.attention_s +
-              b.small_kernels_s + b.allreduce_s + b.alltoall_s + b.engine_s;
+              b.small_kernels_s + b.allreduce_s + b.alltoall_s + b.scale_out_s + b.engine_s;
   return b;
 }
 
 double max_sequences(const ServingContext& c, const Parallel& p) {
   const EngineProfile& e = *c.engine;
   const int tp = std::max(1, p.tp);
+  const int span = std::max(1, p.servers);
   const double cap = c.capacity_bytes_per_gpu;
   double weights = c.weight_bytes / tp;
+  if (span > 1) {
+    // Experts (MoE) or layers (dense) spread over every server's GPUs.
+    const double experts = c.shape.moe_layers * c.model->experts_routed * c.shape.expert_params *
+                           c.weight_bytes_per_param;
+    weights = c.model->is_moe() ? (c.weight_bytes - experts) / tp + experts / (tp * span)
+                                : c.weight_bytes / (tp * span);
+  }
   if (p.dpa) weights += c.shape.attention_params * c.shape.layers * c.weight_bytes_per_param * (tp - 1.0) / tp;
   double kv_budget = 0.0;
   switch (e.kv_rule) {
@@ -284,9 +321,15 @@ double max_sequences(const ServingContext& c, const Parallel& p) {
   d.gpus = tp;
   d.tensor_parallel = p.dpa ? 1 : tp;
   d.pipeline_parallel = 1;
+  if (span > 1 && !c.model->is_moe()) {  // each stage holds its layers' KV
+    d.gpus = tp * span;
+    d.pipeline_parallel = span;
+  }
   const double per_seq = kv_bytes_per_sequence_per_gpu(*c.model, c.kv, d, c.input_tokens + c.output_tokens / 2.0);
   if (!(per_seq > 0.0)) return e.max_running_requests;
-  const double n = std::floor(kv_budget / per_seq) * (p.dpa ? tp : 1);
+  // Every server (MoE, attention data parallel) or every pipeline stage's micro-batch holds
+  // its share of the instance's sequences.
+  const double n = std::floor(kv_budget / per_seq) * (p.dpa ? tp : 1) * span;
   return std::min(n, e.max_running_requests);
 }
 
@@ -301,7 +344,7 @@ PrefillFit prefill_fit(const ServingContext& c, const Parallel& p) {
   f.per_prompt_s =
       (b.compute_s + (b.attention_s - attention_latency) + b.allreduce_s + b.alltoall_s) / q;
   // A mixing engine's decode step already pays the fixed part.
-  f.fixed_s = c.engine->mixes_prefill ? 0.0
+  f.fixed_s = c.mixes_prefill ? 0.0
                                       : b.gemm_latency_s + b.weights_s + b.experts_s +
                                             attention_latency + b.small_kernels_s + b.engine_s;
   return f;
@@ -329,7 +372,10 @@ ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
   pt.running_per_instance = running;
   const double in = c.input_tokens, out = std::max(1.0, c.output_tokens);
   const double query = 1.0 + c.mtp_draft_tokens;
-  pt.decode = step_cost(c, p, running, query, in + out / 2.0, true);
+  // Mixing engines: in steady state each step carries running x input / output prompt rows.
+  const double mixed_rows =
+      c.mixes_prefill ? std::min(c.chunk_tokens, running * in / out) : 0.0;
+  pt.decode = step_cost(c, p, running, query, in + out / 2.0, true, mixed_rows);
   const double step = pt.decode.total_s;
   const double per_token = step / c.mtp_tokens_per_step;
   // Closed loop: requests arrive as others finish, in waves spread over a fraction of the
@@ -348,7 +394,7 @@ ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
     // Wait for the running step, then the prefill (a step of its own, or riding on the next
     // decode step when the engine mixes them).
     ttft = c.request_overhead_s + (running > 1.0 ? step / 2.0 : 0.0) + pre +
-           (c.engine->mixes_prefill ? step : 0.0);
+           (c.mixes_prefill ? step : 0.0);
     e2e = ttft + (out - 1.0) * tpot;
   }
   // The first wave: a benchmark client opens all its requests at once, so `running` prompts
@@ -373,8 +419,8 @@ ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
   pt.tokens_per_s_per_user = 1.0 / tpot;
   // Completions of the running requests (the slot queue adds latency, not throughput).
   const double completions_per_s = running / (ttft + (out - 1.0) * tpot);  // per instance
-  pt.output_tokens_per_s_per_gpu = completions_per_s * out / p.tp;
-  pt.total_tokens_per_s_per_gpu = completions_per_s * (in + out) / p.tp;
+  pt.output_tokens_per_s_per_gpu = completions_per_s * out / p.gpus();
+  pt.total_tokens_per_s_per_gpu = completions_per_s * (in + out) / p.gpus();
   pt.output_tokens_per_s = completions_per_s * out * replicas;
   pt.fits = true;
   return pt;
@@ -402,10 +448,23 @@ std::vector<Parallel> legal_layouts(const ServingContext& c, int gpu_count, int 
       if (max_sequences(c, p) >= 1.0) out.push_back(p);
     }
   };
+  // Instances wider than one server span servers over the scale-out network: a server's GPUs
+  // each (tensor parallel inside it), experts over all of them (MoE) or one pipeline stage a
+  // server (dense). Offered only where no single-server instance fits, or asked for by tp.
+  auto add_spanning = [&](int n) {
+    if (n <= kScaleUpGpus || n > gpu_count || gpu_count % n != 0 || n % kScaleUpGpus != 0) return;
+    if (!(c.scale_out.bytes_per_s_per_gpu > 0.0) || dpa == 1) return;
+    if (!deployment_is_valid(m, n, kScaleUpGpus)) return;
+    if (m.is_moe() && m.experts_routed % n != 0) return;
+    const Parallel p{kScaleUpGpus, m.is_moe() ? kScaleUpGpus : 1, false, n / kScaleUpGpus};
+    if (max_sequences(c, p) >= 1.0) out.push_back(p);
+  };
   if (tp > 0) {
     add(tp);
+    add_spanning(tp);
   } else {
     for (int n = 1; n <= std::min(gpu_count, kScaleUpGpus); n *= 2) add(n);
+    for (int n = 2 * kScaleUpGpus; out.empty() && n <= gpu_count; n *= 2) add_spanning(n);
   }
   return out;
 }
@@ -416,7 +475,7 @@ std::vector<CurvePoint> serving_curve(const ServingContext& c, int gpu_count,
   std::vector<CurvePoint> all;
   all.reserve(layouts.size() * 12);
   for (const Parallel& p : layouts) {
-    const int replicas = gpu_count / p.tp;
+    const int replicas = gpu_count / p.gpus();
     const double top = std::min(max_sequences(c, p), kCurveMaxUsers);
     const PrefillFit fit = prefill_fit(c, p);
     for (double u = 1.0; u <= top; u *= 2.0) {
@@ -459,7 +518,7 @@ std::optional<ServingPoint> best_within(const ServingContext& c, int gpu_count,
     if (meets(pt) && (!best || pt.output_tokens_per_s > best->output_tokens_per_s)) best = pt;
   };
   for (const Parallel& p : layouts) {
-    const int replicas = gpu_count / p.tp;
+    const int replicas = gpu_count / p.gpus();
     const double top = std::floor(max_sequences(c, p));
     if (top < 1.0) continue;
     const PrefillFit fit = prefill_fit(c, p);

@@ -1,7 +1,7 @@
 # Web front end (issue 4): the WASM module, the page's tests and its benchmark.
 #   make wasm       build the module (build/wasm) and copy it into web/gen/
 #   make test-wasm  doctest suite under Emscripten in node + node tests of the binding
-#   make test-web   the page in headless Chromium (tests/js/browser.test.mjs)
+#   make test-web   the page in headless Chromium (tests/js/browser.test.mjs, interactivity.test.mjs, buyer.test.mjs)
 #   make perf-web   transfer size, first result painted, update time (headless Chromium);
 #                   `make bench-web` is its old name
 #   make perf-wasm  the page's call (decode + evaluate + JSON) natively and in the module (node)
@@ -41,6 +41,8 @@ test-wasm: wasm
 test-web: wasm web-node-modules
 	node --test tests/js/export.test.mjs
 	node tests/js/browser.test.mjs
+	node --test tests/js/interactivity.test.mjs
+	node tests/js/buyer.test.mjs
 
 perf-web: wasm web-node-modules
 	node tests/js/bench.mjs

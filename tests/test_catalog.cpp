@@ -317,3 +317,86 @@ TEST_CASE("one MoE layer count for the parameter count and the roofline (odd lay
   m.experts_routed = 0;
   CHECK(m.moe_layer_count() == 0);
 }
+
+TEST_CASE("Chinese catalog text: <field>_zh strings beside their field, with zh_source, passed through the listings") {
+  const std::string offering = R"({"id": "o", "name": "o", "gpu": "mi355x", "gpu_count": 8, "sources": ["s"],
+    "availability": "in stock", "availability_zh": "现货", "zh_source": "translated by gpucalc"})";
+  auto c = extend_catalog(default_catalog(), R"({"offerings": [)" + offering + "]}", "prices.json");
+  REQUIRE_MESSAGE(c.ok(), (c.ok() ? "" : c.error().to_string()));
+  const Offering* o = c.value().find_offering("o");
+  REQUIRE(o != nullptr);
+  REQUIRE(o->zh.fields.size() == 1);
+  CHECK(o->zh.fields[0].first == "availability");
+  CHECK(o->zh.fields[0].second == "现货");
+  CHECK(o->zh.source == "translated by gpucalc");
+  auto listed = catalog_to_json(c.value(), "offerings");
+  REQUIRE(listed.ok());
+  const auto j = nlohmann::json::parse(listed.value());
+  bool seen = false;
+  for (const auto& item : j["offerings"]) {
+    if (item["id"] != "o") continue;
+    seen = true;
+    CHECK(item["availability"] == "in stock");
+    CHECK(item["availability_zh"] == "现货");
+    CHECK(item["zh_source"] == "translated by gpucalc");
+  }
+  CHECK(seen);
+
+  struct Case {
+    std::string from, to, field, message_part;
+  };
+  const Case cases[] = {
+      {R"("availability_zh": "现货")", R"("availability_zh": 7)", "availability_zh", "string"},
+      {R"("availability_zh": "现货")", R"("availability_zh": "")", "availability_zh", "empty"},
+      {R"("availability_zh": "现货")", R"("availability_zh": ")" + std::string(1001, 'x') + "\"", "availability_zh", "1000 bytes"},
+      {R"("availability_zh": "现货")", R"("price_zh": "现货")", "price_zh", "not a translatable field"},
+      {R"("availability": "in stock", )", "", "availability_zh", "needs availability"},
+      {R"(, "zh_source": "translated by gpucalc")", "", "zh_source", "required"},
+  };
+  for (const auto& k : cases) {
+    const std::string doc = R"({"offerings": [)" + with_field(offering, k.from, k.to) + "]}";
+    CAPTURE(doc);
+    auto bad = extend_catalog(default_catalog(), doc, "prices.json");
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().field == "prices.json: offerings[0](o)." + k.field);
+    CHECK(bad.error().message.find(k.message_part) != std::string::npos);
+  }
+  // A GPU translates its form factor and note, nothing else.
+  const std::string gpu_doc = std::string(R"({"gpus": [)") + kGpu + "]}";
+  const std::string gpu_zh = with_field(gpu_doc, R"("tdp_w": 700)",
+                                        R"("tdp_w": 700, "form_factor": "SXM", "form_factor_zh": "SXM 模组", "zh_source": "s")");
+  auto g = parse_catalog_json(gpu_zh, "vendor.json");
+  REQUIRE_MESSAGE(g.ok(), (g.ok() ? "" : g.error().to_string()));
+  REQUIRE(g.value().gpus.at(0).zh.fields.size() == 1);
+  CHECK(g.value().gpus.at(0).zh.fields[0].second == "SXM 模组");
+  const Error e = parse_error(with_field(gpu_doc, R"("tdp_w": 700)", R"("tdp_w": 700, "architecture_zh": "x", "zh_source": "s")"));
+  CHECK(e.field == "vendor.json: gpus[0](x1).architecture_zh");
+}
+
+TEST_CASE("the built-in catalog's Chinese text: every free-text field the page shows has one where it is English prose") {
+  const Catalog& c = default_catalog();
+  auto zh_of = [](const ZhText& zh, const std::string& field) {
+    for (const auto& [f, text] : zh.fields) {
+      if (f == field) return text;
+    }
+    return std::string();
+  };
+  for (const auto& g : c.gpus) {
+    CAPTURE(g.id);
+    if (!g.form_factor.empty()) CHECK_FALSE(zh_of(g.zh, "form_factor").empty());
+    if (!g.note.empty()) CHECK_FALSE(zh_of(g.zh, "note").empty());
+  }
+  for (const auto& o : c.offerings) {
+    CAPTURE(o.id);
+    if (!o.availability.empty()) CHECK_FALSE(zh_of(o.zh, "availability").empty());
+    if (!o.note.empty()) CHECK_FALSE(zh_of(o.zh, "note").empty());
+    if (o.cpu.find("cores") != std::string::npos) CHECK_FALSE(zh_of(o.zh, "cpu").empty());
+    // Names are brands and sizes, except the words a reference tier or a bare server adds.
+    for (const char* prose : {" server", "reference", "estimate"}) {
+      if (o.name.find(prose) != std::string::npos) CHECK_FALSE(zh_of(o.zh, "name").empty());
+    }
+  }
+  // The vendor's own Chinese (seed 002's table), not a translation of ours.
+  CHECK(zh_of(c.find_offering("fullgpu-8x-mi355x")->zh, "availability") == "库存有限，付款后 7 个工作日内交付");
+  CHECK(zh_of(c.find_gpu("mi355x")->zh, "form_factor") == "OAM 模组 · 液冷");
+}

@@ -399,7 +399,6 @@ TEST_CASE("engine version: vLLM 0.4.3 (V0) does not mix prefill into decode step
 TEST_CASE("instances over 8 GPUs: the serving model with the scale-out network, by hand") {
   const Catalog& cat = default_catalog();
   // DeepSeek-V3 BF16 needs two HGX H200 servers: one 16-GPU instance, experts over all 16.
-  // The evaluation is kept: a reference into a temporary one dangles (failed under Emscripten).
   const auto moe_ev = eval("v=1&model=deepseek-v3&weights=bf16&context=4096&compare=fullgpu-8x-h200&servers=2");
   const OfferingResult& moe = first(moe_ev);
   CHECK(moe.engine == "sglang");  // the serving model ran (the roofline sets no engine)

@@ -117,9 +117,9 @@ std::string validation_json() { return gpucalc::validation_summary_json(working_
 
 using Field = const gpucalc::ResultField*;
 
-/** For the page's sweeps, without JSON: evaluates every scenario text and returns
- *  [scenario][offering][field] numbers (null: empty field or unknown name), or null for a
- *  scenario that fails. */
+/** For the page's sweeps, without JSON: evaluates every scenario text without the curve search
+ *  and returns [scenario][offering][field] numbers (null: empty field or unknown name, and the
+ *  fields the curve search fills), or null for a scenario that fails. */
 val evaluate_fields(const val& texts, const val& field_names) {
   std::vector<Field> getters;
   for (const auto& name : emscripten::vecFromJSArray<std::string>(field_names)) {
@@ -127,7 +127,11 @@ val evaluate_fields(const val& texts, const val& field_names) {
   }
   val out = val::array();
   for (const auto& text : emscripten::vecFromJSArray<std::string>(texts)) {
-    auto evaluation = gpucalc::evaluate_text(working_catalog(), text, false);
+    // A sweep reads the figures at the scenario's users: the curve search is skipped.
+    auto scenario = gpucalc::decode_scenario(text);
+    auto evaluation = scenario ? gpucalc::evaluate(working_catalog(), scenario.value(),
+                                                   gpucalc::EvaluateOptions{false, false})
+                               : gpucalc::Result<gpucalc::Evaluation>(scenario.error());
     if (!evaluation) {
       out.call<void>("push", val::null());
       continue;

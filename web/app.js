@@ -6,9 +6,9 @@ import * as i18n from './i18n.js';
 import { t } from './i18n.js';
 import { $, setText, bindInPageLinks } from './dom.js';
 import { state, query, embedded, hooks } from './state.js';
-import { initSchema, decodeLenient, keys } from './schema.js';
+import { initSchema, decodeLenient, inputsOf, keys } from './schema.js';
 import { evaluateText, computeSweeps, fragmentText, scheduleUrl, shareUrl, onUrlChange } from './compute.js';
-import { afterFirstPaint, isPainted, firstResultDrawn, memo, redrawAll, chartReady, observeChartWidths, whenIdle } from './schedule.js';
+import { afterFirstPaint, isPainted, firstResultDrawn, memo, redrawAll, observeChartWidths, whenIdle, figuresFirst } from './schedule.js';
 import { readForm, writeForm, renderOfferingRows, renderModelOptions, addOffering, syncWorkloadFields,
   clearErrors, showFieldError, setStale, showNotice } from './form.js';
 import { errorText } from './format.js';
@@ -18,7 +18,6 @@ import { bindActions } from './actions.js';
 import { applyTheme } from './theme.js';
 import { updateLangLinks, bindLanguage, switchLanguage } from './language.js';
 import { refreshCatalog, loadQueryCatalog, applyHostCatalog, keepListedOfferings, bindCatalog } from './catalog.js';
-import { initEmbed, catalogFromOpener } from './embed-frame.js';
 import { renderVerdict } from './sections/verdict.js';
 import { renderKeyFigures } from './sections/keyfigs.js';
 import { renderServing, renderAccuracy } from './sections/serving.js';
@@ -69,14 +68,12 @@ function apply({ evaluation, inputs }) {
   const modelChanged = inputs.get('model') !== state.inputs.get('model');
   state.evaluation = evaluation;
   state.inputs = inputs;
-  const t0 = performance.now();
+  // The sweeps are computed when their charts or tables are drawn (after the figures).
   state.sweeps = evaluation.workload === 'inference' ? null : false;
-  if (state.sweeps === null && (chartReady($('batch-chart')) || chartReady($('context-chart')))) computeSweeps();
-  const t1 = performance.now();
+  const t0 = performance.now();
   render();
   if (modelChanged) renderPresets(inputs.get('model')); else markPresets();
-  performance.measure('gpucalc:sweeps', { start: t0, end: t1 });
-  performance.measure('gpucalc:render', { start: t1, end: performance.now() });
+  performance.measure('gpucalc:render', { start: t0, end: performance.now() });
 }
 
 /** The form changed: ask the core, show the result or the error next to its field. */
@@ -93,7 +90,7 @@ function update() {
     return;
   }
   clearErrors();
-  apply(computed);
+  figuresFirst(() => apply(computed));
   scheduleUrl();
   performance.measure('gpucalc:update', { start: t0, end: performance.now() });
 }
@@ -166,8 +163,8 @@ function bindControls() {
 
 /** The scenario a link opened on: its valid keys, each bad one marked at its field and named. */
 function openLink(text) {
-  const { scenario, errors } = decodeLenient(text);
-  const computed = evaluateText(scenario);
+  const { scenario, errors, evaluation } = decodeLenient(text);
+  const computed = evaluation ? { evaluation, inputs: inputsOf(evaluation) } : evaluateText(scenario);
   state.linkErrors = errors;
   if (errors.length) {
     const future = errors.find((e) => e.code === 'unsupported_version');
@@ -197,6 +194,7 @@ async function start() {
   bindControls();
   await loadQueryCatalog();
   if (query.get('catalog') === 'opener') {
+    const { catalogFromOpener } = await import('./embed-frame.js');
     const passed = await catalogFromOpener();
     if (passed) await applyHostCatalog(passed);
   }
@@ -222,9 +220,12 @@ async function start() {
   updateLangLinks();
   // Ready once what waited for the first paint (charts, formula buttons) is drawn too. The
   // embed view starts posting its height then, when the content has its final size.
-  afterFirstPaint(() => {
+  // The embed view's protocol (embed-frame.js) is loaded only in the embed view.
+  const embedding = embedded ? import('./embed-frame.js') : null;
+  afterFirstPaint(async () => {
     render();
-    if (embedded) {
+    if (embedding) {
+      const { initEmbed } = await embedding;
       initEmbed({ allowed: query.get('parent'), fullUrl: shareUrl, label: t('open_full'), onCatalog: applyHostCatalog,
         onLanguage: (lang) => {
           const l = lang.toLowerCase().slice(0, 2);

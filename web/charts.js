@@ -160,20 +160,22 @@ function axis(values, lo, hi) {
 
 /**
  * Pareto fronts: one line of points per series, x and y on log or linear axes as the data
- * needs. series: [{name, cls, points: [{x, y, label}]}]; `marker` {x}: a vertical line (the
- * user's operating point). Points are one tab stop (arrow keys move between them); hovering or
- * focusing a point calls `onPoint(seriesIndex, pointIndex)` (null when left).
+ * needs. series: [{name, cls, points: [{x, y, label}], you: {x, y, label} | null}] (`you`: the
+ * scenario's own operating point, a square); `marker` {x}: a vertical line (the chosen speed).
+ * Points are one tab stop (arrow keys move between them); hovering or focusing a point calls
+ * `onPoint(seriesIndex, pointIndex)` (null when left).
  */
 export function paretoChart({ width, title, desc, series, xLabel, yLabel, xFmt, yFmt, marker, name, onPoint }) {
   const height = width < 560 ? 260 : 320;
-  const left = width < 560 ? 50 : 64;
   const right = 18;
   const top = 14;
   const bottom = 46;
   const svg = frame(width, height, title, desc, name);
   const all = series.flatMap((s) => s.points);
-  const xa = axis(all.map((p) => p.x).concat(marker && marker.x > 0 ? [marker.x] : []), left, width - right);
+  // The y axis first: the left margin holds its longest tick label beside the axis title.
   const ya = axis(all.map((p) => p.y), height - bottom, top);
+  const left = Math.max(width < 560 ? 50 : 64, 26 + 7 * Math.max(...ya.ticks.map((v) => yFmt(v).length)));
+  const xa = axis(all.map((p) => p.x).concat(marker && marker.x > 0 ? [marker.x] : []), left, width - right);
   const grid = svgEl('g', { class: 'grid' });
   for (const v of ya.ticks) {
     grid.append(svgEl('line', { x1: left, x2: width - right, y1: ya.at(v), y2: ya.at(v) }));
@@ -197,6 +199,11 @@ export function paretoChart({ width, title, desc, series, xLabel, yLabel, xFmt, 
     const g = svgEl('g', { class: `series ${s.cls}` });
     const pts = [...s.points].sort((a, b) => a.x - b.x);
     if (pts.length > 1) g.append(svgEl('path', { class: 'line', d: pts.map((p, i) => `${i ? 'L' : 'M'}${xa.at(p.x).toFixed(1)},${ya.at(p.y).toFixed(1)}`).join('') }));
+    if (s.you) {
+      const mark = svgEl('rect', { x: (xa.at(s.you.x) - 6).toFixed(1), y: (ya.at(s.you.y) - 6).toFixed(1), width: 12, height: 12, class: 'you' });
+      mark.append(svgEl('title', {}, `${s.name}: ${s.you.label}`));
+      g.append(mark);
+    }
     s.points.forEach((p, i) => {
       const dot = svgEl('circle', { cx: xa.at(p.x).toFixed(1), cy: ya.at(p.y).toFixed(1), r: 4.5, class: 'dot point',
         tabindex: dots.length === 0 ? 0 : -1, role: 'img', 'aria-label': `${s.name}: ${p.label}`, 'data-s': k, 'data-p': i });

@@ -59,9 +59,10 @@ function patchCell(cell, content) {
 
 /**
  * A data table: `head` the column headings, `rows` [{cls, cells}] (the first cell a row
- * heading unless `rowHeaders` is false). Same shape as drawn: only changed cells are patched.
+ * heading unless `rowHeaders` is false). Columns take the compared offerings' colours unless
+ * `offeringColumns` is false. Same shape as drawn: only changed cells are patched.
  */
-export function table(el, { caption, head, rows, rowHeaders = true }) {
+export function table(el, { caption, head, rows, rowHeaders = true, offeringColumns = true }) {
   const shape = `${rows.length}|${head.map(String).join('\u0001')}|${caption || ''}`;
   if (el.dataset.shape === shape && el.tBodies[0]) {
     const trs = el.tBodies[0].rows;
@@ -73,7 +74,7 @@ export function table(el, { caption, head, rows, rowHeaders = true }) {
     return;
   }
   el.dataset.shape = shape;
-  const thead = h('thead', {}, h('tr', {}, head.map((c, i) => h('th', { scope: 'col', class: i === 0 ? 'rowhead' : `col s${i}` }, c))));
+  const thead = h('thead', {}, h('tr', {}, head.map((c, i) => h('th', { scope: 'col', class: i === 0 ? 'rowhead' : offeringColumns ? `col s${i}` : null }, c))));
   const tbody = h('tbody', {}, rows.map((row) => h('tr', { class: row.cls || null },
     row.cells.map((c, i) => (i === 0 && rowHeaders ? h('th', { scope: 'row' }, c) : h('td', {}, c))))));
   el.replaceChildren(...(caption ? [h('caption', { class: 'visually-hidden' }, caption)] : []), thead, tbody);

@@ -81,6 +81,7 @@ export function initEmbed({ allowed, fullUrl, label, onCatalog, onLanguage }) {
   link.target = '_blank';
   link.rel = 'noopener';
   link.textContent = label;
+  link.dataset.i18n = 'open_full'; // re-worded when the host's language arrives after the link
   const refresh = () => {
     const url = new URL(fullUrl());
     if (hostCatalog) url.searchParams.set('catalog', 'opener');

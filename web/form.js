@@ -7,7 +7,7 @@ import { t } from './i18n.js';
 import { $, h } from './dom.js';
 import { state, hooks } from './state.js';
 import { keys, maxCompare, listOf } from './schema.js';
-import { errorText } from './format.js';
+import { errorText, localized } from './format.js';
 
 const LIST_KEYS = new Set(['v', 'compare', 'price']);
 
@@ -60,7 +60,7 @@ export function syncWorkloadFields() {
 
 function offeringLabel(o) {
   const price = typeof o.price_month_usd === 'number' ? t('per_month', { price: i18n.usd(o.price_month_usd) }) : t('your_price');
-  return `${o.name} · ${price}`;
+  return `${localized(o, 'name')} · ${price}`;
 }
 
 export function renderOfferingRows() {

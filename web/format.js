@@ -3,7 +3,7 @@
 import * as i18n from './i18n.js';
 import { t } from './i18n.js';
 import { h } from './dom.js';
-import { state } from './state.js';
+import { state, offeringOf } from './state.js';
 import { fieldKind, keyInfo, bandOf } from './schema.js';
 
 // One format per unit kind of the core's field registry (README: "JSON output").
@@ -29,6 +29,8 @@ export function fmtField(field, value) {
   const unit = fieldKind(field);
   const f = BY_UNIT[unit];
   if (!f || typeof value !== 'number') return typeof value === 'number' ? i18n.sig(value) : String(value);
+  // KV room below zero is a shortfall: said in words, not as a negative size.
+  if (/^kv_free_bytes/.test(field) && value < 0) return t('bytes_short', { x: f(-value) });
   // A difference says its sign (the name carries it: `price_delta_month_usd`).
   return /_delta_/.test(field) && value > 0 ? `+${f(value)}` : f(value);
 }
@@ -45,7 +47,9 @@ export function band(r, field) {
   const b = bandOf(r, field);
   if (!b || r[field] === null || r[field] === undefined) return null;
   const params = { pct: i18n.num(b.mape * 100, 0), n: i18n.num(b.points) };
-  return h('span', { class: 'band', title: t('band_hint', params) }, t('band', params));
+  // The point count is in the tooltip and, for screen readers, in the text.
+  return h('span', { class: 'band', title: t('band_hint', params) }, t('band', params),
+    h('span', { class: 'visually-hidden' }, ` (${t('band_hint', params)})`));
 }
 
 /** A figure of result `r` (offering `index`): a button revealing its formula when traced, and
@@ -56,7 +60,7 @@ export function figure(r, index, field, text = fmtField(field, r[field])) {
     node = h('button', { type: 'button', class: 'fig', 'data-r': index, 'data-f': field,
       'aria-label': `${text}: ${t('show_formula_for', { what: t(`f_${field}`) })}` }, text);
   } else {
-    node = h('span', { class: 'val' }, text);
+    node = h('span', { class: 'val', 'data-f': field }, text);
     if (r[field] === null && fieldKind(field) === 'usd') node.title = t('unpriced_hint');
   }
   const b = band(r, field);
@@ -81,6 +85,9 @@ export function localized(entry, field) {
   const own = entry[`${field}_${i18n.language()}`];
   return typeof own === 'string' && own ? own : entry[field];
 }
+
+/** An offering's name in the page's language (the catalog's `name_<lang>`, else the core's name). */
+export const offeringName = (r) => localized({ ...offeringOf(r), name: r.offering_name }, 'name');
 
 /** The label of a scenario key as the form shows it. */
 export function keyLabel(key) {

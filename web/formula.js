@@ -4,7 +4,7 @@ import * as i18n from './i18n.js';
 import { t } from './i18n.js';
 import { $, table, setText } from './dom.js';
 import { state } from './state.js';
-import { fmtField } from './format.js';
+import { fmtField, offeringName } from './format.js';
 
 const UNIT_SUFFIX = [['_bytes_per_s', 'bytes/s'], ['_flops_per_s', 'FLOP/s'], ['_per_s', '/s'], ['_bytes', 'bytes'],
   ['_usd', 'US$'], ['_gb', 'GB'], ['_mib', 'MiB'], ['_tokens', 'tokens'], ['_s', 's']];
@@ -24,7 +24,7 @@ export function openFormula(index, field) {
   const tr = r && r.trace && r.trace[field];
   if (!tr) return;
   setText($('formula-h'), t(`f_${field}`));
-  setText($('formula-offering'), `${r.offering_name}: ${fmtField(field, r[field])}`);
+  setText($('formula-offering'), `${offeringName(r)}: ${fmtField(field, r[field])}`);
   setText($('formula-text'), tr.formula);
   const inputs = Object.entries(tr.inputs || {});
   table($('formula-inputs'), {

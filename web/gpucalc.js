@@ -140,8 +140,10 @@ export function resultFields() {
   return typeof m.resultFields === 'function' ? JSON.parse(m.resultFields()) : null;
 }
 
-/** Whether the module carries the validation tables. */
+/** Whether the module carries the validation summary. */
 export function hasValidation() { return typeof requireModule().validationJson === 'function'; }
 
-/** The validation tables run on the working catalog: {mlperf, serving} (gpucalc --validate). */
+/** The validation summary of the working catalog (data/error-bands.json, precomputed from both
+ *  tables; the key names of `gpucalc --validate --format json`): {mlperf: {rows, per_gpu,
+ *  median_abs_error, max_abs_error, ...}, serving: {mape_per_gpu, mape_all}}. */
 export function validation() { return unwrap(requireModule().validationJson()); }

@@ -97,3 +97,31 @@ export function observeChartWidths(ids, onChange) {
 export function whenIdle(fn, timeoutMs = 600) {
   return typeof requestIdleCallback === 'function' ? requestIdleCallback(fn, { timeout: timeoutMs }) : setTimeout(fn, 50);
 }
+
+// Charts draw after the figures: during an edit (`figuresFirst`), a chart's drawing is queued
+// and runs once the frame with the new figures is presented (one job per chart: the newest
+// wins, so a burst of edits draws each chart once). Elsewhere (start-up, resize, language) it
+// runs at once.
+let deferring = false;
+let chartsDue = 0;
+const chartJobs = new Map();
+export function drawChart(name, fn) {
+  if (!deferring) { fn(); return; }
+  chartJobs.set(name, fn);
+  if (chartsDue) return;
+  const start = performance.now();
+  chartsDue = requestAnimationFrame(() => setTimeout(() => {
+    chartsDue = 0;
+    const t0 = performance.now();
+    const jobs = [...chartJobs.values()];
+    chartJobs.clear();
+    for (const job of jobs) job();
+    performance.measure('gpucalc:charts', { start: t0, end: performance.now() });
+    performance.measure('gpucalc:edit-to-charts', { start, end: performance.now() });
+  }, 0));
+}
+/** Runs `fn` (an edit's recompute and redraw) with the charts queued after it. */
+export function figuresFirst(fn) {
+  deferring = true;
+  try { fn(); } finally { deferring = false; }
+}

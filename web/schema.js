@@ -46,19 +46,11 @@ export function listOf(inputs, key) {
   return v ? v.split(',') : [];
 }
 
-/** Provenance of an offering's rates: {source: calibrated|measured|peak|override, estimate,
- *  device, date}. */
+/** Provenance of an offering's rates, as the core's codes: {source: calibrated|measured|peak|
+ *  override, estimate, device, date}; words are made from them through the dictionaries. */
 export function ratesSource(result) {
-  if (typeof result.rates_source === 'string') {
-    return { source: result.rates_source, estimate: Boolean(result.rates_estimate),
-      device: result.calibration_device || '', date: result.calibration_date || '' };
-  }
-  // until `rates_source`: the codes behind the core's label.
-  const label = result.rates_label || '';
-  const estimate = /\(some figures estimate/.test(label);
-  const m = /^calibrated on ([^(]*)/.exec(label);
-  if (m) return { source: 'calibrated', estimate, device: m[1].trim(), date: '' };
-  return { source: label.startsWith('public measurements') ? 'measured' : 'peak', estimate, device: '', date: '' };
+  return { source: result.rates_source || '', estimate: Boolean(result.rates_estimate),
+    device: result.calibration_device || '', date: result.calibration_date || '' };
 }
 
 /** Unit of a result field (bytes, count, usd, ...), from the core's field registry. */
@@ -73,6 +65,7 @@ const BAND_METRIC = {
   decode_tokens_per_s_per_user: 'interactivity', tpot_s: 'interactivity', tokens_per_s_per_user: 'interactivity',
   ttft_s: 'ttft', total_tokens_per_s_per_gpu: 'throughput_per_gpu', output_tokens_per_s_per_gpu: 'throughput_per_gpu',
   max_throughput_tokens_per_s: 'throughput_per_gpu', usd_per_million_tokens: 'throughput_per_gpu',
+  usd_per_million_total_tokens: 'throughput_per_gpu',
 };
 /** The error band of a predicted figure of `result`: {mape, points} or null. */
 export function bandOf(result, field) {
@@ -82,9 +75,10 @@ export function bandOf(result, field) {
 }
 
 /**
- * Decodes a link's scenario keeping what is valid: {scenario, errors}, `scenario` the core's
- * canonical text of the keys that decode, `errors` one GpucalcError per key that does not
- * (`value`: the text the link gave it, for the message). A newer `v` keeps the known keys.
+ * Decodes a link's scenario keeping what is valid: {scenario, errors, evaluation}, `scenario`
+ * the core's canonical text of the keys that decode, `errors` one GpucalcError per key that
+ * does not (`value`: the text the link gave it, for the message), `evaluation` the core's
+ * result for `scenario` (null if even that failed). A newer `v` keeps the known keys.
  * An id the catalog does not have (model, offering) is found by evaluating: that key too
  * takes its default.
  */
@@ -94,9 +88,10 @@ export function decodeLenient(text) {
   for (const e of errors) e.value = rawValue(text, e.field);
   const inputs = new Map(Object.entries(decoded.inputs).map(([k, v]) => [k, asText(k, v)]));
   let scenario = decoded.scenario;
+  let evaluation = null;
   for (let tries = 0; tries < 4; tries++) {
     try {
-      gpucalc.evaluate(scenario);
+      evaluation = gpucalc.evaluate(scenario);
       break;
     } catch (e) {
       const field = e instanceof gpucalc.GpucalcError ? e.field.replace(/\[.*$/, '') : '';
@@ -107,7 +102,7 @@ export function decodeLenient(text) {
       scenario = ['v=1', ...[...inputs].filter(([k, v]) => k !== 'v' && v !== '').map(([k, v]) => `${k}=${v}`)].join('&');
     }
   }
-  return { scenario, errors };
+  return { scenario, errors, evaluation };
 }
 
 /** What the link's text gave `key` (shown in the message next to the field; never decoded). */

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 
 #include "gpucalc/pricing.hpp"
 #include "gpucalc/units.hpp"
@@ -32,6 +33,40 @@ std::string entry_path(std::string_view source, const char* array, std::size_t i
     path += "(" + item["id"].get<std::string>() + ")";
   }
   return path;
+}
+
+// Longest Chinese text a catalog field may carry, in bytes of UTF-8: a sentence, not a document.
+constexpr std::size_t kMaxZhTextBytes = 1000;
+
+/**
+ * `<field>_zh` beside each of `fields` (a string of at most kMaxZhTextBytes, only beside the
+ * field it translates) and `zh_source`, required when any is given. Any other `*_zh` key is an
+ * error: a typo would otherwise leave English on the Chinese page without a word.
+ */
+void read_zh(const Json& item, Fields& f, std::initializer_list<const char*> fields, ZhText& zh) {
+  for (auto it = item.begin(); it != item.end(); ++it) {
+    const std::string& key = it.key();
+    if (key.size() < 3 || key.compare(key.size() - 3, 3, "_zh") != 0) continue;
+    const std::string field = key.substr(0, key.size() - 3);
+    if (std::find(fields.begin(), fields.end(), field) == fields.end()) {
+      std::string known;
+      for (const char* k : fields) known += (known.empty() ? "" : ", ") + std::string(k) + "_zh";
+      return f.fail(key, "is not a translatable field (these are: " + known + ")");
+    }
+    if (it->is_null()) continue;
+    std::string text;
+    f.str(key.c_str(), text, true);
+    if (!f.ok()) return;
+    if (text.size() > kMaxZhTextBytes) {
+      return f.fail(key, "must be at most " + std::to_string(kMaxZhTextBytes) + " bytes");
+    }
+    if (!f.has(field.c_str())) return f.fail(key, "needs " + field + " beside it (the text it translates)");
+    zh.fields.emplace_back(field, std::move(text));
+  }
+  f.str("zh_source", zh.source, false);
+  if (f.ok() && !zh.fields.empty() && zh.source.empty()) {
+    f.fail("zh_source", "is required beside *_zh text (the vendor's page, or \"translated by gpucalc\")");
+  }
 }
 
 void read_common(Fields& f, std::string& id, std::string& name, std::vector<std::string>& sources,
@@ -145,6 +180,7 @@ Result<Gpu> parse_gpu(const Json& item, const std::string& path) {
         read_figure(*ach, "allreduce_bus_gbps", kBytesPerGB, kMinGbps, 1e6);
     f.adopt(*ach);
   }
+  read_zh(item, f, {"form_factor", "note"}, g.zh);
   if (!f.ok()) return f.error();
   return g;
 }
@@ -181,6 +217,7 @@ Result<Offering> parse_offering(const Json& item, const std::string& path) {
   f.str("storage", o.storage, false);
   f.str("network", o.network, false);
   f.str("availability", o.availability, false);
+  read_zh(item, f, {"name", "cpu", "ram", "storage", "network", "availability", "note"}, o.zh);
   if (!f.ok()) return f.error();
   return o;
 }

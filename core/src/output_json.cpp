@@ -111,6 +111,12 @@ void write_strings(JsonWriter& w, const std::vector<std::string>& items) {
   w.end_array();
 }
 
+// `<field>_zh` for each translated field and `zh_source` (only when the catalog gives them).
+void write_zh(JsonWriter& w, const ZhText& zh) {
+  for (const auto& [field, text] : zh.fields) w.field(field + "_zh", text);
+  if (!zh.source.empty()) w.field("zh_source", zh.source);
+}
+
 void write_gpu(JsonWriter& w, const Gpu& g) {
   w.begin_object();
   w.field("id", g.id);
@@ -157,6 +163,7 @@ void write_gpu(JsonWriter& w, const Gpu& g) {
   w.key("sources");
   write_strings(w, g.sources);
   w.field("note", g.note);
+  write_zh(w, g.zh);
   w.end_object();
 }
 
@@ -185,6 +192,7 @@ void write_offering(JsonWriter& w, const Offering& o) {
   w.key("sources");
   write_strings(w, o.sources);
   w.field("note", o.note);
+  write_zh(w, o.zh);
   w.end_object();
 }
 

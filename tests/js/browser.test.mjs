@@ -388,121 +388,7 @@ test('screenshots of each view at 1280 and 390 px, zh and en', async () => {
   }
 });
 
-// --- issue 15: what a buyer and an embedding vendor see -------------------------------------
-
-const axeSource = fs.readFileSync(path.join(repo, 'tests/js/node_modules/axe-core/axe.min.js'), 'utf8');
-/** axe-core's serious and critical violations on `page` (run through DevTools, not the page's CSP). */
-async function axeViolations(page) {
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.nodes.length} nodes, e.g. ${v.nodes[0].target.join(' ')} ${v.nodes[0].failureSummary.split('\n')[1] || ''}`);
-}
-
-test('axe-core: no serious or critical violation in the default, error and embed states', async () => {
-  const { page, problems } = await openPage(calc.url);
-  assert.deepEqual(await axeViolations(page), [], 'default');
-  await page.fill('#in-context', '-5');
-  await page.waitForSelector('#err-context:not([hidden])');
-  assert.equal(await page.isVisible('#stale-note'), true, 'the stale figures are said in text');
-  assert.deepEqual(await axeViolations(page), [], 'error state');
-  await page.close();
-  const { page: embed } = await openPage(`${calc.url}?embed=1&lang=zh`);
-  assert.deepEqual(await axeViolations(embed), [], 'embed, zh');
-  await embed.close();
-  assert.deepEqual(problems, []);
-});
-
-test('phone: at 390 px the first screen shows the verdict; skip links pass each table', async () => {
-  const { page, problems } = await openPage(calc.url, { viewport: { width: 390, height: 844 } });
-  const box = await page.locator('#verdict-summary').boundingBox();
-  assert.ok(box && box.y + box.height <= 844, `verdict at ${box && box.y}px`);
-  assert.equal(await page.locator('a.skip-table').count(), 6);
-  await page.locator('#sec-price a.skip-table').focus();
-  await page.keyboard.press('Enter');
-  await until(page, () => document.activeElement && document.activeElement.id === 'sec-specs');
-  await until(page, () => /#v=1&/.test(location.href));  // the fragment keeps the scenario
-  await page.close();
-  assert.deepEqual(problems, []);
-});
-
-test('zh page: no raw codes in the results', async () => {
-  const { page, problems } = await openPage(`${calc.url}?lang=zh#v=1&model=deepseek-v3&weights=bf16&compare=fullgpu-8x-mi355x,fullgpu-1x-h200&users=64`);
-  const body = await page.evaluate(() => document.getElementById('results').innerText);
-  assert.doesNotMatch(body, /\b[a-z]+_[a-z_]+\b/, 'a snake_case code in the zh results');
-  await page.close();
-  assert.deepEqual(problems, []);
-});
-
-test('compact embed (view=summary); a late embed.js still resizes; the full calculator keeps catalog=', async () => {
-  const prices = path.join(hostDir, 'prices.json');
-  fs.writeFileSync(prices, JSON.stringify({ offerings: [{ id: 'fullgpu-8x-mi355x', name: '8x AMD Instinct MI355X',
-    provider: 'FullGPU', gpu: 'mi355x', gpu_count: 8, kind: 'server', price_usd_per_month: 18500, sources: ['test'] }] }));
-  const vendor = await serve({ extraRoutes: { '/prices.json': prices } });
-  const vendorOrigin = new URL(vendor.url).origin;
-  const lateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gpucalc-late-'));
-  fs.writeFileSync(path.join(lateDir, 'favicon.ico'), '');
-  fs.writeFileSync(path.join(lateDir, 'index.html'), `<!doctype html><html lang="zh-CN"><head><meta charset="utf-8"><title>Late</title></head>
-<body><iframe id="calc" data-gpucalc src="${vendorOrigin}/?embed=1&view=summary&catalog=prices.json#v=1&users=4" title="GPU calculator" width="100%" height="300"></iframe>
-</body></html>`);
-  const late = await serve({ root: lateDir, host: 'localhost', csp: `default-src 'self'; script-src 'self' ${vendorOrigin}; frame-src ${vendorOrigin}` });
-  const page = await context.newPage();
-  await page.goto(late.url);
-  const frame = page.frameLocator('#calc');
-  await frame.locator('html.ready').waitFor({ timeout: 30000 });
-  assert.equal(await frame.locator('#controls').isVisible(), false);
-  assert.equal(await frame.locator('#sec-fits').isVisible(), false);
-  assert.equal(await frame.locator('#sec-verdict').isVisible(), true);
-  assert.match(await frame.locator('#keyfigs').innerText(), /\$18,500/);
-  assert.match(await frame.locator('a.open-full').getAttribute('href'), /[?&]catalog=prices\.json.*#v=1&.*users=4/);
-  // embed.js arrives after the frame has stopped announcing itself (~10 s).
-  await page.waitForTimeout(11000);
-  await page.addScriptTag({ url: `${vendorOrigin}/embed.js` });
-  await until(page, () => parseInt(document.getElementById('calc').style.height || '0', 10) > 300, null, 5000);
-  const height = await page.evaluate(() => document.getElementById('calc').clientHeight);
-  assert.ok(height < 2500, `compact embed ${height}px`);
-  // No lang= in the frame's address: it follows the host page's language once embed.js greets it.
-  await frame.locator('html[lang="zh-CN"]').waitFor({ timeout: 5000 });
-  assert.match(await frame.locator('#verdict-h').innerText(), /简而言之/);
-  await page.screenshot({ path: path.join(shots, 'embed-summary-late.png'), fullPage: true });
-  await page.close();
-  vendor.server.close();
-  late.server.close();
-  fs.rmSync(lateDir, { recursive: true, force: true });
-});
-
-test('a vendor price list from the host page replaces the offers in the embed and survives "Open the full calculator"', async () => {
-  const calcOrigin = new URL(calc.url).origin;
-  fs.writeFileSync(path.join(hostDir, 'vendor-prices.json'), JSON.stringify({ offerings: [
-    { id: 'vendor-8x-mi355x', name: 'Vendor 8x MI355X', provider: 'Vendor', gpu: 'mi355x', gpu_count: 8, kind: 'server', price_usd_per_month: 17000, sources: ['test'] },
-    { id: 'vendor-8x-h200', name: 'Vendor 8x H200', provider: 'Vendor', gpu: 'h200-sxm', gpu_count: 8, kind: 'server', price_usd_per_month: 21000, sources: ['test'] }] }));
-  fs.writeFileSync(path.join(hostDir, 'vendor.html'), `<!doctype html><html><head><meta charset="utf-8"><title>Vendor</title></head>
-<body><iframe id="calc" data-gpucalc data-catalog="vendor-prices.json" data-catalog-mode="replace" src="${calcOrigin}/?embed=1&lang=en#v=1&users=2" title="GPU calculator" width="100%" height="300"></iframe>
-<script src="${calcOrigin}/embed.js" async></script></body></html>`);
-  const page = await context.newPage();
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(e.message));
-  await page.goto(`${host.url}vendor.html`);
-  const frame = page.frameLocator('#calc');
-  await frame.locator('html.ready').waitFor({ timeout: 30000 });
-  await until(page, () => document.getElementById('calc').contentWindow !== null);
-  await frame.locator('#keyfigs', { hasText: '$17,000' }).waitFor({ timeout: 10000 });
-  const keyfigs = await frame.locator('#keyfigs').innerText();
-  assert.match(keyfigs, /Vendor 8x MI355X[\s\S]*\$17,000/);
-  assert.match(keyfigs, /Vendor 8x H200[\s\S]*\$21,000/);
-  assert.doesNotMatch(keyfigs, /FullGPU|8x AMD Instinct MI355X/, 'the built-in offers are replaced');
-  const options = await frame.locator('#in-offering-0 option').allTextContents();
-  assert.ok(options.every((o) => o.startsWith('Vendor')), options.join(' | '));
-  const [full] = await Promise.all([context.waitForEvent('page'), frame.locator('a.open-full').click()]);
-  await full.waitForSelector('html.ready', { timeout: 30000 });
-  await until(full, () => document.getElementById('keyfigs').textContent.includes('$17,000'));
-  assert.match(full.url(), /catalog=opener/);
-  assert.match(full.url(), /users=2/);
-  assert.doesNotMatch(await full.locator('#keyfigs').innerText(), /FullGPU|8x AMD Instinct MI355X/);
-  await full.close();
-  await page.close();
-  assert.deepEqual(problems, []);
-});
+// --- issue 15: the buyer's and the embedding vendor's views are in tests/js/buyer.test.mjs ---------
 
 test('request-shape presets set input, output and context together; controls exist only for schema keys', async () => {
   const { page, problems } = await openPage(calc.url);
@@ -517,21 +403,6 @@ test('request-shape presets set input, output and context together; controls exi
   for (const key of ['engine', 'mtp', 'ttft_max', 'tpot_max', 'interactivity']) {
     assert.equal(await page.locator(`#in-${key}`).isVisible(), keys.includes(key), key);
   }
-  await page.close();
-  assert.deepEqual(problems, []);
-});
-
-test('captions name the request shape; TPOT at 32 users with 128K requests is more than twice TPOT with 1K requests', async () => {
-  const { page, problems } = await openPage(`${calc.url}#v=1&users=32`);
-  const tpot = () => page.evaluate(() => window.gpucalcPage.state.evaluation.results.map((r) => r.tpot_s));
-  assert.match(await text(page, '#perf-note'), /1,024 input and 1,024 output/);
-  assert.match(await text(page, '#keyfigs'), /32 concurrent users with requests of 1,024 in \/ 1,024 out/);
-  const short = await tpot();
-  await page.click('#workload-presets button:nth-child(4)');
-  await until(page, () => location.hash.includes('input=130048'));
-  assert.match(await text(page, '#keyfigs'), /requests of 130,048 in \/ 1,024 out/);
-  const long = await tpot();
-  long.forEach((t, i) => assert.ok(t > 2 * short[i], `offering ${i}: TPOT ${t} s at 128K vs ${short[i]} s at 1K`));
   await page.close();
   assert.deepEqual(problems, []);
 });

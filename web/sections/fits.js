@@ -6,6 +6,7 @@ import { state, hooks } from '../state.js';
 import { memo } from '../schedule.js';
 import { fitTable } from '../compute.js';
 import { keyInfo } from '../schema.js';
+import { offeringName } from '../format.js';
 
 /** Draws the table for the scenario on screen (the core's table is cached per fit keys). */
 export function renderFits(ev, inputs) {
@@ -15,7 +16,7 @@ export function renderFits(ev, inputs) {
 }
 
 function drawTable(ev, fit, current, shown) {
-  const names = fit.offerings.map((id, i) => (ev.results[i] && ev.results[i].offering === id ? ev.results[i].offering_name : id));
+  const names = fit.offerings.map((id, i) => (ev.results[i] && ev.results[i].offering === id ? offeringName(ev.results[i]) : id));
   const gpuNames = fit.gpus.map((id) => (state.gpus.find((g) => g.id === id) || { name: id }).name.replace(/^(AMD Instinct|NVIDIA) /, ''));
   const rows = fit.rows.filter((row) => shown === 'all' || row.weights === shown);
   const thead = h('thead', {}, h('tr', {},
@@ -26,7 +27,7 @@ function drawTable(ev, fit, current, shown) {
     const isCurrent = row.model === ev.model.id && row.weights === current;
     const weightsBytes = row.cells[0] ? row.cells[0].weights_bytes : null;
     return h('tr', { class: isCurrent ? 'current' : null },
-      h('th', { scope: 'row' }, row.model_name, ' ', h('span', { class: 'prec' }, row.weights.toUpperCase())),
+      h('th', { scope: 'row' }, row.model_name, ' ', h('span', { class: 'prec' }, precisionLabel(row.weights))),
       h('td', {}, i18n.gb(weightsBytes, 0)),
       ...row.cells.map((c) => {
         const n = c.gpus_needed_weights_only;
@@ -45,6 +46,9 @@ function drawTable(ev, fit, current, shown) {
   setText($('fits-note'), t('fits_note', { basis: t(`basis_${fit.capacity_basis}`) }));
 }
 
+// A weight format as the page names it: `native` (the release's own) in words, the rest in capitals.
+const precisionLabel = (w) => (w === 'native' ? t('weights_native') : w.toUpperCase());
+
 /** The precision filter above the table (its choices are the schema's for `weights`). */
 export function buildFitFilter() {
   const old = $('fit-filter-row');
@@ -52,7 +56,7 @@ export function buildFitFilter() {
   const choices = (keyInfo('weights') || {}).choices || [...$('in-weights').options].map((o) => o.value);
   const select = h('select', { id: 'fit-filter' },
     h('option', { value: 'all' }, t('fit_all')),
-    ...choices.map((w) => h('option', { value: w }, w.toUpperCase())));
+    ...choices.map((w) => h('option', { value: w }, precisionLabel(w))));
   select.addEventListener('change', () => { state.fitWeights = select.value; hooks.render(); });
   const row = h('p', { id: 'fit-filter-row', class: 'filter' }, h('label', { for: 'fit-filter' }, t('fit_filter')), ' ', select);
   $('fits-note').after(row);

@@ -2,9 +2,9 @@
 import * as i18n from '../i18n.js';
 import { t, tn } from '../i18n.js';
 import { $, h, morph, table, setText } from '../dom.js';
-import { figure } from '../format.js';
+import { figure, offeringName } from '../format.js';
 import { stackedBars } from '../charts.js';
-import { memo, chartReady, chartWidth } from '../schedule.js';
+import { memo, chartReady, chartWidth, drawChart } from '../schedule.js';
 
 const SEGMENTS = [['weights', 'seg-weights'], ['kv', 'seg-kv'], ['reserve', 'seg-reserve'], ['free', 'seg-free']];
 const ROWS = ['capacity_bytes_per_gpu', 'weights_bytes', 'weights_bytes_per_gpu', 'kv_used_bytes_per_gpu',
@@ -12,7 +12,7 @@ const ROWS = ['capacity_bytes_per_gpu', 'weights_bytes', 'weights_bytes_per_gpu'
   'gpus_needed_weights_only', 'gpus_needed', 'instance', 'full_contexts', 'max_context_tokens'];
 
 export function renderMemory(ev, inputs) {
-  drawChart(ev);
+  drawChart('memory', () => drawBars(ev));
   morph($('memory-legend'), ...SEGMENTS.map(([k, cls]) => h('li', {}, h('span', { class: `key ${cls}`, 'aria-hidden': 'true' }), t(`legend_${k}`))));
   const users = Number(inputs.get('users'));
   setText($('memory-note'), tn('memory_note', users, {
@@ -20,7 +20,7 @@ export function renderMemory(ev, inputs) {
   }));
   table($('memory-table'), {
     caption: t('memory_h'),
-    head: [t('per_gpu_col'), ...ev.results.map((r) => r.offering_name)],
+    head: [t('per_gpu_col'), ...ev.results.map((r) => offeringName(r))],
     rows: ROWS.map((f) => ({ cells: [t(f === 'instance' ? 'instance' : `f_${f}`), ...ev.results.map((r, i) => (f === 'instance'
       ? tn('instance_split', r.replicas, { tp: r.tensor_parallel, pp: r.pipeline_parallel, replicas: r.replicas })
       : figure(r, i, f)))] })),
@@ -29,7 +29,7 @@ export function renderMemory(ev, inputs) {
 
 // The bars are the core's figures laid end to end; the KV cache is drawn within the memory
 // there is (over-subscription is told by "fits" and the table, not drawn past the bar's end).
-function drawChart(ev) {
+function drawBars(ev) {
   const box = $('memory-chart');
   if (!chartReady(box)) return;
   const rows = ev.results.map((r) => ({
@@ -42,7 +42,7 @@ function drawChart(ev) {
     width: chartWidth(box),
     title: t('memory_chart_title'),
     desc: rows.map(({ r }) => t('memory_chart_desc', {
-      name: r.offering_name, weights: i18n.gb(r.weights_bytes_per_gpu), kv: i18n.gb(r.kv_used_bytes_per_gpu),
+      name: offeringName(r), weights: i18n.gb(r.weights_bytes_per_gpu), kv: i18n.gb(r.kv_used_bytes_per_gpu),
       reserve: i18n.gb(r.reserve_bytes_per_gpu), free: i18n.gb(Math.max(0, r.headroom_bytes_per_gpu)),
     })).join(' '),
     rows: rows.map(({ r, cap, weights, kv, reserve, free }) => ({

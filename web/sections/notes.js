@@ -3,10 +3,11 @@ import * as i18n from '../i18n.js';
 import { t } from '../i18n.js';
 import { $, h, morph } from '../dom.js';
 import { ratesText } from './perf.js';
+import { offeringName } from '../format.js';
 
 export function renderNotes(ev) {
   const notes = [t(`basis_note_${ev.capacity_basis}`)];
-  notes.push(t('rates_note', { list: ev.results.map((r) => `${r.offering_name}: ${ratesText(r)}`).join(t('list_sep')) }));
+  notes.push(t('rates_note', { list: ev.results.map((r) => `${offeringName(r)}: ${ratesText(r)}`).join(t('list_sep')) }));
   const warnings = new Map(); // code -> GPU names
   ev.results.forEach((r) => r.warnings.forEach((w) => {
     if (!warnings.has(w)) warnings.set(w, new Set());

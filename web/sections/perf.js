@@ -3,10 +3,10 @@
 import * as i18n from '../i18n.js';
 import { t } from '../i18n.js';
 import { $, h, morph, table, seriesClass, setText } from '../dom.js';
-import { figure } from '../format.js';
+import { figure, offeringName } from '../format.js';
 import { ratesSource, fieldKind } from '../schema.js';
 import { lineChart } from '../charts.js';
-import { memo, chartReady, chartWidth } from '../schedule.js';
+import { memo, chartReady, chartWidth, drawChart } from '../schedule.js';
 import { state } from '../state.js';
 import { computeSweeps, BATCH_SWEEP, CONTEXT_SWEEP } from '../compute.js';
 
@@ -24,12 +24,12 @@ export function renderPerf(ev, inputs) {
   const inference = ev.workload === 'inference';
   const rows = [{ cells: [t('rates'), ...ev.results.map((r) => h('span', { class: 'rates' }, ratesText(r)))] }];
   for (const f of (inference ? INFERENCE : TRAINING).filter((x) => fieldKind(x))) rows.push({ cells: [t(`f_${f}`), ...ev.results.map((r, i) => figure(r, i, f))] });
-  table($('perf-table'), { caption: t('perf_h'), head: [t('figure_col'), ...ev.results.map((r) => r.offering_name)], rows });
+  table($('perf-table'), { caption: t('perf_h'), head: [t('figure_col'), ...ev.results.map((r) => offeringName(r))], rows });
   const n = (k) => Number(inputs.get(k));
   setText($('perf-note'), inference
     ? t('perf_note', { input: i18n.num(n('input')), output: i18n.num(n('output')), util: i18n.percent(n('util')) })
     : t('perf_note_train', { tokens: i18n.num(n('tokens')), seq: i18n.num(n('seq')) }));
-  renderSweeps(ev, inputs);
+  drawChart('sweeps', () => renderSweeps(ev, inputs));
 }
 
 function renderSweeps(ev, inputs) {
@@ -43,7 +43,7 @@ function renderSweeps(ev, inputs) {
   chartsSection.hidden = training; dataBox.hidden = training; legend.hidden = training;
   // null: the charts' width is not known yet; the ResizeObserver redraws once it is.
   if (!state.sweeps) return;
-  const names = ev.results.map((r) => r.offering_name);
+  const names = ev.results.map((r) => offeringName(r));
   morph(legend, ...names.map((name, i) => h('li', {}, h('span', { class: `key line ${seriesClass(i)}`, 'aria-hidden': 'true' }), name)));
   const pick = (points) => ev.results.map((r, i) => points.map((res) => {
     const v = res && res[i] ? res[i][0] : null;

@@ -2,7 +2,7 @@
 import * as i18n from '../i18n.js';
 import { t } from '../i18n.js';
 import { $, table } from '../dom.js';
-import { figure, fmtField, localized } from '../format.js';
+import { figure, fmtField, localized, offeringName } from '../format.js';
 import { gpuOf, offeringOf } from '../state.js';
 
 const PRICES = ['price_month_usd', 'price_gpu_hour_usd', 'price_gb_month_usd', 'price_delta_month_usd'];
@@ -12,7 +12,7 @@ export function renderPrice(ev) {
   const line = (label, fn) => ({ cells: [t(label), ...ev.results.map(fn)] });
   table($('price-table'), {
     caption: t('price_h'),
-    head: [t('config_col'), ...ev.results.map((r) => r.offering_name)],
+    head: [t('config_col'), ...ev.results.map((r) => offeringName(r))],
     rows: [
       ...PRICES.map((f) => line(`f_${f}`, (r, i) => (f === 'price_delta_month_usd' && i === 0 ? i18n.DASH : figure(r, i, f)))),
       line('hbm_total', (r) => {

@@ -3,11 +3,11 @@
 // the Pareto fronts of the core's `curve` (chart + table), and how accurate the model is.
 import * as gpucalc from '../gpucalc.js';
 import * as i18n from '../i18n.js';
-import { t } from '../i18n.js';
+import { t, tn } from '../i18n.js';
 import { $, h, morph, table, seriesClass, setText } from '../dom.js';
-import { fmtField, band } from '../format.js';
+import { fmtField, band, offeringName } from '../format.js';
 import { paretoChart } from '../charts.js';
-import { memo, chartReady, chartWidth } from '../schedule.js';
+import { memo, chartReady, chartWidth, drawChart } from '../schedule.js';
 import { state } from '../state.js';
 
 const hasCurve = (ev) => ev.workload === 'inference' && ev.results.some((r) => Array.isArray(r.curve));
@@ -24,7 +24,7 @@ function layout(p) {
   const parts = [`TP ${p.tp}`];
   if (p.ep > 1) parts.push(`EP ${p.ep}`);
   if (p.dpa) parts.push(t('dpa_short'));
-  return t('layout_users', { layout: parts.join(' · '), users: i18n.num(p.users) });
+  return tn('layout_users', p.users, { layout: parts.join(' · '), users: i18n.num(p.users) });
 }
 
 function pointLabel(p) {
@@ -32,11 +32,20 @@ function pointLabel(p) {
     user: fmtField('tokens_per_s_per_user', p.tokens_per_s_per_user), ttft: i18n.seconds(p.ttft_s) });
 }
 
-/** A curve point's figure with the band of its metric (the result's bands cover its points). */
+/** A curve point's figure with the band of its metric: the point's own `error_band` where the
+ *  core gives one, else the result's (the band at the scenario's users). */
 function pointFigure(r, p, field, value = p[field]) {
-  const b = band({ ...r, [field]: value }, field);
+  const b = band({ ...r, error_band: p.error_band || r.error_band, [field]: value }, field);
   const text = field === 'usd_per_million_tokens' && !(value > 0) ? i18n.DASH : fmtField(field, value);
-  return b ? h('span', { class: 'with-band' }, text, ' ', b) : text;
+  const node = h('span', { class: 'val', 'data-f': field }, text);
+  return b ? h('span', { class: 'with-band' }, node, ' ', b) : node;
+}
+
+/** What the serving table shows: redrawn only when one of these changed (an edit of the users
+ *  or the context often leaves them as they were). */
+function servingKey(ev, inputs) {
+  return JSON.stringify([i18n.language(), state.catalogVersion, ...['interactivity', 'ttft_max', 'tpot_max'].map((k) => inputs.get(k)),
+    ev.results.map((r) => [r.offering_name, r.engine, r.engine_version, r.error_band, r.interactivity_point, r.max_throughput_point])]);
 }
 
 export function renderServing(ev, inputs) {
@@ -47,40 +56,52 @@ export function renderServing(ev, inputs) {
   const speed = Number(inputs.get('interactivity')) || 0;
   const limited = Number(inputs.get('ttft_max')) > 0 || Number(inputs.get('tpot_max')) > 0;
   setText($('serving-note'), t('serving_note', { input: i18n.num(Number(inputs.get('input'))), output: i18n.num(Number(inputs.get('output'))) }));
-  const names = ev.results.map((r) => r.offering_name);
+  const names = ev.results.map((r) => offeringName(r));
   const at = (fn) => ev.results.map((r) => fn(r));
   const op = (r) => r.interactivity_point;
   const best = (r) => r.max_throughput_point;
-  const rows = [
-    { cells: [t('engine_row'), ...at(engineText)] },
-    { cells: [speed ? t('at_speed', { n: i18n.num(speed) }) : t('at_any_speed'), ...at((r) => (op(r) ? layout(op(r)) : t('speed_unreachable')))] },
+  // At any speed (0) the cheapest point is the highest-throughput one, in the rows below.
+  const atSpeed = () => (speed ? [
+    { cells: [t('at_speed', { n: i18n.num(speed) }), ...at((r) => (op(r) ? layout(op(r)) : t('speed_unreachable')))] },
     { cells: [t('f_total_tokens_per_s_per_gpu'), ...at((r) => (op(r) ? pointFigure(r, op(r), 'total_tokens_per_s_per_gpu') : i18n.DASH))] },
     { cells: [t('f_output_tokens_per_s_per_gpu'), ...at((r) => (op(r) ? pointFigure(r, op(r), 'output_tokens_per_s_per_gpu') : i18n.DASH))] },
     { cells: [t('usd_per_mtok_at_point'), ...at((r) => (op(r) ? pointFigure(r, op(r), 'usd_per_million_tokens') : i18n.DASH))] },
+  ] : []);
+  const rows = () => [
+    { cells: [t('engine_row'), ...at(engineText)] },
+    ...atSpeed(),
     { cells: [limited ? t('best_within_limits') : t('best_no_limits'), ...at((r) => (best(r) ? layout(best(r)) : t('cannot_meet')))] },
     { cells: [t('f_total_tokens_per_s_per_gpu'), ...at((r) => (best(r) ? pointFigure(r, best(r), 'total_tokens_per_s_per_gpu') : i18n.DASH))] },
     { cells: [t('f_ttft_s'), ...at((r) => (best(r) ? pointFigure(r, best(r), 'ttft_s') : i18n.DASH))] },
     { cells: [t('f_tpot_s'), ...at((r) => (best(r) ? pointFigure(r, best(r), 'tpot_s') : i18n.DASH))] },
   ];
-  table($('serving-table'), { caption: t('serving_sec_h'), head: [t('figure_col'), ...names], rows });
-  drawCurve(ev, speed, names);
+  memo('serving-table', servingKey(ev, inputs), () => table($('serving-table'), { caption: t('serving_sec_h'), head: [t('figure_col'), ...names], rows: rows() }));
+  drawChart('curve', () => drawCurve(ev, speed, names));
   const data = $('curve-data');
   state.drawCurveTable = () => drawCurveTable(ev, names);
   if (data.open || state.printing) state.drawCurveTable();
-  $('accuracy').hidden = typeof gpucalc.validation !== 'function' || !gpucalc.hasValidation();
+  $('accuracy').hidden = !gpucalc.hasValidation();
+  if ($('accuracy').open) renderAccuracy();
 }
 
 function drawCurve(ev, speed, names) {
   const box = $('curve-chart');
   setText($('curve-caption'), t('curve_title'));
-  morph($('curve-legend'), ...names.map((n, i) => h('li', {}, h('span', { class: `key line ${seriesClass(i)}`, 'aria-hidden': 'true' }), n)));
+  morph($('curve-legend'), ...names.map((n, i) => h('li', {}, h('span', { class: `key line ${seriesClass(i)}`, 'aria-hidden': 'true' }), n)),
+    h('li', {}, h('span', { class: 'key you', 'aria-hidden': 'true' }), t('curve_you_key')));
   if (!chartReady(box)) return;
-  const series = ev.results.map((r, i) => ({ name: r.offering_name, cls: seriesClass(i),
+  const users = Number(state.inputs.get('users'));
+  // The scenario's own operating point (its users), where the core computed one.
+  const you = (r) => (r.decode_tokens_per_s_per_user > 0 && r.total_tokens_per_s_per_gpu > 0 ? {
+    x: r.decode_tokens_per_s_per_user, y: r.total_tokens_per_s_per_gpu,
+    label: tn('curve_you', users, { users: i18n.num(users), gpu: fmtField('total_tokens_per_s_per_gpu', r.total_tokens_per_s_per_gpu),
+      user: fmtField('tokens_per_s_per_user', r.decode_tokens_per_s_per_user) }) } : null);
+  const series = ev.results.map((r, i) => ({ name: offeringName(r), cls: seriesClass(i), you: you(r),
     points: (r.curve || []).map((p) => ({ x: p.tokens_per_s_per_user, y: p.total_tokens_per_s_per_gpu, label: pointLabel(p) })) }));
-  const key = `${chartWidth(box)}|${i18n.language()}|${speed}|${series.map((s) => s.name + s.points.map((p) => `${p.x},${p.y}`).join(';')).join('|')}`;
+  const key = `${chartWidth(box)}|${i18n.language()}|${speed}|${series.map((s) => s.name + (s.you ? s.you.label : '') + s.points.map((p) => `${p.x},${p.y}`).join(';')).join('|')}`;
   memo('curve-chart', key, () => {
     box.replaceChildren(paretoChart({ name: 'curve', width: chartWidth(box), title: t('curve_title'),
-      desc: series.map((s) => `${s.name}: ${s.points.map((p) => p.label).join('; ')}`).join('. '),
+      desc: series.map((s) => `${s.name}: ${[...(s.you ? [s.you.label] : []), ...s.points.map((p) => p.label)].join('; ')}`).join('. '),
       series, xLabel: t('curve_x'), yLabel: t('curve_y'),
       xFmt: (x) => i18n.num(x), yFmt: (y) => i18n.num(y),
       marker: speed ? { x: speed, label: t('preset_speed', { n: i18n.num(speed) }) } : null,
@@ -94,24 +115,46 @@ function drawCurveTable(ev, names) {
     fmtField('tokens_per_s_per_user', p.tokens_per_s_per_user), fmtField('total_tokens_per_s_per_gpu', p.total_tokens_per_s_per_gpu),
     fmtField('output_tokens_per_s_per_gpu', p.output_tokens_per_s_per_gpu), i18n.seconds(p.ttft_s), i18n.seconds(p.tpot_s),
     p.usd_per_million_tokens > 0 ? fmtField('usd_per_million_tokens', p.usd_per_million_tokens) : i18n.DASH] })));
-  table($('curve-table'), { caption: t('curve_title'), rows,
+  table($('curve-table'), { caption: t('curve_title'), rows, offeringColumns: false,
     head: [t('config_col'), t('layout_col'), t('curve_x'), t('curve_y'), t('f_output_tokens_per_s_per_gpu'), t('f_ttft_s'), t('f_tpot_s'), t('usd_per_mtok_at_point')] });
 }
 
-/** "How accurate is this?": the core's validation tables, per GPU (run when opened). */
+/** "How accurate is this?": the core's validation summary (both tables, precomputed into
+ *  data/error-bands.json and loaded with the catalog; `gpucalc --validate` prints the same),
+ *  drawn when the panel is opened, per language and catalog. */
+let accuracy = { version: -1, report: null };
 export function renderAccuracy() {
-  const report = gpucalc.validation();
-  const pct = (x, n) => (n > 0 ? `${i18n.num(x * 100, 0)} % (${i18n.num(n)})` : i18n.DASH);
+  if (!gpucalc.hasValidation()) return;
+  memo('accuracy', `${i18n.language()}|${state.catalogVersion}`, drawAccuracy);
+}
+
+function drawAccuracy() {
+  if (accuracy.version !== state.catalogVersion) accuracy = { version: state.catalogVersion, report: gpucalc.validation() };
+  const { mlperf, serving } = accuracy.report;
+  const pct = (x, n) => (n > 0 ? `${i18n.num(x * 100, 1)} % (${i18n.num(n)})` : i18n.DASH);
   const gpuName = (id) => (state.gpus.find((g) => g.id === id) || { name: id }).name;
-  const serving = report.serving || { per_gpu: [] };
+  // One row per GPU of either table, then all GPUs (the MLPerf table's all-GPU figures are its
+  // median and largest error, in the note).
+  const mlperfOf = new Map((mlperf.per_gpu || []).map((g) => [g.gpu, g]));
+  const servingOf = new Map(serving.mape_per_gpu.map((g) => [g.group, g]));
+  const gpus = [...new Set([...servingOf.keys(), ...mlperfOf.keys()])];
+  const none = { mape: 0, points: 0 };
+  const servingNone = { interactivity: 0, n_interactivity: 0, throughput_per_gpu: 0, n_throughput_per_gpu: 0, mean_ttft: 0, n_mean_ttft: 0 };
+  const row = (name, m, s) => ({ cells: [name, pct(m.mape, m.points), pct(s.interactivity, s.n_interactivity),
+    pct(s.throughput_per_gpu, s.n_throughput_per_gpu), pct(s.mean_ttft, s.n_mean_ttft)] });
   table($('accuracy-table'), {
-    caption: t('accuracy_h'),
-    head: [t('accuracy_gpu_col'), t('accuracy_interactivity_col'), t('accuracy_throughput_col'), t('accuracy_ttft_col')],
-    rows: serving.per_gpu.map((m) => ({ cells: [m.group === 'all' ? t('accuracy_all') : gpuName(m.group),
-      pct(m.interactivity, m.n_interactivity), pct(m.throughput, m.n_throughput), pct(m.ttft, m.n_ttft)] })),
+    caption: t('accuracy_serving_h'), offeringColumns: false,
+    head: [t('accuracy_gpu_col'), t('accuracy_mlperf_col'), t('accuracy_interactivity_col'), t('accuracy_throughput_col'), t('accuracy_ttft_col')],
+    rows: [...gpus.map((g) => row(gpuName(g), mlperfOf.get(g) || none, servingOf.get(g) || servingNone)),
+      row(t('accuracy_all'), none, serving.mape_all)],
   });
-  const mlperf = report.mlperf;
-  setText($('accuracy-note'), mlperf
-    ? t('accuracy_note', { median: i18n.num(mlperf.median_abs_error * 100, 0), max: i18n.num(mlperf.max_abs_error * 100, 0), n: i18n.num(mlperf.rows.length) })
-    : t('accuracy_note_serving'));
+  const value = (r, x) => (r.unit === 'minutes' ? t('minutes_n', { n: i18n.num(x, 1) }) : t('tokens_per_s_n', { n: i18n.num(x, 0) }));
+  table($('accuracy-mlperf'), {
+    caption: t('accuracy_mlperf_h'), offeringColumns: false,
+    head: [t('accuracy_entry_col'), t('accuracy_gpu_col'), t('accuracy_predicted_col'), t('accuracy_measured_col'), t('accuracy_error_col')],
+    rows: mlperf.rows.map((r) => ({ cells: [r.workload, gpuName(r.gpu), value(r, r.predicted), value(r, r.measured),
+      `${r.error > 0 ? '+' : ''}${i18n.num(r.error * 100, 1)} %`] })),
+  });
+  setText($('accuracy-note'), t('accuracy_note', { median: i18n.num(mlperf.median_abs_error * 100, 1),
+    max: i18n.num(mlperf.max_abs_error * 100, 1), n: i18n.num(mlperf.rows.length) }));
 }

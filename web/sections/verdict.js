@@ -3,7 +3,7 @@
 import * as i18n from '../i18n.js';
 import { t, tn } from '../i18n.js';
 import { $, h, morph, seriesClass, setText } from '../dom.js';
-import { verdictParams } from '../format.js';
+import { verdictParams, fmtField, band, offeringName } from '../format.js';
 
 export function renderVerdict(ev, inputs) {
   const columns = ev.results.map((r, i) => {
@@ -17,17 +17,30 @@ export function renderVerdict(ev, inputs) {
     }));
     const recommended = ev.recommended === r.offering;
     return h('div', { class: `verdict-col ${seriesClass(i)}${recommended ? ' recommended' : ''}` },
-      h('h3', {}, t('choose_when', { name: r.offering_name })),
+      h('h3', {}, t('choose_when', { name: offeringName(r) })),
       recommended ? h('p', { class: 'badge' }, t(`recommended_${ev.recommendation_basis}`)) : null,
-      items.length ? list : h('p', { class: 'help' }, t('no_reasons_hint')));
+      items.length ? list : h('p', { class: 'help' }, t('no_reasons_hint')),
+      speedCost(r, Number(inputs.get('interactivity')) || 0));
   });
   morph($('verdict'), ...columns);
   setText($('verdict-summary'), summaryLine(ev, inputs));
 }
 
+/** The cost at the speed per user the user chose: the core's point on the curve at that speed. */
+function speedCost(r, speed) {
+  if (!speed || !Array.isArray(r.curve)) return null;
+  const p = r.interactivity_point;
+  const n = i18n.num(speed);
+  if (!p) return h('p', { class: 'speed-cost' }, t('v_speed_unreachable', { n }));
+  if (!(p.usd_per_million_tokens > 0)) return h('p', { class: 'speed-cost' }, t('v_cost_at_speed_unpriced', { n }));
+  const usd = fmtField('usd_per_million_tokens', p.usd_per_million_tokens);
+  const b = band({ ...r, error_band: p.error_band || r.error_band, usd_per_million_tokens: p.usd_per_million_tokens }, 'usd_per_million_tokens');
+  return h('p', { class: 'speed-cost' }, t('v_cost_at_speed', { n, usd }), b ? ' ' : null, b);
+}
+
 function summaryLine(ev, inputs) {
   const parts = ev.results.map((r) => t('sum_item', {
-    name: r.offering_name,
+    name: offeringName(r),
     price: r.price_month_usd === null ? t('your_price') : t('per_month', { price: i18n.usd(r.price_month_usd) }),
     fit: r.fits ? tn('sum_fits', r.gpus_needed, { n: i18n.num(r.gpus_needed) }) : t('sum_no_fit'),
   }));

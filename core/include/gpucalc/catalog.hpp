@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gpucalc/calibration.hpp"
@@ -19,6 +20,16 @@ struct SourcedFigure {
   double value = 0.0;  // unit given by the field holding it
   bool estimate = false;
   std::string source;
+};
+
+/**
+ * Chinese text of an entry's free-text fields: `<field>_zh` beside `<field>` in the catalog (the
+ * vendor's own Chinese wording where it gives one, else a translation), and `zh_source` saying
+ * which. The page shows the text of its language; the core only carries it.
+ */
+struct ZhText {
+  std::vector<std::pair<std::string, std::string>> fields;  // (field, its Chinese text)
+  std::string source;                                       // required when fields is not empty
 };
 
 enum class Topology { kSwitch, kFullMesh };
@@ -52,6 +63,7 @@ struct Gpu {
   std::optional<SourcedFigure> achieved_allreduce_bus_bytes_per_s;
   std::vector<std::string> sources;
   std::string note;
+  ZhText zh;  // form_factor_zh, note_zh
 };
 
 /**
@@ -81,6 +93,7 @@ struct Offering {
   std::string cpu, ram, storage, network, availability;
   std::vector<std::string> sources;
   std::string note;
+  ZhText zh;  // name_zh, cpu_zh, ram_zh, storage_zh, network_zh, availability_zh, note_zh
 };
 
 /** Kind of the softmax-attention layers: GQA (MHA is GQA with kv_heads = heads) or MLA. */

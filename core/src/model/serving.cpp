@@ -159,7 +159,7 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   const double rows = tokens + std::max(0.0, mixed_prefill_rows);
   const double rate = matmul_rate_at(rows, c.rates.matmul_flops_per_s, k);
   const double attn_rate =
-      matmul_rate_at(p.dpa ? rows / tpd : rows, c.rates.matmul_flops_per_s, k);
+      p.dpa ? matmul_rate_at(rows / tpd, c.rates.matmul_flops_per_s, k) : rate;
   const double expert_rate = matmul_rate_at(tokens * m.experts_active /
                                                 std::max(1.0, static_cast<double>(m.experts_routed)),
                                             c.rates.matmul_flops_per_s, k) *

@@ -478,14 +478,14 @@ int main(int argc, char** argv) {
   if (validate) {
 #ifdef GPUCALC_HAVE_VALIDATION
     const char* text = nullptr;
-    for (const auto& f : gpucalc::embedded_data_files()) {
+    for (const auto& f : gpucalc::embedded_validation_files()) {
       if (std::string(f.name) == "validation.json") text = f.text;
     }
     if (text == nullptr) fail("validation.json is not compiled in", 1);
     auto report = gpucalc::run_validation(catalog, text);
     if (!report) fail(report.error());
     const char* serving_text = nullptr;
-    for (const auto& f : gpucalc::embedded_data_files()) {
+    for (const auto& f : gpucalc::embedded_validation_files()) {
       if (std::string(f.name) == "validation-serving.json") serving_text = f.text;
     }
     if (serving_text == nullptr) fail("validation-serving.json is not compiled in", 1);

@@ -16,7 +16,7 @@ using namespace gpucalc;
 namespace {
 
 const char* embedded(std::string_view name) {
-  for (const auto& f : embedded_data_files()) {
+  for (const auto& f : embedded_validation_files()) {
     if (name == f.name) return f.text;
   }
   return nullptr;

@@ -394,6 +394,18 @@ TEST_CASE("output invariants hold over the built-in catalog's models and workloa
   CHECK_MESSAGE(table.ok(), (table.ok() ? "" : table.error().to_string()));
 }
 
+TEST_CASE("error_to_json keeps UTF-8 and replaces bytes that are not UTF-8 by U+FFFD") {
+  const Error e = make_error(ErrorCode::kBadValue, "model", "\xe6\xa8\xa1\xe5\x9e\x8b \xff \xed\xa0\x80 \xc3 \"q\" \x01");
+  const std::string text = error_to_json(e);
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  REQUIRE_FALSE(j.is_discarded());
+  CHECK(j["error"]["code"] == "bad_value");
+  CHECK(j["error"]["field"] == "model");
+  // Chinese kept; a lone 0xFF, a surrogate's encoding and a cut sequence each become U+FFFD.
+  CHECK(j["error"]["message"] ==
+        "\xe6\xa8\xa1\xe5\x9e\x8b \xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd \"q\" \x01");
+}
+
 TEST_CASE("an error quoting bytes that are not UTF-8 is still a JSON error object") {
   // "%FF" decodes to a lone 0xFF byte; the JSON dump used to abort on it (the page and the
   // WASM binding return errors through error_to_json).

@@ -16,7 +16,7 @@ using namespace gpucalc;
 namespace {
 
 const char* serving_text() {
-  for (const auto& f : embedded_data_files()) {
+  for (const auto& f : embedded_validation_files()) {
     if (std::string_view(f.name) == "validation-serving.json") return f.text;
   }
   return nullptr;

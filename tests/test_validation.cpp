@@ -14,7 +14,7 @@ using namespace gpucalc;
 namespace {
 
 const char* validation_text() {
-  for (const auto& f : embedded_data_files()) {
+  for (const auto& f : embedded_validation_files()) {
     if (std::string_view(f.name) == "validation.json") return f.text;
   }
   return nullptr;

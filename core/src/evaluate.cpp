@@ -9,6 +9,7 @@
 #include "gpucalc/invariants.hpp"
 #include "gpucalc/performance.hpp"
 #include "gpucalc/pricing.hpp"
+#include "json_writer.hpp"
 #include "gpucalc/throughput.hpp"
 #include "gpucalc/serving.hpp"
 #include "gpucalc/units.hpp"
@@ -368,10 +369,13 @@ Result<Evaluation> evaluate_text(const Catalog& catalog, std::string_view scenar
 }
 
 std::string error_to_json(const Error& error) {
-  Json j;
-  j["error"] = {{"code", error_code_name(error.code)}, {"field", error.field}, {"message", error.message}};
-  // Messages may quote input bytes that are not UTF-8: replaced (U+FFFD), never an abort.
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  // The one streaming writer: bytes that are not UTF-8 (a message may quote the input) are
+  // written as U+FFFD, never an abort.
+  detail::JsonWriter w;
+  w.begin_object().key("error").begin_object();
+  w.field("code", error_code_name(error.code)).field("field", error.field).field("message", error.message);
+  w.end_object().end_object();
+  return std::move(w.str());
 }
 
 }  // namespace gpucalc

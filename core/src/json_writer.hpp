@@ -1,8 +1,10 @@
 #pragma once
-// Internal: a small streaming JSON writer for the hot output paths (evaluation and what-fits
-// table), several times faster than building a DOM. Non-finite numbers are written as null.
+// Internal: the one streaming JSON writer of the core (evaluation, what-fits table, listings,
+// schema, errors), several times faster than building a DOM. Non-finite numbers are written as null.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -10,11 +12,11 @@
 
 namespace gpucalc::detail {
 
-/** Appends the decimal digits of `x` (std::to_string goes through printf in Emscripten's libc,
- *  about ten times slower than this in the WASM module). */
-inline void append_integer(std::string& out, long long x) {
-  char buf[24];
-  char* end = buf + sizeof buf;
+/** Writes the decimal digits of `x` into `buf` (24 bytes) and returns the end (std::to_string
+ *  goes through printf in Emscripten's libc, about ten times slower than this in the module). */
+inline char* format_integer(char* buf, long long x) {
+  char tmp[24];
+  char* end = tmp + sizeof tmp;
   char* p = end;
   unsigned long long u = x < 0 ? 0ULL - static_cast<unsigned long long>(x) : static_cast<unsigned long long>(x);
   do {
@@ -22,51 +24,85 @@ inline void append_integer(std::string& out, long long x) {
     u /= 10;
   } while (u != 0);
   if (x < 0) *--p = '-';
-  out.append(p, static_cast<std::size_t>(end - p));
+  const auto n = static_cast<std::size_t>(end - p);
+  std::memcpy(buf, p, n);
+  return buf + n;
 }
 
-/** Appends `x` as a JSON number: integers up to 1e15 as integers, others in the shortest form
- *  that reads back to the same double; non-finite as null. The CSV writer shares it. */
-inline void append_number(std::string& out, double x) {
+/** Writes `x` as a JSON number into `buf` (64 bytes) and returns the end: integers up to 1e15
+ *  as integers, others in the shortest form that reads back to the same double; non-finite as
+ *  null. std::to_chars(double) would do; Emscripten 3.1.6's libc++ deletes it, so the shortest
+ *  round trip is nlohmann's Grisu2 (the one call into nlohmann::detail, here). */
+inline char* format_number(char* buf, double x) {
   if (!std::isfinite(x)) {
-    out += "null";
-  } else if (x == std::floor(x) && std::fabs(x) < 1e15) {
-    append_integer(out, static_cast<long long>(x));
-  } else {
-    char buf[64];
-    char* end = nlohmann::detail::to_chars(buf, buf + sizeof buf, x);  // shortest round trip
-    out.append(buf, static_cast<std::size_t>(end - buf));
+    std::memcpy(buf, "null", 4);
+    return buf + 4;
   }
+  if (x == std::floor(x) && std::fabs(x) < 1e15) return format_integer(buf, static_cast<long long>(x));
+  return nlohmann::detail::to_chars(buf, buf + 64, x);
 }
 
+inline void append_integer(std::string& out, long long x) {
+  char buf[24];
+  out.append(buf, static_cast<std::size_t>(format_integer(buf, x) - buf));
+}
+
+/** Appends `x` as format_number() writes it. The CSV writer shares it. */
+inline void append_number(std::string& out, double x) {
+  char buf[64];
+  out.append(buf, static_cast<std::size_t>(format_number(buf, x) - buf));
+}
+
+/** Streams JSON into one buffer written through a raw pointer: in the WASM module every
+ *  std::string push_back or append is a call into libc++ (about a third of an evaluation's
+ *  JSON time, measured with node --cpu-prof), so the writer grows the string itself. */
 class JsonWriter {
  public:
-  std::string& str() { return s_; }
+  /** The text so far (the writer may go on writing after this). */
+  std::string& str() {
+    s_.resize(len_);
+    cap_ = len_;
+    return s_;
+  }
+  void reserve(std::size_t bytes) {
+    if (bytes > cap_) grow_to(bytes);
+  }
 
-  JsonWriter& begin_object() { sep(); s_ += '{'; first_ = true; return *this; }
-  JsonWriter& end_object() { s_ += '}'; first_ = false; return *this; }
-  JsonWriter& begin_array() { sep(); s_ += '['; first_ = true; return *this; }
-  JsonWriter& end_array() { s_ += ']'; first_ = false; return *this; }
+  JsonWriter& begin_object() { sep(); put('{'); first_ = true; return *this; }
+  JsonWriter& end_object() { put('}'); first_ = false; return *this; }
+  JsonWriter& begin_array() { sep(); put('['); first_ = true; return *this; }
+  JsonWriter& end_array() { put(']'); first_ = false; return *this; }
 
   JsonWriter& key(std::string_view k) {
     sep();
     quoted(k);
-    s_ += ':';
+    put(':');
     after_key_ = true;
     return *this;
   }
 
-  JsonWriter& null() { sep(); s_ += "null"; return *this; }
-  JsonWriter& value(bool b) { sep(); s_ += b ? "true" : "false"; return *this; }
+  JsonWriter& null() { sep(); put("null", 4); return *this; }
+  JsonWriter& value(bool b) {
+    sep();
+    if (b) put("true", 4);
+    else put("false", 5);
+    return *this;
+  }
   JsonWriter& value(int x) { return value(static_cast<long long>(x)); }
-  JsonWriter& value(long long x) { sep(); append_integer(s_, x); return *this; }
+  JsonWriter& value(long long x) {
+    sep();
+    char* p = room(24);
+    len_ = static_cast<std::size_t>(format_integer(p, x) - data());
+    return *this;
+  }
   JsonWriter& value(std::string_view text) { sep(); quoted(text); return *this; }
   JsonWriter& value(const char* text) { return value(std::string_view(text)); }
   JsonWriter& value(const std::string& text) { return value(std::string_view(text)); }
   JsonWriter& value(const std::optional<double>& x) { return x ? value(*x) : null(); }
   JsonWriter& value(double x) {
     sep();
-    append_number(s_, x);
+    char* p = room(64);
+    len_ = static_cast<std::size_t>(format_number(p, x) - data());
     return *this;
   }
 
@@ -77,38 +113,90 @@ class JsonWriter {
   }
 
  private:
+  char* data() { return buf_; }
+  void grow_to(std::size_t bytes) {
+    s_.resize(bytes);
+    buf_ = &s_[0];
+    cap_ = bytes;
+  }
+  /** At least `n` writable bytes at data() + len_; returns that pointer. */
+  char* room(std::size_t n) {
+    if (len_ + n > cap_) grow_to(std::max<std::size_t>(2 * cap_, len_ + n + 256));
+    return buf_ + len_;
+  }
+  void put(char c) {
+    *room(1) = c;
+    ++len_;
+  }
+  void put(const char* p, std::size_t n) {
+    std::memcpy(room(n), p, n);
+    len_ += n;
+  }
+
   void sep() {
     if (after_key_) {
       after_key_ = false;
       return;
     }
-    if (!first_) s_ += ',';
+    if (!first_) put(',');
     first_ = false;
   }
 
+  /** Length of the well-formed UTF-8 sequence starting at text[i] (lead byte >= 0x80), or 0. */
+  static std::size_t utf8_length(std::string_view text, std::size_t i) {
+    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned char u = at(i);
+    std::size_t n = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // range of the second byte
+    if (u >= 0xC2 && u <= 0xDF) n = 2;
+    else if (u >= 0xE0 && u <= 0xEF) n = 3, lo = u == 0xE0 ? 0xA0 : 0x80, hi = u == 0xED ? 0x9F : 0xBF;
+    else if (u >= 0xF0 && u <= 0xF4) n = 4, lo = u == 0xF0 ? 0x90 : 0x80, hi = u == 0xF4 ? 0x8F : 0xBF;
+    if (n == 0 || i + n > text.size() || at(i + 1) < lo || at(i + 1) > hi) return 0;
+    for (std::size_t k = 2; k < n; ++k) {
+      if ((at(i + k) & 0xC0) != 0x80) return 0;
+    }
+    return n;
+  }
+
+  /** A JSON string; bytes that are not UTF-8 (an error may quote the user's input) become
+   *  U+FFFD, so the text is always valid JSON. */
   void quoted(std::string_view text) {
-    s_ += '"';
-    std::size_t run = 0;  // start of the characters not yet copied: copied in bulk
+    // Worst case 6 bytes per byte (\u00XX) plus the quotes.
+    char* p = room(text.size() * 6 + 2);
+    *p++ = '"';
     for (std::size_t i = 0; i < text.size(); ++i) {
       const char c = text[i];
       const auto u = static_cast<unsigned char>(c);
-      if (c != '"' && c != '\\' && u >= 0x20) continue;
-      s_.append(text.data() + run, i - run);
-      run = i + 1;
-      if (u >= 0x20) {
-        s_ += '\\';
-        s_ += c;
+      if (u >= 0x80) {
+        const std::size_t n = utf8_length(text, i);
+        if (n == 0) {
+          std::memcpy(p, "\xEF\xBF\xBD", 3);
+          p += 3;
+        } else {
+          std::memcpy(p, text.data() + i, n);
+          p += n;
+          i += n - 1;
+        }
+      } else if (c != '"' && c != '\\' && u >= 0x20) {
+        *p++ = c;
+      } else if (u >= 0x20) {
+        *p++ = '\\';
+        *p++ = c;
       } else {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", u);
-        s_ += buf;
+        static const char kHex[] = "0123456789abcdef";
+        std::memcpy(p, "\\u00", 4);
+        p[4] = kHex[u >> 4];
+        p[5] = kHex[u & 15];
+        p += 6;
       }
     }
-    s_.append(text.data() + run, text.size() - run);
-    s_ += '"';
+    *p++ = '"';
+    len_ = static_cast<std::size_t>(p - buf_);
   }
 
   std::string s_;
+  char* buf_ = nullptr;
+  std::size_t len_ = 0, cap_ = 0;
   bool first_ = true;
   bool after_key_ = false;
 };

@@ -21,19 +21,6 @@ void write_pairs(JsonWriter& w, const std::vector<std::pair<std::string, double>
   w.end_object();
 }
 
-/** Compatibility only, until the page words rates_source itself (issue 9): the English label
- *  the page used to parse, made from the codes. */
-std::string legacy_rates_label(const OfferingResult& r) {
-  switch (r.rates_source) {
-    case RatesSource::kCalibrated: return "calibrated on " + r.calibration_device + ", " + r.calibration_date;
-    case RatesSource::kMeasured:
-      return r.rates_estimate ? "public measurements (some figures estimate)" : "public measurements";
-    case RatesSource::kPeak: return "datasheet peak";
-    case RatesSource::kOverride: return "scenario override of the achieved fraction";
-  }
-  return "";
-}
-
 void write_curve_entry(JsonWriter& w, const std::optional<ServingCurveEntry>& e) {
   if (!e) {
     w.null();
@@ -71,7 +58,6 @@ void write_result(JsonWriter& w, const OfferingResult& r, bool with_trace) {
       case FieldValue::Type::kText: w.value(x.text); break;
     }
   }
-  w.field("rates_label", legacy_rates_label(r));
   w.key("warnings").begin_array();
   for (const auto& warning : r.warnings) w.value(warning);
   w.end_array();
@@ -272,7 +258,7 @@ void write_model(JsonWriter& w, const Model& m) {
 
 std::string evaluation_to_json(const Evaluation& ev, bool with_trace) {
   JsonWriter w;
-  w.str().reserve(with_trace ? 16384 : 4096);
+  w.reserve(with_trace ? 16384 : 4096);
   w.begin_object();
   w.field("schema", "gpucalc-result/1");
   w.field("scenario", ev.canonical);
@@ -330,7 +316,7 @@ Result<std::string> fit_table_json(const Catalog& catalog, const Scenario& scena
   static const WeightFormat formats[] = {WeightFormat::kBf16, WeightFormat::kFp8, WeightFormat::kFp6,
                                          WeightFormat::kFp4, WeightFormat::kInt4};
   JsonWriter w;
-  w.str().reserve(32768);
+  w.reserve(32768);
   w.begin_object();
   w.field("capacity_basis", capacity_basis_name(scenario.capacity));
   w.key("offerings").begin_array();
@@ -395,7 +381,7 @@ Result<std::string> catalog_to_json(const Catalog& catalog, std::string_view wha
                                                        std::string(what.substr(0, 40)) + "\"");
   }
   JsonWriter w;
-  w.str().reserve(16384);
+  w.reserve(16384);
   w.begin_object();
   w.key(what).begin_array();
   if (what == "gpus") {

@@ -146,3 +146,25 @@ test('scenarioKeys lists every key with its default', () => {
   }
   assert.equal(byKey.get('compare').defaultText, 'fullgpu-8x-mi355x,fullgpu-8x-h200');
 });
+
+test('validationJson: the precomputed validation summary (data/error-bands.json), nothing run in the page', async () => {
+  const m = await gpucalc.load();
+  const t0 = performance.now();
+  const v = JSON.parse(m.validationJson());
+  assert.ok(performance.now() - t0 < 50, 'read, not computed');
+  assert.equal(v.mlperf.rows.length, 13);
+  for (const r of v.mlperf.rows) {
+    assert.equal(typeof r.gpu, 'string');
+    assert.ok(Math.abs(r.predicted / r.measured - 1 - r.error) < 1e-4, r.id);
+  }
+  assert.ok(v.mlperf.median_abs_error <= v.mlperf.max_abs_error);
+  assert.equal(v.serving.mape_all.group, 'all');
+  const perGpu = v.serving.mape_per_gpu.reduce((n, g) => n + g.n_interactivity, 0);
+  assert.equal(perGpu, v.serving.mape_all.n_interactivity);
+  // Every predicted serving figure carries its band, per metric.
+  const r = gpucalc.evaluate('v=1&compare=fullgpu-8x-h200&users=4').results[0];
+  for (const metric of ['interactivity', 'throughput_per_gpu', 'ttft']) {
+    assert.ok(r.error_band[metric].points >= 3, metric);
+    assert.equal(typeof r.error_band[metric].group, 'string');
+  }
+});

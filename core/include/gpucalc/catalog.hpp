@@ -248,12 +248,15 @@ const Catalog& default_catalog();
  *  generator leaves out the file it rewrites, which may be stale or invalid). */
 Result<Catalog> build_default_catalog(std::string_view skip_file = {});
 
-/** Embedded data files by name ("gpus.json"), for tools that show the sources. */
+/** Embedded catalog files by name ("gpus.json"), for tools that show the sources. */
 struct EmbeddedFile {
   const char* name;
   const char* text;
 };
 const std::vector<EmbeddedFile>& embedded_data_files();
+/** The validation tables ("validation.json", "validation-serving.json"), kept apart so that a
+ *  program that never reads them (the page's module) does not carry them. */
+const std::vector<EmbeddedFile>& embedded_validation_files();
 
 /**
  * Turns a Hugging Face config.json (Llama, Qwen 2/3/3-Next/3.5, Mixtral, DeepSeek-V3/V3.2,

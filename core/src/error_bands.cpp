@@ -24,6 +24,12 @@ const char* const kRegimes[kErrorBandRegimes] = {"1-8", "9-32", "33+"};
 const double kRegimeUsers[kErrorBandRegimes] = {1, 16, 64};
 const char* const kMetrics[] = {"interactivity", "throughput_per_gpu", "ttft"};
 
+/** Provenance written beside every generated entry: what the figure was computed from. */
+constexpr const char* kServingSource =
+    "make error-bands: model vs data/validation-serving.json (InferenceX, newest runs)";
+constexpr const char* kMlperfSource =
+    "make error-bands: model vs data/validation.json (MLPerf v4.1, sources there)";
+
 std::size_t regime_index(double users_per_instance) {
   return users_per_instance <= 8 ? 0 : users_per_instance <= 32 ? 1 : 2;
 }
@@ -41,7 +47,7 @@ void write_serving_gpu(JsonWriter& w, const ServingGpuError& g) {
   w.field("throughput_per_gpu", rounded(g.throughput_per_gpu.mape));
   w.field("n_throughput_per_gpu", g.throughput_per_gpu.points);
   w.field("mean_ttft", rounded(g.ttft.mape)).field("n_mean_ttft", g.ttft.points);
-  w.end_object();
+  w.field("source", kServingSource).end_object();
 }
 
 void write_summary(JsonWriter& w, const ValidationSummary& s) {
@@ -55,13 +61,14 @@ void write_summary(JsonWriter& w, const ValidationSummary& s) {
   for (const auto& r : s.mlperf_rows) {
     w.begin_object().field("id", r.id).field("workload", r.workload).field("gpu", r.gpu);
     w.field("unit", r.unit).field("predicted", rounded_figure(r.predicted));
-    w.field("measured", rounded_figure(r.measured)).field("error", rounded(r.error)).end_object();
+    w.field("measured", rounded_figure(r.measured)).field("error", rounded(r.error));
+    w.field("source", kMlperfSource).end_object();
   }
   w.end_array();
   w.key("per_gpu").begin_array();
   for (const auto& g : s.mlperf_per_gpu) {
     w.begin_object().field("gpu", g.gpu).field("mape", rounded(g.error.mape));
-    w.field("points", g.error.points).end_object();
+    w.field("points", g.error.points).field("source", kMlperfSource).end_object();
   }
   w.end_array().end_object();
   w.key("serving").begin_object();
@@ -250,11 +257,11 @@ std::string error_bands_to_json(const ErrorBandTable& t) {
         w.begin_object();
         w.field("vendor", kVendors[v]);
         w.field("weights", weight_format_name(static_cast<WeightFormat>(f)));
-        w.field("users", kRegimes[r]);
+        w.field("users", kRegimes[r]).field("source", kServingSource);
         w.key("metrics").begin_array();
         for (const ErrorBand& b : t.bands[v][f][r]) {
           w.begin_object().field("metric", b.metric).field("mape", rounded(b.mape));
-          w.field("points", b.points).field("group", b.group).end_object();
+          w.field("points", b.points).field("group", b.group).field("source", kServingSource).end_object();
         }
         w.end_array().end_object();
       }

@@ -298,6 +298,12 @@ struct DocumentKind {
   void (*merge)(Catalog& base, Catalog& part);
 };
 
+/** A document's parse error with the file it came from in front of its field. */
+Error from_source(Error e, const std::string& source) {
+  e.field = source + ": " + e.field;
+  return e;
+}
+
 const DocumentKind kDocumentKinds[] = {
     {kCalibrationSchema,
      [](std::string_view text, const std::string& source, Catalog& part) -> std::optional<Error> {
@@ -312,11 +318,7 @@ const DocumentKind kDocumentKinds[] = {
     {kPerformanceSchema,
      [](std::string_view text, const std::string& source, Catalog& part) -> std::optional<Error> {
        auto constants = parse_model_constants(text);
-       if (!constants) {
-         Error e = constants.error();
-         e.field = source + ": " + e.field;
-         return e;
-       }
+       if (!constants) return from_source(constants.error(), source);
        part.constants = constants.value();
        return std::nullopt;
      },
@@ -326,11 +328,7 @@ const DocumentKind kDocumentKinds[] = {
     {kEnginesSchema,
      [](std::string_view text, const std::string& source, Catalog& part) -> std::optional<Error> {
        auto engines = parse_engines(text);
-       if (!engines) {
-         Error e = engines.error();
-         e.field = source + ": " + e.field;
-         return e;
-       }
+       if (!engines) return from_source(engines.error(), source);
        part.engines = std::make_shared<const EngineCatalog>(std::move(engines).value());
        return std::nullopt;
      },
@@ -340,11 +338,7 @@ const DocumentKind kDocumentKinds[] = {
     {kKernelsSchema,
      [](std::string_view text, const std::string& source, Catalog& part) -> std::optional<Error> {
        auto kernels = parse_kernels(text);
-       if (!kernels) {
-         Error e = kernels.error();
-         e.field = source + ": " + e.field;
-         return e;
-       }
+       if (!kernels) return from_source(kernels.error(), source);
        part.kernels = std::make_shared<const KernelCatalog>(std::move(kernels).value());
        return std::nullopt;
      },
@@ -354,11 +348,7 @@ const DocumentKind kDocumentKinds[] = {
     {kErrorBandsSchema,
      [](std::string_view text, const std::string& source, Catalog& part) -> std::optional<Error> {
        auto bands = parse_error_bands(text);
-       if (!bands) {
-         Error e = bands.error();
-         e.field = source + ": " + e.field;
-         return e;
-       }
+       if (!bands) return from_source(bands.error(), source);
        part.error_bands = std::make_shared<const ErrorBandTable>(std::move(bands).value());
        return std::nullopt;
      },

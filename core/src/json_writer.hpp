@@ -73,10 +73,18 @@ class JsonWriter {
   JsonWriter& begin_array() { sep(); put('['); first_ = true; return *this; }
   JsonWriter& end_array() { put(']'); first_ = false; return *this; }
 
+  /** `,"k":` in one reservation (most of an evaluation's JSON is keys). */
   JsonWriter& key(std::string_view k) {
-    sep();
-    quoted(k);
-    put(':');
+    char* p = room(k.size() * 6 + 4);
+    if (after_key_) {
+      after_key_ = false;
+    } else if (!first_) {
+      *p++ = ',';
+    }
+    first_ = false;
+    p = write_quoted(p, k);
+    *p++ = ':';
+    len_ = static_cast<std::size_t>(p - buf_);
     after_key_ = true;
     return *this;
   }
@@ -142,56 +150,64 @@ class JsonWriter {
     first_ = false;
   }
 
-  /** Length of the well-formed UTF-8 sequence starting at text[i] (lead byte >= 0x80), or 0. */
-  static std::size_t utf8_length(std::string_view text, std::size_t i) {
-    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-    const unsigned char u = at(i);
+  /** Length of the well-formed UTF-8 sequence starting at s (lead byte >= 0x80, s < end), or 0. */
+  static std::size_t utf8_length(const char* s, const char* end) {
+    const auto at = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned char u = at(0);
     std::size_t n = 0;
     unsigned char lo = 0x80, hi = 0xBF;  // range of the second byte
     if (u >= 0xC2 && u <= 0xDF) n = 2;
     else if (u >= 0xE0 && u <= 0xEF) n = 3, lo = u == 0xE0 ? 0xA0 : 0x80, hi = u == 0xED ? 0x9F : 0xBF;
     else if (u >= 0xF0 && u <= 0xF4) n = 4, lo = u == 0xF0 ? 0x90 : 0x80, hi = u == 0xF4 ? 0x8F : 0xBF;
-    if (n == 0 || i + n > text.size() || at(i + 1) < lo || at(i + 1) > hi) return 0;
+    if (n == 0 || n > static_cast<std::size_t>(end - s) || at(1) < lo || at(1) > hi) return 0;
     for (std::size_t k = 2; k < n; ++k) {
-      if ((at(i + k) & 0xC0) != 0x80) return 0;
+      if ((at(k) & 0xC0) != 0x80) return 0;
     }
     return n;
   }
 
-  /** A JSON string; bytes that are not UTF-8 (an error may quote the user's input) become
-   *  U+FFFD, so the text is always valid JSON. */
-  void quoted(std::string_view text) {
-    // Worst case 6 bytes per byte (\u00XX) plus the quotes.
-    char* p = room(text.size() * 6 + 2);
+  /** Writes `text` as a JSON string at p (room for 6 bytes per byte plus the quotes) and returns
+   *  the end; bytes that are not UTF-8 (an error may quote the user's input) become U+FFFD, so
+   *  the text is always valid JSON. Raw pointers, no string_view calls: at -Os the module does
+   *  not inline those (node --cpu-prof). */
+  static char* write_quoted(char* p, std::string_view text) {
+    const char* s = text.data();
+    const char* const end = s + text.size();
     *p++ = '"';
-    for (std::size_t i = 0; i < text.size(); ++i) {
-      const char c = text[i];
-      const auto u = static_cast<unsigned char>(c);
-      if (u >= 0x80) {
-        const std::size_t n = utf8_length(text, i);
+    while (s < end) {
+      const auto u = static_cast<unsigned char>(*s);
+      if (u >= 0x20 && u < 0x80 && u != '"' && u != '\\') {
+        *p++ = *s++;
+      } else if (u >= 0x80) {
+        const std::size_t n = utf8_length(s, end);
         if (n == 0) {
           std::memcpy(p, "\xEF\xBF\xBD", 3);
           p += 3;
+          ++s;
         } else {
-          std::memcpy(p, text.data() + i, n);
+          std::memcpy(p, s, n);
           p += n;
-          i += n - 1;
+          s += n;
         }
-      } else if (c != '"' && c != '\\' && u >= 0x20) {
-        *p++ = c;
       } else if (u >= 0x20) {
         *p++ = '\\';
-        *p++ = c;
+        *p++ = *s++;
       } else {
         static const char kHex[] = "0123456789abcdef";
         std::memcpy(p, "\\u00", 4);
         p[4] = kHex[u >> 4];
         p[5] = kHex[u & 15];
         p += 6;
+        ++s;
       }
     }
     *p++ = '"';
-    len_ = static_cast<std::size_t>(p - buf_);
+    return p;
+  }
+
+  void quoted(std::string_view text) {
+    char* p = room(text.size() * 6 + 2);
+    len_ = static_cast<std::size_t>(write_quoted(p, text) - buf_);
   }
 
   std::string s_;

@@ -1,11 +1,15 @@
 // Strings and numbers for the page: dictionaries in i18n/<lang>.json, numbers via Intl.
+// English, every language's fallback, comes with the code (a JSON module; the page build inlines
+// it into the bundle); another language's dictionary is fetched only when it is chosen.
+import en from './i18n/en.json' with { type: 'json' };
+
 export const LANGS = ['en', 'zh'];
 const LOCALES = { en: 'en-US', zh: 'zh-CN' };
 
 let lang = 'en';
 let dict = {};
-let fallback = {};
-const cache = new Map();
+const fallback = en;
+const cache = new Map([['en', Promise.resolve(en)]]);
 
 /** The page language: `lang=` in the query wins, else the browser's preference. */
 export function pickLanguage(search = location.search, languages = navigator.languages || []) {
@@ -32,10 +36,9 @@ async function fetchDict(l) {
 }
 
 export async function setLanguage(l) {
-  const [d, en] = await Promise.all([fetchDict(l), fetchDict('en')]);
+  const d = await fetchDict(l);
   lang = l;
   dict = d;
-  fallback = en;
   document.documentElement.lang = LOCALES[l];
   numberFormats.clear();
 }

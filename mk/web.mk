@@ -8,7 +8,7 @@
 #   make perf-web   transfer size, first result painted, update time (headless Chromium);
 #                   `make bench-web` is its old name
 #   make perf-wasm  the page's call (decode + evaluate + JSON) natively and in the module (node)
-WEB_PKGS := emscripten node-acorn chromium fonts-wqy-microhei
+WEB_PKGS := emscripten node-acorn chromium fonts-wqy-microhei zopfli
 WASM_BUILD := $(BUILD)/wasm
 WASM_JOBS ?= 2
 # Debian's emcc needs acorn from Debian's node module folder; it uses Debian's prebuilt cache.

@@ -244,4 +244,4 @@ start().catch((e) => {
 });
 
 // For the tests and the benchmark: the state, read-only use.
-window.gpucalcPage = { state, update, render, schema: keys };
+window.gpucalcPage = { state, update, render, schema: keys, t };

@@ -1,13 +1,30 @@
 // Strings and numbers for the page: dictionaries in i18n/<lang>.json, numbers via Intl.
 // English, every language's fallback, comes with the code (a JSON module; the page build inlines
 // it into the bundle); another language's dictionary is fetched only when it is chosen.
-import en from './i18n/en.json' with { type: 'json' };
+import enJson from './i18n/en.json' with { type: 'json' };
 
 export const LANGS = ['en', 'zh'];
 const LOCALES = { en: 'en-US', zh: 'zh-CN' };
 
 let lang = 'en';
 let dict = {};
+// The attributes translateDocument() fills (data-i18n-<attr>).
+const ATTRS = ['aria-label', 'title', 'placeholder', 'content'];
+const dataName = (attr) => `i18n${attr.replace(/(^|-)(\w)/g, (m, d, c) => c.toUpperCase())}`;
+
+/** The English strings the page's markup carries (data-i18n text, data-i18n-<attr> values), read
+ *  before anything is translated. The page build leaves the ones it finds verbatim in the built
+ *  index.html out of the bundled en.json (scripts/build-web.mjs): they are shipped once. */
+function markupStrings() {
+  const found = {};
+  if (typeof document === 'undefined') return found;
+  for (const el of document.querySelectorAll('[data-i18n]')) found[el.dataset.i18n] ??= el.textContent;
+  for (const attr of ATTRS) {
+    for (const el of document.querySelectorAll(`[data-i18n-${attr}]`)) found[el.dataset[dataName(attr)]] ??= el.getAttribute(attr);
+  }
+  return found;
+}
+const en = { ...markupStrings(), ...enJson };
 const fallback = en;
 const cache = new Map([['en', Promise.resolve(en)]]);
 
@@ -65,10 +82,9 @@ export function translateDocument(root = document) {
     const text = t(el.dataset.i18n);
     if (el.textContent !== text) el.textContent = text;
   }
-  for (const attr of ['aria-label', 'title', 'placeholder', 'content']) {
-    const dataName = `i18n${attr.replace(/(^|-)(\w)/g, (m, d, c) => c.toUpperCase())}`;
+  for (const attr of ATTRS) {
     for (const el of root.querySelectorAll(`[data-i18n-${attr}]`)) {
-      const text = t(el.dataset[dataName]);
+      const text = t(el.dataset[dataName(attr)]);
       if (el.getAttribute(attr) !== text) el.setAttribute(attr, text);
     }
   }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launch, serve, outDir, repo, fullScreenshot, until } from './browser-lib.mjs';
+import { launch, serve, outDir, repo, webRoot, fullScreenshot, until } from './browser-lib.mjs';
 import { CSP } from '../../scripts/serve.mjs';
 
 const seed002 = JSON.parse(fs.readFileSync(path.join(repo, 'tests/fixtures/seed002.json'), 'utf8'));
@@ -205,6 +205,47 @@ test('a link with one bad key keeps the rest, names the key at its field and lea
   await until(page, () => location.hash.includes('users=3') && location.hash.includes('context=4096'));
   await page.close();
   assert.deepEqual(problems, []);
+});
+
+test('the built page: one bundle, English inlined, zh.json only for Chinese, the embed chunk only embedded', async () => {
+  const requested = async (url, ctx = context) => {
+    const page = await ctx.newPage();
+    const paths = [];
+    page.on('request', (r) => paths.push(new URL(r.url()).pathname));
+    await page.goto(url);
+    await page.waitForSelector('html.ready', { timeout: 30000 });
+    return { page, paths };
+  };
+  const en = JSON.parse(fs.readFileSync(path.join(repo, 'web/i18n/en.json'), 'utf8'));
+  const { page, paths } = await requested(calc.url);
+  const scripts = paths.filter((p) => /\.m?js$/.test(p));
+  if (webRoot.endsWith(path.join('build', 'web-dist'))) {
+    assert.deepEqual(scripts.sort(), ['/app.js', '/gen/gpucalc_wasm.mjs'], 'the bundle and the glue, nothing else');
+  }
+  assert.ok(!paths.some((p) => p.includes('/i18n/')), `no dictionary fetched on the English page: ${paths}`);
+  assert.ok(!paths.some((p) => p.includes('embed-frame')), 'the embed protocol is loaded only in the embed view');
+  // Every English string, those the bundle leaves to the markup included, is the source's.
+  const wrong = await page.evaluate((dict) => Object.keys(dict).filter((k) => window.gpucalcPage.t(k) !== dict[k]), en);
+  assert.deepEqual(wrong, []);
+  await page.close();
+  const zhContext = await browser.newContext({ locale: 'zh-CN' });
+  const zh = await requested(calc.url, zhContext);
+  assert.deepEqual(zh.paths.filter((p) => p.includes('/i18n/')), ['/i18n/zh.json']);
+  // Back to English: the strings read from the markup before it was translated.
+  await zh.page.click('#lang-en');
+  await until(zh.page, () => document.documentElement.lang === 'en-US' && document.getElementById('title').textContent === 'GPU comparison calculator');
+  const wrongAfter = await zh.page.evaluate((dict) => Object.keys(dict).filter((k) => window.gpucalcPage.t(k) !== dict[k]), en);
+  assert.deepEqual(wrongAfter, []);
+  await zhContext.close();
+  const embed = await requested(`${calc.url}?embed=1`);
+  assert.ok(embed.paths.some((p) => /\/embed-frame(-[A-Z0-9]+)?\.js$/.test(p)), `the embed view loads its protocol: ${embed.paths}`);
+  await embed.page.close();
+  // What ships: no eval or new Function anywhere (the CSP forbids them), the wasm preloaded.
+  for (const f of fs.readdirSync(webRoot, { recursive: true }).filter((x) => /\.m?js$/.test(x))) {
+    const code = fs.readFileSync(path.join(webRoot, f), 'utf8');
+    assert.doesNotMatch(code, /\beval\s*\(|\bnew\s+Function\s*\(/, f);
+  }
+  assert.match(fs.readFileSync(path.join(webRoot, 'index.html'), 'utf8'), /<link rel="preload" href="gen\/gpucalc_wasm\.wasm" as="fetch"/);
 });
 
 test('the text of every section is in the page once the first result is painted, before any scrolling', async () => {

@@ -190,14 +190,18 @@ test('the core\'s verdict reasons use the cost at the chosen speed (en, zh)', as
   }
   assert.notDeepEqual(costReasons(at20).map((v) => v.params), costReasons(at100).map((v) => v.params));
   // 140 tokens/s per user: the MI355X reaches it, the 8x H200 does not: a con, no cost comparison,
-  // no recommendation by the cost at the speed.
+  // the one that reaches the speed recommended on its cost at it; a speed neither reaches: none.
   const at140 = gpucalc.evaluate('v=1&interactivity=140');
   assert.ok(at140.results[0].interactivity_point && !at140.results[1].interactivity_point);
   assert.deepEqual(at140.verdict.filter((v) => v.code === 'interactivity_unreachable').map((v) => [v.offering, v.kind, v.basis]),
     [['fullgpu-8x-h200', 'con', 'interactivity']]);
   assert.deepEqual(costReasons(at140), []);
-  assert.notEqual(at140.recommendation_basis, 'interactivity');
-  assert.ok(at140.verdict.some((v) => v.code === 'recommendation_missing_figure' && v.basis === 'interactivity'));
+  assert.equal(at140.recommended, 'fullgpu-8x-mi355x');
+  assert.equal(at140.recommendation_basis, 'interactivity');
+  assert.ok(!at140.verdict.some((v) => v.code === 'recommendation_missing_figure'));
+  const at5000 = gpucalc.evaluate('v=1&interactivity=5000');
+  assert.equal(at5000.verdict.filter((v) => v.code === 'interactivity_unreachable').length, 2);
+  assert.ok(!at5000.recommended, `nothing reaches 5000 tokens/s per user: ${at5000.recommended}`);
 
   // On the page, both languages: the reason reads the speed and the cost shown at that speed; the
   // badge names the speed; an unreachable speed is the con's sentence, no raw code.

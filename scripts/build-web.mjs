@@ -40,9 +40,9 @@ const out = opt('out', 'build/web-dist');
 const TARGET = ['es2020'];
 const GLUE = 'gen/gpucalc_wasm.mjs';
 const WASM = 'gen/gpucalc_wasm.wasm';
-// Source checks of what a bundle must never contain under the page's CSP.
 // What scripts/serve.mjs compresses (its COMPRESSIBLE), here precompressed.
 const COMPRESSED = /\.(html|m?js|css|json|wasm|svg|md|txt)$/;
+// What a bundle must never contain under the page's CSP.
 const FORBIDDEN = [/\beval\s*\(/, /\bnew\s+Function\s*\(/, /\bFunction\s*\(\s*["'`]/];
 
 /** Runs `cmd args`, its stdout into `to` (written whole or not at all). */

@@ -5,7 +5,7 @@ import * as gpucalc from '../gpucalc.js';
 import * as i18n from '../i18n.js';
 import { t, tn } from '../i18n.js';
 import { $, h, morph, table, seriesClass, setText } from '../dom.js';
-import { fmtField, band, offeringName } from '../format.js';
+import { fmtField, band, pointBands, offeringName } from '../format.js';
 import { paretoChart } from '../charts.js';
 import { memo, chartReady, chartWidth, drawChart } from '../schedule.js';
 import { state } from '../state.js';
@@ -32,10 +32,9 @@ function pointLabel(p) {
     user: fmtField('tokens_per_s_per_user', p.tokens_per_s_per_user), ttft: i18n.seconds(p.ttft_s) });
 }
 
-/** A curve point's figure with the band of its metric: the point's own `error_band` where the
- *  core gives one, else the result's (the band at the scenario's users). */
+/** A curve point's figure with the band of its metric at the point's own users per instance. */
 function pointFigure(r, p, field, value = p[field]) {
-  const b = band({ ...r, error_band: p.error_band || r.error_band, [field]: value }, field);
+  const b = band({ ...r, error_band: pointBands(r, p), [field]: value }, field);
   const text = field === 'usd_per_million_tokens' && !(value > 0) ? i18n.DASH : fmtField(field, value);
   const node = h('span', { class: 'val', 'data-f': field }, text);
   return b ? h('span', { class: 'with-band' }, node, ' ', b) : node;

@@ -11,6 +11,7 @@
 //   embed.js                      -> minified classic script (host pages load it, async, any time)
 //   gen/gpucalc_wasm.mjs          -> minified (the Emscripten glue); gen/gpucalc_wasm.wasm copied
 //   i18n/<lang>.json but English  -> minified, fetched only for that language
+//   i18n/<part>/<lang>.json       -> minified, fetched when the view that needs them opens
 //   index.html                    -> module preloads of what the bundle imports, the module's
 //                                    preload first; indentation dropped; the English strings
 //                                    it carries are not repeated in the bundle's en.json
@@ -157,10 +158,13 @@ await transform('embed.js', {});  // a classic script: no format change, its IIF
 await transform(GLUE, { format: 'esm' });
 fs.copyFileSync(path.join(src, WASM), path.join(out, WASM));
 
-// 3. Dictionaries other than English (inlined into the bundle), oEmbed: minified JSON.
+// 3. Dictionaries other than English (inlined into the bundle), the parts, oEmbed: minified JSON.
 const minJson = (from, to) => fs.writeFileSync(to, JSON.stringify(JSON.parse(fs.readFileSync(from, 'utf8'))));
-for (const f of fs.readdirSync(path.join(src, 'i18n'))) {
-  if (f.endsWith('.json') && f !== 'en.json') minJson(path.join(src, 'i18n', f), path.join(out, 'i18n', f));
+for (const f of fs.readdirSync(path.join(src, 'i18n'), { recursive: true })) {
+  // i18n/<part>/<lang>.json (strings a later view loads) in every language, English included.
+  if (!f.endsWith('.json') || f === 'en.json') continue;
+  fs.mkdirSync(path.dirname(path.join(out, 'i18n', f)), { recursive: true });
+  minJson(path.join(src, 'i18n', f), path.join(out, 'i18n', f));
 }
 minJson(path.join(src, 'oembed.json'), path.join(out, 'oembed.json'));
 for (const f of ['favicon.png', 'EMBED.md']) fs.copyFileSync(path.join(src, f), path.join(out, f));

@@ -26,7 +26,7 @@ function markupStrings() {
 }
 const en = { ...markupStrings(), ...enJson };
 const fallback = en;
-const cache = new Map([['en', Promise.resolve(en)]]);
+const cache = new Map([['en.json', Promise.resolve(en)]]);
 
 /** The page language: `lang=` in the query wins, else the browser's preference. */
 export function pickLanguage(search = location.search, languages = navigator.languages || []) {
@@ -42,18 +42,35 @@ export function pickLanguage(search = location.search, languages = navigator.lan
   return 'en';
 }
 
-async function fetchDict(l) {
-  if (!cache.has(l)) {
-    cache.set(l, fetch(new URL(`./i18n/${l}.json`, import.meta.url)).then((r) => {
-      if (!r.ok) throw new Error(`i18n/${l}.json: HTTP ${r.status}`);
+/** i18n/<file>, fetched once. */
+function fetchJson(file) {
+  if (!cache.has(file)) {
+    cache.set(file, fetch(new URL(`./i18n/${file}`, import.meta.url)).then((r) => {
+      if (!r.ok) throw new Error(`i18n/${file}: HTTP ${r.status}`);
       return r.json();
     }));
   }
-  return cache.get(l);
+  return cache.get(file);
+}
+const fetchDict = (l) => fetchJson(`${l}.json`);
+
+// Strings only a view opened later needs live in i18n/<part>/<lang>.json (formula/: the formula
+// dialog's input labels), loaded with loadPart() when that view first opens, for the page's
+// language and English; a language switched to later gets the parts already loaded.
+const parts = new Set();
+async function mergePart(part, l) {
+  const [d, english] = await Promise.all([fetchDict(l), fetchJson(`${part}/en.json`)]);
+  Object.assign(en, english);
+  if (l !== 'en') Object.assign(d, await fetchJson(`${part}/${l}.json`));
+}
+export async function loadPart(part) {
+  parts.add(part);
+  await mergePart(part, lang);
 }
 
 export async function setLanguage(l) {
   const d = await fetchDict(l);
+  await Promise.all([...parts].map((part) => mergePart(part, l)));
   lang = l;
   dict = d;
   document.documentElement.lang = LOCALES[l];

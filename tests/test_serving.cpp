@@ -2,9 +2,11 @@
 // properties, engine and parallelism keys.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/evaluate.hpp"
@@ -291,6 +293,35 @@ TEST_CASE("serving point: tokens/s per user = 1 / TPOT, throughput per GPU from 
   REQUIRE(r.error_band.size() == 3);
   CHECK(r.error_band[0].metric == "interactivity");
   CHECK(r.error_band[0].points >= 3);
+}
+
+TEST_CASE("curve points: each carries the error band of its own users per instance") {
+  // 8x H200, FP8 Llama 3.1 70B: the curve runs from 1 to thousands of users, across every
+  // users regime of data/error-bands.json (1-8, 9-32, 33+).
+  auto ev = eval("v=1&compare=fullgpu-8x-h200&interactivity=50");
+  const OfferingResult& r = first(ev);
+  REQUIRE(r.curve.size() >= 3);
+  std::vector<std::string> groups;
+  for (const auto& p : r.curve) {
+    REQUIRE(p.error_band_index >= 0);
+    REQUIRE(p.error_band_index < static_cast<int>(r.curve_error_bands.size()));
+    const int replicas = 8 / p.tp;  // p.tp is the instance's GPUs on one 8-GPU server
+    const auto& expected = catalog_error_band(default_catalog(), "nvidia", WeightFormat::kFp8, p.users / replicas);
+    const auto& got = r.curve_error_bands[static_cast<std::size_t>(p.error_band_index)];
+    REQUIRE(got.size() == expected.size());
+    for (std::size_t m = 0; m < got.size(); ++m) {
+      CHECK(got[m].metric == expected[m].metric);
+      CHECK(got[m].group == expected[m].group);
+      CHECK(got[m].mape == expected[m].mape);
+    }
+    if (std::find(groups.begin(), groups.end(), got[0].group) == groups.end()) groups.push_back(got[0].group);
+  }
+  CHECK(groups.size() >= 2);  // one band for the whole curve would be the scenario's, borrowed
+  CHECK(r.curve_error_bands.size() == groups.size());  // each distinct band kept once
+  REQUIRE(r.interactivity_point);
+  CHECK(r.interactivity_point->error_band_index >= 0);
+  REQUIRE(r.max_throughput_point);
+  CHECK(r.max_throughput_point->error_band_index >= 0);
 }
 
 TEST_CASE("interactivity target: the best throughput at or above it") {

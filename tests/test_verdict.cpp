@@ -195,8 +195,8 @@ TEST_CASE("verdict: with a speed per user chosen, the cost reasons compare the c
   CHECK(codes_of(ev, "interactivity_unreachable").empty());
 
   // 140 tokens/s per user: within the MI355X's reach, beyond the 8x H200's. The H200 gets a con
-  // saying so; with its figure missing no cost reason compares the two and the recommendation
-  // does not rest on the cost at the speed (the missing figure is said instead).
+  // saying so; with its figure missing no cost reason compares the two; the too-slow H200 is no
+  // candidate, so the one offering that reaches the speed is recommended on the cost at it.
   const Evaluation fast = eval_ok(c, "v=1&interactivity=140");
   REQUIRE(fast.results[0].interactivity_point.has_value());
   REQUIRE_FALSE(fast.results[1].interactivity_point.has_value());
@@ -207,12 +207,18 @@ TEST_CASE("verdict: with a speed per user chosen, the cost reasons compare the c
   CHECK(unreachable[0]->basis == "interactivity");
   CHECK(param(*unreachable[0], "interactivity") == 140);
   for (const auto& v : fast.verdict) CHECK(v.code.find("per_million_tokens") == std::string::npos);
-  CHECK(fast.recommendation_basis != "interactivity");
-  bool missing = false;
-  for (const VerdictItem* v : codes_of(fast, "recommendation_missing_figure")) {
-    missing = missing || (v->offering_id == "fullgpu-8x-h200" && v->basis == "interactivity");
-  }
-  CHECK(missing);
+  CHECK(fast.recommended_offering_id == "fullgpu-8x-mi355x");
+  CHECK(fast.recommendation_basis == "interactivity");
+  CHECK(codes_of(fast, "recommendation_missing_figure").empty());
+
+  // A speed neither reaches: both get the con and nothing is recommended (not the cheaper
+  // monthly price of an offering too slow for the job).
+  const Evaluation none = eval_ok(c, "v=1&interactivity=5000");
+  REQUIRE_FALSE(none.results[0].interactivity_point.has_value());
+  REQUIRE_FALSE(none.results[1].interactivity_point.has_value());
+  CHECK(codes_of(none, "interactivity_unreachable").size() == 2);
+  CHECK(none.recommended_offering_id.empty());
+  CHECK(none.recommendation_basis.empty());
 
   // Without the curve search no interactivity point is computed: that is no unreachable speed.
   auto s = decode_scenario("v=1&interactivity=140");

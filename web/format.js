@@ -43,6 +43,13 @@ export function isTraced(field) {
 }
 
 /** The error band beside a predicted figure ("±18 % · 40 points"), or null. */
+/** The core's error band for curve point `p` of result `r`: the band of the point's own users
+ *  per instance (`error_band_index` into `curve_error_bands`), else the result's. */
+export function pointBands(r, p) {
+  const i = p ? p.error_band_index : null;
+  return (Number.isInteger(i) && Array.isArray(r.curve_error_bands) && r.curve_error_bands[i]) || r.error_band;
+}
+
 export function band(r, field) {
   const b = bandOf(r, field);
   if (!b || r[field] === null || r[field] === undefined) return null;

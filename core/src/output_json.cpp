@@ -42,6 +42,24 @@ void write_curve_entry(JsonWriter& w, const std::optional<ServingCurveEntry>& e)
   w.field("ep", e->ep);
   w.field("dpa", e->dpa);
   w.field("users", e->users);
+  w.key("error_band_index");  // into the result's curve_error_bands; null: no band
+  if (e->error_band_index >= 0) {
+    w.value(e->error_band_index);
+  } else {
+    w.null();
+  }
+  w.end_object();
+}
+
+void write_error_band(JsonWriter& w, const std::vector<ErrorBand>& bands) {
+  w.begin_object();
+  for (const auto& b : bands) {
+    w.key(b.metric).begin_object();
+    w.field("mape", b.mape);
+    w.field("points", b.points);
+    w.field("group", b.group);
+    w.end_object();
+  }
   w.end_object();
 }
 
@@ -69,15 +87,11 @@ void write_result(JsonWriter& w, const OfferingResult& r, bool with_trace) {
   w.key("curve").begin_array();
   for (const auto& e : r.curve) write_curve_entry(w, e);
   w.end_array();
-  w.key("error_band").begin_object();
-  for (const auto& b : r.error_band) {
-    w.key(b.metric).begin_object();
-    w.field("mape", b.mape);
-    w.field("points", b.points);
-    w.field("group", b.group);
-    w.end_object();
-  }
-  w.end_object();
+  w.key("error_band");
+  write_error_band(w, r.error_band);
+  w.key("curve_error_bands").begin_array();
+  for (const auto& bands : r.curve_error_bands) write_error_band(w, bands);
+  w.end_array();
   if (with_trace) {
     w.key("trace").begin_object();
     for (const auto& e : r.trace) {

@@ -237,9 +237,12 @@ void build_verdict(Evaluation& ev) {
   // Recommendation: cheapest per unit of work among offerings that fit and that the stack can
   // run on; CUDA-only stacks and TensorRT-LLM rule AMD out.
   const bool amd_ruled_out = s.cuda_only || s.tensorrt_llm;
-  // Never an offering whose rates cannot be computed (core/src/invariants.cpp).
+  // Never an offering whose rates cannot be computed (core/src/invariants.cpp), nor, at a chosen
+  // speed per user, one that cannot reach it (its con says so): a cheaper offering that is too
+  // slow does not do the job. When none reaches the speed, none is recommended.
   auto eligible = [&](const OfferingResult& r) {
-    return r.fit.fits && !(amd_ruled_out && r.gpu_vendor != "nvidia") && !rate_not_computable(r);
+    return r.fit.fits && !(amd_ruled_out && r.gpu_vendor != "nvidia") && !rate_not_computable(r) &&
+           !(at_speed && !r.interactivity_point);
   };
   struct Basis {
     const char* name;

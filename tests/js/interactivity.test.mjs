@@ -87,8 +87,19 @@ test('the chart draws one front per compared offering, and the table holds the s
   await page.click('#curve-data summary');
   await until(page, () => document.querySelectorAll('#curve-table tbody tr').length > 0);
   const rows = await page.evaluate(() => [...document.querySelectorAll('#curve-table tbody tr')].map((tr) =>
-    [...tr.children].map((c) => c.textContent.trim())));
+    [...tr.children].map((c) => (c.querySelector('.val') || c).textContent.trim())));
   assert.equal(rows.length, chart.flat().length, 'as many table rows as points');
+  // Every predicted figure of a row has the band of its own point (the core's error_band_index
+  // into curve_error_bands), not the scenario's: TTFT and throughput per GPU checked per row.
+  const bands = await page.evaluate(() => [...document.querySelectorAll('#curve-table tbody tr')].map((tr) =>
+    [...tr.children].slice(2).map((c) => (c.querySelector('.band') ? c.querySelector('.band').firstChild.textContent : null))));
+  const expected = rs.flatMap((r) => r.curve.map((p) => {
+    const b = r.curve_error_bands[p.error_band_index];
+    return [b.throughput_per_gpu, b.ttft].map((m) => `±${Math.round(m.mape * 100)} %`);
+  }));
+  assert.deepEqual(bands.map((b) => [b[1], b[3]]), expected);
+  assert.ok(bands.every((b) => b.slice(0, 5).every((x) => x)), 'a band beside every figure of the curve table');
+  assert.ok(new Set(rs[0].curve.map((p) => p.error_band_index)).size >= 2, 'the front spans more than one users regime');
   // The label a point carries, rebuilt from its table row: config, layout, per user, per GPU, ..., TTFT.
   const fromTable = rows.map(([name, layout, user, gpu, , ttft]) => `${name}: ${layout}: ${gpu} tokens/s per GPU at ${user} tokens/s per user, TTFT ${ttft}`);
   assert.deepEqual([...chart.flat().map((d) => d.label)].sort(), [...fromTable].sort());
@@ -190,14 +201,18 @@ test('the core\'s verdict reasons use the cost at the chosen speed (en, zh)', as
   }
   assert.notDeepEqual(costReasons(at20).map((v) => v.params), costReasons(at100).map((v) => v.params));
   // 140 tokens/s per user: the MI355X reaches it, the 8x H200 does not: a con, no cost comparison,
-  // no recommendation by the cost at the speed.
+  // the one that reaches the speed recommended on its cost at it; a speed neither reaches: none.
   const at140 = gpucalc.evaluate('v=1&interactivity=140');
   assert.ok(at140.results[0].interactivity_point && !at140.results[1].interactivity_point);
   assert.deepEqual(at140.verdict.filter((v) => v.code === 'interactivity_unreachable').map((v) => [v.offering, v.kind, v.basis]),
     [['fullgpu-8x-h200', 'con', 'interactivity']]);
   assert.deepEqual(costReasons(at140), []);
-  assert.notEqual(at140.recommendation_basis, 'interactivity');
-  assert.ok(at140.verdict.some((v) => v.code === 'recommendation_missing_figure' && v.basis === 'interactivity'));
+  assert.equal(at140.recommended, 'fullgpu-8x-mi355x');
+  assert.equal(at140.recommendation_basis, 'interactivity');
+  assert.ok(!at140.verdict.some((v) => v.code === 'recommendation_missing_figure'));
+  const at5000 = gpucalc.evaluate('v=1&interactivity=5000');
+  assert.equal(at5000.verdict.filter((v) => v.code === 'interactivity_unreachable').length, 2);
+  assert.ok(!at5000.recommended, `nothing reaches 5000 tokens/s per user: ${at5000.recommended}`);
 
   // On the page, both languages: the reason reads the speed and the cost shown at that speed; the
   // badge names the speed; an unreachable speed is the con's sentence, no raw code.

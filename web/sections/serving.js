@@ -5,7 +5,7 @@ import * as gpucalc from '../gpucalc.js';
 import * as i18n from '../i18n.js';
 import { t, tn } from '../i18n.js';
 import { $, h, morph, table, seriesClass, setText } from '../dom.js';
-import { fmtField, band, offeringName } from '../format.js';
+import { fmtField, band, pointBands, offeringName } from '../format.js';
 import { paretoChart } from '../charts.js';
 import { memo, chartReady, chartWidth, drawChart } from '../schedule.js';
 import { state } from '../state.js';
@@ -32,10 +32,9 @@ function pointLabel(p) {
     user: fmtField('tokens_per_s_per_user', p.tokens_per_s_per_user), ttft: i18n.seconds(p.ttft_s) });
 }
 
-/** A curve point's figure with the band of its metric: the point's own `error_band` where the
- *  core gives one, else the result's (the band at the scenario's users). */
+/** A curve point's figure with the band of its metric at the point's own users per instance. */
 function pointFigure(r, p, field, value = p[field]) {
-  const b = band({ ...r, error_band: p.error_band || r.error_band, [field]: value }, field);
+  const b = band({ ...r, error_band: pointBands(r, p), [field]: value }, field);
   const text = field === 'usd_per_million_tokens' && !(value > 0) ? i18n.DASH : fmtField(field, value);
   const node = h('span', { class: 'val', 'data-f': field }, text);
   return b ? h('span', { class: 'with-band' }, node, ' ', b) : node;
@@ -45,7 +44,7 @@ function pointFigure(r, p, field, value = p[field]) {
  *  or the context often leaves them as they were). */
 function servingKey(ev, inputs) {
   return JSON.stringify([i18n.language(), state.catalogVersion, ...['interactivity', 'ttft_max', 'tpot_max'].map((k) => inputs.get(k)),
-    ev.results.map((r) => [r.offering_name, r.engine, r.engine_version, r.error_band, r.interactivity_point, r.max_throughput_point])]);
+    ev.results.map((r) => [r.offering_name, r.engine, r.engine_version, r.error_band, r.curve_error_bands, r.interactivity_point, r.max_throughput_point])]);
 }
 
 export function renderServing(ev, inputs) {
@@ -113,10 +112,10 @@ function drawCurve(ev, speed, names) {
 
 function drawCurveTable(ev, names) {
   const rows = [];
+  // Every predicted figure with its band: the one of the point's own users per instance.
+  const fields = ['tokens_per_s_per_user', 'total_tokens_per_s_per_gpu', 'output_tokens_per_s_per_gpu', 'ttft_s', 'tpot_s', 'usd_per_million_tokens'];
   ev.results.forEach((r, i) => (r.curve || []).forEach((p) => rows.push({ cells: [names[i], layout(p),
-    fmtField('tokens_per_s_per_user', p.tokens_per_s_per_user), fmtField('total_tokens_per_s_per_gpu', p.total_tokens_per_s_per_gpu),
-    fmtField('output_tokens_per_s_per_gpu', p.output_tokens_per_s_per_gpu), i18n.seconds(p.ttft_s), i18n.seconds(p.tpot_s),
-    p.usd_per_million_tokens > 0 ? fmtField('usd_per_million_tokens', p.usd_per_million_tokens) : i18n.DASH] })));
+    ...fields.map((f) => pointFigure(r, p, f))] })));
   table($('curve-table'), { caption: t('curve_title'), rows, offeringColumns: false,
     head: [t('config_col'), t('layout_col'), t('curve_x'), t('curve_y'), t('f_output_tokens_per_s_per_gpu'), t('f_ttft_s'), t('f_tpot_s'), t('usd_per_mtok_at_point')] });
 }

@@ -3,7 +3,7 @@
 import * as i18n from '../i18n.js';
 import { t, tn } from '../i18n.js';
 import { $, h, morph, seriesClass, setText } from '../dom.js';
-import { verdictParams, fmtField, band, offeringName } from '../format.js';
+import { verdictParams, fmtField, band, pointBands, offeringName } from '../format.js';
 
 export function renderVerdict(ev, inputs) {
   const columns = ev.results.map((r, i) => {
@@ -35,7 +35,7 @@ function speedCost(r, speed) {
   if (!p) return h('p', { class: 'speed-cost' }, t('v_speed_unreachable', { n }));
   if (!(p.usd_per_million_tokens > 0)) return h('p', { class: 'speed-cost' }, t('v_cost_at_speed_unpriced', { n }));
   const usd = fmtField('usd_per_million_tokens', p.usd_per_million_tokens);
-  const b = band({ ...r, error_band: p.error_band || r.error_band, usd_per_million_tokens: p.usd_per_million_tokens }, 'usd_per_million_tokens');
+  const b = band({ ...r, error_band: pointBands(r, p), usd_per_million_tokens: p.usd_per_million_tokens }, 'usd_per_million_tokens');
   return h('p', { class: 'speed-cost' }, t('v_cost_at_speed', { n, usd }), b ? ' ' : null, b);
 }
 

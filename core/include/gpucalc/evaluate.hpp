@@ -37,6 +37,9 @@ struct ServingCurveEntry {
   int tp = 0, ep = 0;
   bool dpa = false;
   double users = 0.0;  // over the offering (users per instance x replicas)
+  // The validation band for this point's users per instance: an index into the result's
+  // curve_error_bands (-1: none), so a point at 128 users does not borrow the band of 4.
+  int error_band_index = -1;
 };
 
 /** Validation error of the nearest measured group for one metric (serving table). */
@@ -85,6 +88,8 @@ struct OfferingResult {
   std::optional<ServingCurveEntry> interactivity_point;  // at the scenario's interactivity
   std::optional<ServingCurveEntry> max_throughput_point;  // within ttft_max / tpot_max
   std::vector<ErrorBand> error_band;
+  // The distinct bands the curve's points and the two named points use (error_band_index).
+  std::vector<std::vector<ErrorBand>> curve_error_bands;
   std::optional<double> train_tokens_per_s;
   std::optional<double> train_hours;
   std::optional<double> gpu_hours;

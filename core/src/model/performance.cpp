@@ -329,12 +329,24 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
   if (!with_curve) return;
   if (s.tp == 0) layouts = legal_layouts(c, offering.gpu_count, 0, s.ep, s.dpa ? 1 : 0);
   const double price = r.price_usd_per_month ? *r.price_usd_per_month : 0.0;
+  // Each point's band by its own users per instance; the few distinct bands are kept once.
+  std::vector<const std::vector<ErrorBand>*> bands_seen;
+  auto band_index = [&](double users_per_instance) {
+    const std::vector<ErrorBand>& b = catalog_error_band(catalog, gpu.vendor, s.weights, users_per_instance);
+    if (b.empty()) return -1;
+    const auto it = std::find(bands_seen.begin(), bands_seen.end(), &b);
+    if (it != bands_seen.end()) return static_cast<int>(it - bands_seen.begin());
+    bands_seen.push_back(&b);
+    r.curve_error_bands.push_back(b);
+    return static_cast<int>(bands_seen.size()) - 1;
+  };
   const auto best = best_within(c, offering.gpu_count, layouts,
                                 ServingTargets{s.ttft_max_s, s.tpot_max_s, 0.0});
   if (best) {
     r.max_throughput_tokens_per_s = best->output_tokens_per_s;
     r.max_throughput_point = curve_entry(
         *best, price > 0.0 ? usd_per_million_tokens(price, best->output_tokens_per_s, s.utilization) : 0.0);
+    r.max_throughput_point->error_band_index = band_index(best->users_per_instance);
     if (with_trace) {
       trace(r, "max_throughput_tokens_per_s",
             "largest replicas x running x output / e2e over legal layouts (tp, ep, dpa) and "
@@ -357,12 +369,14 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
   }
   for (const CurvePoint& cp : serving_curve(c, offering.gpu_count, layouts, price, s.utilization)) {
     r.curve.push_back(curve_entry(cp.point, cp.usd_per_million_tokens));
+    r.curve.back().error_band_index = band_index(cp.point.users_per_instance);
   }
   if (s.interactivity > 0.0) {
     const auto at = best_within(c, offering.gpu_count, layouts, ServingTargets{0.0, 0.0, s.interactivity});
     if (at) {
       r.interactivity_point = curve_entry(
           *at, price > 0.0 ? usd_per_million_tokens(price, at->output_tokens_per_s, s.utilization) : 0.0);
+      r.interactivity_point->error_band_index = band_index(at->users_per_instance);
     } else {
       r.warnings.emplace_back("interactivity_unreachable");
     }

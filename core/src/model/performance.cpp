@@ -241,21 +241,28 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
   std::optional<ServingPoint> at_users;
   {
     const Parallel* pick = nullptr;
-    double best_step = 0.0, per_instance = 0.0;
+    double best_step = 0.0, per_instance = 0.0, pick_sequences = 0.0;
     for (const Parallel& p : layouts) {
       const int replicas = offering.gpu_count / p.gpus();
       const double u = std::ceil(static_cast<double>(s.users) / replicas);
-      const double run = std::min(u, max_sequences(c, p));
-      const double step = step_cost(c, p, std::max(1.0, run), 1.0 + c.mtp_draft_tokens,
-                                    c.input_tokens + c.output_tokens / 2.0, true).total_s;
+      const double seqs = max_sequences(c, p);
+      // One layout is the pick whatever its step costs.
+      const double step =
+          layouts.size() == 1
+              ? 0.0
+              : step_cost(c, p, std::max(1.0, std::min(u, seqs)), 1.0 + c.mtp_draft_tokens,
+                          c.input_tokens + c.output_tokens / 2.0, true)
+                    .total_s;
       if (pick == nullptr || step < best_step) {
         pick = &p;
         best_step = step;
         per_instance = u;
+        pick_sequences = seqs;
       }
     }
     if (pick != nullptr) {
-      const ServingPoint pt = serve(c, *pick, offering.gpu_count / pick->gpus(), per_instance);
+      const ServingPoint pt = serve(c, *pick, offering.gpu_count / pick->gpus(), per_instance,
+                                    prefill_fit(c, *pick), pick_sequences);
       if (pt.fits) at_users = pt;
     }
   }

@@ -121,6 +121,8 @@ ServingContext make_serving_context(const Catalog& catalog, const Scenario& scen
   c.input_tokens = static_cast<double>(scenario.input_tokens);
   c.output_tokens = static_cast<double>(scenario.output_tokens);
   c.kv = scenario.kv;
+  c.attention_terms = attention_model_terms(model, c.kv);
+  c.matmul_log_span = matmul_log_span(k);
   c.mtp_draft_tokens = std::max(0, scenario.mtp);
   if (c.mtp_draft_tokens > 0) {
     for (const auto& [id, lengths] : k.mtp_acceptance_length) {
@@ -157,13 +159,14 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   // A mixing engine's decode tokens share each GEMM with the prompt rows of the same step, so
   // they run at the rate of all the step's rows.
   const double rows = tokens + std::max(0.0, mixed_prefill_rows);
-  const double rate = matmul_rate_at(rows, c.rates.matmul_flops_per_s, k);
-  const double attn_rate =
-      p.dpa ? matmul_rate_at(rows / tpd, c.rates.matmul_flops_per_s, k) : rate;
-  const double expert_rate = matmul_rate_at(tokens * m.experts_active /
-                                                std::max(1.0, static_cast<double>(m.experts_routed)),
-                                            c.rates.matmul_flops_per_s, k) *
-                             k.moe_expert_gemm_fraction;
+  const double achieved = c.rates.matmul_flops_per_s;
+  const double span_m = c.matmul_log_span;
+  const double rate = matmul_rate_at(rows, achieved, k, span_m);
+  const double attn_rate = p.dpa ? matmul_rate_at(rows / tpd, achieved, k, span_m) : rate;
+  const double expert_rate =
+      matmul_rate_at(tokens * m.experts_active / std::max(1.0, static_cast<double>(m.experts_routed)),
+                     achieved, k, span_m) *
+      k.moe_expert_gemm_fraction;
 
   auto add_gemm = [&](const GemmCost& g, double bytes, double flops, bool expert) {
     b.gemm_latency_s += g.latency_s;
@@ -194,8 +197,8 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   {
     AttentionRates r{a, c.attention_bytes_per_s, attn_rate};
     const double seqs = p.dpa ? sequences / tpd : sequences;
-    const AttentionCost at = attention_cost(m, c.kv, p.dpa ? 1.0 : 1.0 / tpd, seqs, query_tokens,
-                                            context_tokens, decode, r);
+    const AttentionCost at = attention_cost(m, c.attention_terms, c.kv, p.dpa ? 1.0 : 1.0 / tpd,
+                                            seqs, query_tokens, context_tokens, decode, r);
     b.attention_s = at.total_s;
     b.kv_bytes_per_gpu = at.kv_bytes;
     b.flops_per_gpu += at.flops;
@@ -244,7 +247,7 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
     const double params = s.lm_head_params / tpd;
     const double t = decode ? tokens : sequences;
     const GemmCost g = gemm_cost(1, params * kBf16Bytes, 2.0 * params * t, a,
-                                 c.dense_stream_bytes_per_s, matmul_rate_at(t, c.rates.matmul_flops_per_s, k));
+                                 c.dense_stream_bytes_per_s, matmul_rate_at(t, achieved, k, span_m));
     add_gemm(g, params * kBf16Bytes, 2.0 * params * t, false);
   }
   // Small kernels and the engine's per-layer latency on this GPU family.
@@ -362,11 +365,16 @@ ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
 
 ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
                    double users_per_instance, const PrefillFit& fit) {
+  return serve(c, p, replicas, users_per_instance, fit, max_sequences(c, p));
+}
+
+ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
+                   double users_per_instance, const PrefillFit& fit, double max_seqs) {
   ServingPoint pt;
   pt.par = p;
   pt.replicas = replicas;
   pt.users_per_instance = users_per_instance;
-  pt.max_sequences = max_sequences(c, p);
+  pt.max_sequences = max_seqs;
   if (pt.max_sequences < 1.0 || users_per_instance < 1.0 || replicas < 1) return pt;
   const double running = std::min(users_per_instance, pt.max_sequences);
   pt.running_per_instance = running;
@@ -429,21 +437,24 @@ ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
 std::vector<Parallel> legal_layouts(const ServingContext& c, int gpu_count, int tp, int ep,
                                     int dpa) {
   std::vector<Parallel> out;
+  out.reserve(8);
   const Model& m = *c.model;
   auto add = [&](int n) {
     if (n < 1 || n > gpu_count || gpu_count % n != 0) return;
     if (!deployment_is_valid(m, n, kScaleUpGpus) || n > kScaleUpGpus) return;
-    std::vector<int> eps;
-    if (!m.is_moe() || n == 1) {
-      eps = {1};
-    } else if (ep > 0) {
-      if (ep <= n && n % ep == 0 && m.experts_routed % ep == 0) eps = {ep};
-    } else {
-      eps = {1};
-      if (m.experts_routed % n == 0) eps.push_back(n);
+    // Expert splits: 1 (experts split by TP) and, for MoE, the asked ep or auto ep = n.
+    int eps[2] = {1, n};
+    int count = 1;
+    if (m.is_moe() && n > 1) {
+      if (ep > 0) {
+        eps[0] = ep;
+        count = ep <= n && n % ep == 0 && m.experts_routed % ep == 0 ? 1 : 0;
+      } else if (m.experts_routed % n == 0) {
+        count = 2;
+      }
     }
-    for (int e : eps) {
-      Parallel p{n, e, dpa == 1 && n > 1 && m.is_moe()};
+    for (int i = 0; i < count; ++i) {
+      Parallel p{n, eps[i], dpa == 1 && n > 1 && m.is_moe()};
       if (dpa == 1 && !p.dpa) continue;
       if (max_sequences(c, p) >= 1.0) out.push_back(p);
     }
@@ -476,21 +487,26 @@ std::vector<CurvePoint> serving_curve(const ServingContext& c, int gpu_count,
   all.reserve(layouts.size() * 12);
   for (const Parallel& p : layouts) {
     const int replicas = gpu_count / p.gpus();
-    const double top = std::min(max_sequences(c, p), kCurveMaxUsers);
+    const double seqs = max_sequences(c, p);
+    const double top = std::min(seqs, kCurveMaxUsers);
     const PrefillFit fit = prefill_fit(c, p);
     for (double u = 1.0; u <= top; u *= 2.0) {
-      CurvePoint cp{serve(c, p, replicas, u, fit), 0.0};
+      CurvePoint cp{serve(c, p, replicas, u, fit, seqs), 0.0};
       if (!cp.point.fits) continue;
       all.push_back(cp);
     }
   }
-  // Pareto front: drop every point another beats on both axes.
-  std::sort(all.begin(), all.end(), [](const CurvePoint& x, const CurvePoint& y) {
-    return x.point.tokens_per_s_per_user > y.point.tokens_per_s_per_user;
+  // Pareto front: drop every point another beats on both axes. The sort moves indices, not
+  // the points (a CurvePoint is some 300 bytes); the order is the one sorting the points gives.
+  std::vector<std::size_t> order(all.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&all](std::size_t x, std::size_t y) {
+    return all[x].point.tokens_per_s_per_user > all[y].point.tokens_per_s_per_user;
   });
   std::vector<CurvePoint> front;
   double best_tput = -1.0;
-  for (const auto& cp : all) {
+  for (const std::size_t i : order) {
+    const CurvePoint& cp = all[i];
     if (cp.point.total_tokens_per_s_per_gpu > best_tput) {
       best_tput = cp.point.total_tokens_per_s_per_gpu;
       front.push_back(cp);
@@ -519,26 +535,27 @@ std::optional<ServingPoint> best_within(const ServingContext& c, int gpu_count,
   };
   for (const Parallel& p : layouts) {
     const int replicas = gpu_count / p.gpus();
-    const double top = std::floor(max_sequences(c, p));
+    const double seqs = max_sequences(c, p);
+    const double top = std::floor(seqs);
     if (top < 1.0) continue;
     const PrefillFit fit = prefill_fit(c, p);
     // Latency grows with the users: bisect for the most users that still meet the targets,
     // and keep the powers of two below it (throughput can peak before the limit).
-    const ServingPoint at_top = serve(c, p, replicas, top, fit);
+    const ServingPoint at_top = serve(c, p, replicas, top, fit, seqs);
     if (meets(at_top)) {
       consider(at_top);
       // Without latency targets the most users that fit is the best point of the layout.
       if (t.ttft_max_s <= 0.0 && t.tpot_max_s <= 0.0 && t.interactivity <= 0.0) continue;
-      for (double u = 1.0; u < top; u *= 2.0) consider(serve(c, p, replicas, u, fit));
+      for (double u = 1.0; u < top; u *= 2.0) consider(serve(c, p, replicas, u, fit, seqs));
       continue;
     }
     double lo = 0.0, hi = top;
     while (hi - lo > 1.0) {
       const double mid = std::floor((lo + hi) / 2.0);
-      (meets(serve(c, p, replicas, mid, fit)) ? lo : hi) = mid;
+      (meets(serve(c, p, replicas, mid, fit, seqs)) ? lo : hi) = mid;
     }
-    if (lo >= 1.0) consider(serve(c, p, replicas, lo, fit));
-    for (double u = 1.0; u < lo; u *= 2.0) consider(serve(c, p, replicas, u, fit));
+    if (lo >= 1.0) consider(serve(c, p, replicas, lo, fit, seqs));
+    for (double u = 1.0; u < lo; u *= 2.0) consider(serve(c, p, replicas, u, fit, seqs));
   }
   return best;
 }

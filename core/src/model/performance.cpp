@@ -17,6 +17,12 @@ namespace {
 
 using Inputs = std::vector<std::pair<std::string, double>>;
 
+/** An offering as deployed: its catalog entry and the GPUs of all its servers. */
+struct Deployed {
+  const Offering& unit;
+  int gpu_count;
+};
+
 void trace(OfferingResult& r, const char* field, const char* formula, Inputs inputs,
            std::string note = {}) {
   r.trace.push_back(TraceEntry{field, formula, std::move(inputs), std::move(note)});
@@ -56,13 +62,13 @@ void set_usd_per_million_tokens(const Scenario& s, bool with_trace, OfferingResu
 }
 
 void estimate_inference_roofline(const Catalog& catalog, const Scenario& s, const Model& model,
-                        const Gpu& gpu, const Offering& offering, bool with_trace,
+                        const Gpu& gpu, const Deployed& offering, bool with_trace,
                         OfferingResult& r) {
   const ModelConstants& k = *catalog.constants;  // evaluate() checked it is there
   InferenceContext c = make_inference_context(catalog, s, model, gpu, k);
   // Several servers: instances may span them over the scale-out network (stackable), or each
   // unit holds its own copies (separate VMs): the best split of one unit, times the units.
-  const Network* network = catalog.scale_out_of(offering);
+  const Network* network = catalog.scale_out_of(offering.unit);
   const int unit_gpus = std::max(1, r.gpu_count);
   if (network != nullptr) c.scale_out = make_scale_out_link(*network, unit_gpus, r.servers);
   detail::set_rates_provenance(r, c.rates, catalog, gpu);
@@ -204,7 +210,7 @@ void trace_step(OfferingResult& r, const char* field, const StepBreakdown& b, co
 }
 
 void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& model,
-                        const Gpu& gpu, const Offering& offering, bool with_trace, bool with_curve,
+                        const Gpu& gpu, const Deployed& offering, bool with_trace, bool with_curve,
                         OfferingResult& r) {
   auto engine = select_engine(catalog_engines(catalog), serving_engine_name(s.engine), gpu, model);
   if (!engine) {  // evaluate() rejects this before; keep the figures empty if it slips through
@@ -213,7 +219,7 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
   }
   const EngineProfile& e = *engine.value();
   ServingContext c = make_serving_context(catalog, s, model, gpu, e, "");
-  const Network* network = catalog.scale_out_of(offering);
+  const Network* network = catalog.scale_out_of(offering.unit);
   if (network != nullptr) c.scale_out = make_scale_out_link(*network, std::max(1, r.gpu_count), r.servers);
   detail::set_rates_provenance(r, c.rates, catalog, gpu);
   r.engine = e.id;
@@ -393,10 +399,10 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
 }
 
 void estimate_training_result(const Catalog& catalog, const Scenario& s, const Model& model,
-                              const Gpu& gpu, const Offering& offering, bool with_trace,
+                              const Gpu& gpu, const Deployed& offering, bool with_trace,
                               OfferingResult& r) {
   const ModelConstants& k = *catalog.constants;  // evaluate() checked it is there
-  const Network* network = catalog.scale_out_of(offering);
+  const Network* network = catalog.scale_out_of(offering.unit);
   if (network == nullptr && r.servers > 1) {
     r.warnings.emplace_back("not_stackable");  // no network between the units to train over
     return;
@@ -476,8 +482,9 @@ void estimate_training_result(const Catalog& catalog, const Scenario& s, const M
 }  // namespace
 
 void estimate_performance(const Catalog& catalog, const Scenario& scenario, const Model& model,
-                          const Gpu& gpu, const Offering& offering, bool with_trace,
-                          bool with_curve, OfferingResult& result) {
+                          const Gpu& gpu, const Offering& unit, int deployed_gpus,
+                          bool with_trace, bool with_curve, OfferingResult& result) {
+  const Deployed offering{unit, deployed_gpus};
   if (model.layers <= 0 || model.hidden_size <= 0 || offering.gpu_count < 1) return;
   if (scenario.workload == Workload::kInference) {
     estimate_inference(catalog, scenario, model, gpu, offering, with_trace, with_curve, result);

@@ -98,6 +98,7 @@ void build_verdict(Evaluation& ev) {
   auto& out = ev.verdict;
   const Scenario& s = ev.scenario;
   out.clear();
+  out.reserve(8 * rs.size());  // a few reasons per offering: no regrowth, no moved items
   // No reason to choose an offering that cannot hold the model: its pros are dropped here, and
   // it gets a does_not_fit con below.
   auto add = [&out](const OfferingResult& r, const char* code, const char* kind,

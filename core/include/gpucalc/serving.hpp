@@ -369,6 +369,14 @@ ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
 std::vector<Parallel> legal_layouts(const ServingContext& c, int gpu_count, int tp, int ep,
                                     int dpa);
 
+/** What a layout's points share: its KV pool (max_sequences) and its prefill fit, computed
+ *  once per layout for the curve and the searches. */
+struct LayoutTerms {
+  double max_sequences = 0.0;
+  PrefillFit fit;
+};
+std::vector<LayoutTerms> layout_terms(const ServingContext& c, const std::vector<Parallel>& layouts);
+
 /** Latency targets (0 = none). */
 struct ServingTargets {
   double ttft_max_s = 0.0;
@@ -387,10 +395,20 @@ struct CurvePoint {
 std::vector<CurvePoint> serving_curve(const ServingContext& c, int gpu_count,
                                       const std::vector<Parallel>& layouts,
                                       double price_usd_per_month, double utilization);
+/** The same with layout_terms(c, layouts) computed once (the same points). */
+std::vector<CurvePoint> serving_curve(const ServingContext& c, int gpu_count,
+                                      const std::vector<Parallel>& layouts,
+                                      const std::vector<LayoutTerms>& terms,
+                                      double price_usd_per_month, double utilization);
 
 /** Best output throughput of the offering whose TTFT and TPOT meet the targets (ttft, tpot). */
 std::optional<ServingPoint> best_within(const ServingContext& c, int gpu_count,
                                         const std::vector<Parallel>& layouts,
+                                        const ServingTargets& targets);
+/** The same with layout_terms(c, layouts) computed once (the same point). */
+std::optional<ServingPoint> best_within(const ServingContext& c, int gpu_count,
+                                        const std::vector<Parallel>& layouts,
+                                        const std::vector<LayoutTerms>& terms,
                                         const ServingTargets& targets);
 
 }  // namespace gpucalc

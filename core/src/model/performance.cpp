@@ -353,7 +353,8 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     r.curve_error_bands.push_back(b);
     return static_cast<int>(bands_seen.size()) - 1;
   };
-  const auto best = best_within(c, offering.gpu_count, layouts,
+  const std::vector<LayoutTerms> terms = layout_terms(c, layouts);  // shared by the searches
+  const auto best = best_within(c, offering.gpu_count, layouts, terms,
                                 ServingTargets{s.ttft_max_s, s.tpot_max_s, 0.0});
   if (best) {
     r.max_throughput_tokens_per_s = best->output_tokens_per_s;
@@ -380,12 +381,12 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     r.warnings.emplace_back(s.ttft_max_s > 0.0 || s.tpot_max_s > 0.0 ? "latency_limits_unmet"
                                                                       : "no_split_fits_for_throughput");
   }
-  for (const CurvePoint& cp : serving_curve(c, offering.gpu_count, layouts, price, s.utilization)) {
+  for (const CurvePoint& cp : serving_curve(c, offering.gpu_count, layouts, terms, price, s.utilization)) {
     r.curve.push_back(curve_entry(cp.point, cp.usd_per_million_tokens));
     r.curve.back().error_band_index = band_index(cp.point.users_per_instance);
   }
   if (s.interactivity > 0.0) {
-    const auto at = best_within(c, offering.gpu_count, layouts, ServingTargets{0.0, 0.0, s.interactivity});
+    const auto at = best_within(c, offering.gpu_count, layouts, terms, ServingTargets{0.0, 0.0, s.interactivity});
     if (at) {
       r.interactivity_point = curve_entry(
           *at, price > 0.0 ? usd_per_million_tokens(price, at->output_tokens_per_s, s.utilization) : 0.0);

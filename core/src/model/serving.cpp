@@ -480,16 +480,37 @@ std::vector<Parallel> legal_layouts(const ServingContext& c, int gpu_count, int 
   return out;
 }
 
+std::vector<LayoutTerms> layout_terms(const ServingContext& c, const std::vector<Parallel>& layouts) {
+  std::vector<LayoutTerms> out;
+  out.reserve(layouts.size());
+  for (const Parallel& p : layouts) {
+    LayoutTerms t;
+    t.max_sequences = max_sequences(c, p);
+    if (t.max_sequences >= 1.0) t.fit = prefill_fit(c, p);  // a layout with no slot serves nothing
+    out.push_back(t);
+  }
+  return out;
+}
+
 std::vector<CurvePoint> serving_curve(const ServingContext& c, int gpu_count,
                                       const std::vector<Parallel>& layouts,
                                       double price_usd_per_month, double utilization) {
+  return serving_curve(c, gpu_count, layouts, layout_terms(c, layouts), price_usd_per_month,
+                       utilization);
+}
+
+std::vector<CurvePoint> serving_curve(const ServingContext& c, int gpu_count,
+                                      const std::vector<Parallel>& layouts,
+                                      const std::vector<LayoutTerms>& terms,
+                                      double price_usd_per_month, double utilization) {
   std::vector<CurvePoint> all;
   all.reserve(layouts.size() * 12);
-  for (const Parallel& p : layouts) {
+  for (std::size_t l = 0; l < layouts.size(); ++l) {
+    const Parallel& p = layouts[l];
     const int replicas = gpu_count / p.gpus();
-    const double seqs = max_sequences(c, p);
+    const double seqs = terms[l].max_sequences;
     const double top = std::min(seqs, kCurveMaxUsers);
-    const PrefillFit fit = prefill_fit(c, p);
+    const PrefillFit& fit = terms[l].fit;
     for (double u = 1.0; u <= top; u *= 2.0) {
       CurvePoint cp{serve(c, p, replicas, u, fit, seqs), 0.0};
       if (!cp.point.fits) continue;
@@ -524,6 +545,13 @@ std::vector<CurvePoint> serving_curve(const ServingContext& c, int gpu_count,
 std::optional<ServingPoint> best_within(const ServingContext& c, int gpu_count,
                                         const std::vector<Parallel>& layouts,
                                         const ServingTargets& t) {
+  return best_within(c, gpu_count, layouts, layout_terms(c, layouts), t);
+}
+
+std::optional<ServingPoint> best_within(const ServingContext& c, int gpu_count,
+                                        const std::vector<Parallel>& layouts,
+                                        const std::vector<LayoutTerms>& terms,
+                                        const ServingTargets& t) {
   std::optional<ServingPoint> best;
   auto meets = [&](const ServingPoint& pt) {
     return pt.fits && (t.ttft_max_s <= 0.0 || pt.ttft_s <= t.ttft_max_s) &&
@@ -533,12 +561,13 @@ std::optional<ServingPoint> best_within(const ServingContext& c, int gpu_count,
   auto consider = [&](const ServingPoint& pt) {
     if (meets(pt) && (!best || pt.output_tokens_per_s > best->output_tokens_per_s)) best = pt;
   };
-  for (const Parallel& p : layouts) {
+  for (std::size_t l = 0; l < layouts.size(); ++l) {
+    const Parallel& p = layouts[l];
     const int replicas = gpu_count / p.gpus();
-    const double seqs = max_sequences(c, p);
+    const double seqs = terms[l].max_sequences;
     const double top = std::floor(seqs);
     if (top < 1.0) continue;
-    const PrefillFit fit = prefill_fit(c, p);
+    const PrefillFit& fit = terms[l].fit;
     // Latency grows with the users: bisect for the most users that still meet the targets,
     // and keep the powers of two below it (throughput can peak before the limit).
     const ServingPoint at_top = serve(c, p, replicas, top, fit, seqs);

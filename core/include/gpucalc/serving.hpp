@@ -13,6 +13,7 @@
  * serving.cpp (the step and the closed loop). Constants: data/performance.json.
  */
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -252,7 +253,11 @@ struct ServingContext {
   const Model* model = nullptr;
   const Gpu* gpu = nullptr;
   const EngineProfile* engine = nullptr;
-  GpuKernels kernels;
+  // The GPU's kernel tables: the catalog's own (no copy, they are some 2 KB), or
+  // owned_kernels where a calibration record replaces some of them (resolve_kernels).
+  const GpuKernels* kernels = nullptr;
+  std::shared_ptr<const GpuKernels> owned_kernels;
+  double gemm_latency_s = 0.0;  // kernels->gemm_latency_s, or the small-kernel constant if none
   int allreduce_index = -1;    // into kernels.allreduce: the engine's implementation, or -1
   std::string allreduce_impl;  // its name, or "bus_bandwidth"
   double allreduce_bus_bytes_per_s = 0.0;

@@ -52,14 +52,15 @@ LayerShape layer_shape(const Model& m) {
 
 Fabric fabric_of(const ServingContext& c) {
   Fabric f;
-  if (c.allreduce_index >= 0 && c.allreduce_index < c.kernels.allreduce_count) {
-    f.allreduce = &c.kernels.allreduce[static_cast<std::size_t>(c.allreduce_index)].curve;
+  const GpuKernels& kernels = *c.kernels;
+  if (c.allreduce_index >= 0 && c.allreduce_index < kernels.allreduce_count) {
+    f.allreduce = &kernels.allreduce[static_cast<std::size_t>(c.allreduce_index)].curve;
   }
   f.bus_bytes_per_s = c.allreduce_bus_bytes_per_s;
   f.latency_s = c.allreduce_latency_s;
-  if (!c.kernels.alltoall_dispatch.empty()) {
-    f.dispatch = &c.kernels.alltoall_dispatch;
-    f.combine = &c.kernels.alltoall_combine;
+  if (!kernels.alltoall_dispatch.empty()) {
+    f.dispatch = &kernels.alltoall_dispatch;
+    f.combine = &kernels.alltoall_combine;
   }
   return f;
 }
@@ -74,14 +75,23 @@ ServingContext make_serving_context(const Catalog& catalog, const Scenario& scen
   c.constants = catalog.constants ? &*catalog.constants : &default_model_constants();
   const ModelConstants& k = *c.constants;
   c.rates = resolve_rates(catalog, gpu, inference_math_precision(gpu, scenario.weights), scenario);
-  c.kernels = resolve_kernels(catalog, catalog_kernels(catalog), gpu);
-  if (!(c.kernels.gemm_latency_s > 0.0)) {
-    c.kernels.gemm_latency_s = k.small_kernel_latency_s;
+  static const GpuKernels kNoKernels;
+  const KernelCatalog& tables = catalog_kernels(catalog);
+  if (catalog.find_calibration(gpu.id) != nullptr) {
+    c.owned_kernels = std::make_shared<const GpuKernels>(resolve_kernels(catalog, tables, gpu));
+    c.kernels = c.owned_kernels.get();
+  } else {  // what resolve_kernels returns without a calibration record
+    const GpuKernels* own = tables.find(gpu.id);
+    c.kernels = own != nullptr ? own : &kNoKernels;
+  }
+  c.gemm_latency_s = c.kernels->gemm_latency_s;
+  if (!(c.gemm_latency_s > 0.0)) {
+    c.gemm_latency_s = k.small_kernel_latency_s;
     c.kernels_estimated = true;
   }
   for (const std::string& impl : engine.allreduce_impls) {
-    for (int i = 0; i < c.kernels.allreduce_count && c.allreduce_index < 0; ++i) {
-      const std::string_view id = c.kernels.allreduce[static_cast<std::size_t>(i)].id();
+    for (int i = 0; i < c.kernels->allreduce_count && c.allreduce_index < 0; ++i) {
+      const std::string_view id = c.kernels->allreduce[static_cast<std::size_t>(i)].id();
       if (id == "calibrated" || id == impl) {
         c.allreduce_index = i;
         c.allreduce_impl = std::string(id);
@@ -98,7 +108,7 @@ ServingContext make_serving_context(const Catalog& catalog, const Scenario& scen
   c.moe_stream_bytes_per_s = c.rates.hbm_bytes_per_s * k.moe_stream_fraction;
   c.attention_bytes_per_s = c.rates.hbm_bytes_per_s * k.attention_fraction;
   c.matmul_flops_per_s = c.rates.matmul_flops_per_s * k.matmul_fraction;
-  c.small_kernel_s = std::max(k.small_kernel_latency_s, c.kernels.small_kernel_latency_s);
+  c.small_kernel_s = std::max(k.small_kernel_latency_s, c.kernels->small_kernel_latency_s);
   for (const auto& [arch, s] : engine.extra_layer_latency_s) {
     if (arch == gpu.arch_target) c.extra_layer_latency_s += s;
   }
@@ -151,7 +161,7 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   const double instance_tokens = sequences * query_tokens;
   sequences /= span;
   const double tokens = sequences * query_tokens;
-  const double a = c.kernels.gemm_latency_s;
+  const double a = c.gemm_latency_s;
   const double bpp = c.weight_bytes_per_param;
   const bool mla = m.attention == AttentionKind::kMla;
   const double layers = s.layers;
@@ -342,7 +352,7 @@ PrefillFit prefill_fit(const ServingContext& c, const Parallel& p) {
   // Taken at a full chunk of prompts: the rate prefill GEMMs run at under load.
   const double q = std::max(1.0, std::floor(c.chunk_tokens / std::max(1.0, c.input_tokens)));
   const StepBreakdown b = step_cost(c, p, q, c.input_tokens, c.input_tokens, false);
-  const double attention_latency = std::min(b.attention_s, c.shape.layers * c.kernels.gemm_latency_s);
+  const double attention_latency = std::min(b.attention_s, c.shape.layers * c.gemm_latency_s);
   PrefillFit f;
   f.per_prompt_s =
       (b.compute_s + (b.attention_s - attention_latency) + b.allreduce_s + b.alltoall_s) / q;

@@ -75,9 +75,9 @@ perf-native: native
 
 -include $(wildcard mk/*.mk)
 
-serve: wasm
+serve: web-dist
 	@echo "gpucalc: http://127.0.0.1:8000/"
-	node scripts/serve.mjs --root web --host 127.0.0.1 --port 8000
+	node scripts/serve.mjs --root $(BUILD)/web-dist --host 127.0.0.1 --port 8000
 
 test: $(TEST_STEPS)
 	@echo "make test: all steps passed ($(TEST_STEPS))"

@@ -1,17 +1,20 @@
 # Web front end (issue 4): the WASM module, the page's tests and its benchmark.
 #   make wasm       build the module (build/wasm) and copy it into web/gen/
+#   make web-dist   the page as it ships: web/ + web/gen/ bundled and minified into build/web-dist/
+#                   (scripts/build-web.mjs, esbuild from scripts/package-lock.json); what
+#                   `make serve`, test-web and perf-web serve (`make serve-src` serves web/ itself)
 #   make test-wasm  doctest suite under Emscripten in node + node tests of the binding
-#   make test-web   the page in headless Chromium (tests/js/browser.test.mjs, interactivity.test.mjs, buyer.test.mjs)
+#   make test-web   the built page in headless Chromium (tests/js/browser.test.mjs, interactivity.test.mjs, buyer.test.mjs)
 #   make perf-web   transfer size, first result painted, update time (headless Chromium);
 #                   `make bench-web` is its old name
 #   make perf-wasm  the page's call (decode + evaluate + JSON) natively and in the module (node)
-WEB_PKGS := emscripten node-acorn chromium fonts-wqy-microhei
+WEB_PKGS := emscripten node-acorn chromium fonts-wqy-microhei zopfli
 WASM_BUILD := $(BUILD)/wasm
 WASM_JOBS ?= 2
 # Debian's emcc needs acorn from Debian's node module folder; it uses Debian's prebuilt cache.
 EMSDK_ENV := NODE_PATH=/usr/share/nodejs
 
-.PHONY: deps-web wasm test-wasm test-web perf-web bench-web perf-wasm web-node-modules
+.PHONY: deps-web wasm web-dist serve-src test-wasm test-web perf-web bench-web perf-wasm web-node-modules web-build-node-modules
 
 deps-web:
 	@scripts/install-deps.sh $(WEB_PKGS)
@@ -32,19 +35,34 @@ tests/js/node_modules/.package-lock.json: tests/js/package.json tests/js/package
 
 web-node-modules: deps-web tests/js/node_modules/.package-lock.json
 
+# esbuild and its platform binary (an optional dependency), both from the npm registry; its
+# install script only checks that binary, so it is skipped.
+WEB_DIST := $(BUILD)/web-dist
+scripts/node_modules/.package-lock.json: scripts/package.json scripts/package-lock.json
+	cd scripts && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+
+web-build-node-modules: deps-web scripts/node_modules/.package-lock.json
+
+web-dist: wasm web-build-node-modules
+	node scripts/build-web.mjs --src web --out $(WEB_DIST)
+
+serve-src: wasm
+	@echo "gpucalc (sources, unbundled): http://127.0.0.1:8000/"
+	node scripts/serve.mjs --root web --host 127.0.0.1 --port 8000
+
 test-wasm: wasm
 	$(EMSDK_ENV) cmake --build $(WASM_BUILD) -j $(WASM_JOBS) --target gpucalc_tests
 	@echo "doctest suite under Emscripten, in node:"
 	node --no-experimental-fetch $(WASM_BUILD)/tests/gpucalc_tests.js
 	node --disallow-code-generation-from-strings --test tests/js/binding.test.mjs
 
-test-web: wasm web-node-modules
+test-web: web-dist web-node-modules
 	node --test tests/js/export.test.mjs
 	node tests/js/browser.test.mjs
 	node --test tests/js/interactivity.test.mjs
 	node tests/js/buyer.test.mjs
 
-perf-web: wasm web-node-modules
+perf-web: web-dist web-node-modules
 	node tests/js/bench.mjs
 
 bench-web: perf-web

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Static server for web/: the right MIME types (application/wasm), gzip, and the strict
+// Static server for the page (build/web-dist/ or web/): the right MIME types (application/wasm),
+// gzip (a precompressed `<file>.gz` beside a file when there is one, else gzip -9 on the fly), and the strict
 // Content-Security-Policy the page must run under. Used by `make serve` and the browser tests.
 //
 //   node scripts/serve.mjs [--root web] [--host 127.0.0.1] [--port 8000] [--base /sub/path/]
@@ -39,6 +40,17 @@ const TYPES = {
 };
 const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.json', '.wasm', '.svg', '.md', '.txt']);
 const STATUS_TEXT = { 400: 'bad request', 404: 'not found', 405: 'method not allowed', 500: 'server error' };
+
+/** `<file>.gz` beside the file (the page build writes them with zopfli), when it is at least as
+ *  new as the file (as nginx's gzip_static serves them); else null. */
+function precompressed(file, stat) {
+  try {
+    const gz = fs.statSync(`${file}.gz`);
+    return gz.isFile() && gz.mtimeMs >= stat.mtimeMs ? fs.readFileSync(`${file}.gz`) : null;
+  } catch {
+    return null;
+  }
+}
 
 /** Headers every response carries; `frameable` only for the embed view's HTML. */
 function securityHeaders(csp, frameable) {
@@ -124,7 +136,7 @@ export function startServer({ root, host = '127.0.0.1', port = 8000, base = '/',
     let body = fs.readFileSync(file);
     if (COMPRESSIBLE.has(ext) && /\bgzip\b/.test(req.headers['accept-encoding'] || '')) {
       const key = `${file}:${stat.mtimeMs}:${stat.size}`;
-      if (!gzipCache.has(key)) gzipCache.set(key, zlib.gzipSync(body, { level: 9 }));
+      if (!gzipCache.has(key)) gzipCache.set(key, precompressed(file, stat) || zlib.gzipSync(body, { level: 9 }));
       body = gzipCache.get(key);
       headers['Content-Encoding'] = 'gzip';
       headers.Vary = 'Accept-Encoding';

@@ -8,7 +8,7 @@ import { $, setText, bindInPageLinks } from './dom.js';
 import { state, query, embedded, hooks } from './state.js';
 import { initSchema, decodeLenient, inputsOf, keys } from './schema.js';
 import { evaluateText, computeSweeps, fragmentText, scheduleUrl, shareUrl, onUrlChange } from './compute.js';
-import { afterFirstPaint, isPainted, firstResultDrawn, memo, redrawAll, observeChartWidths, whenIdle, figuresFirst } from './schedule.js';
+import { afterFirstPaint, isPainted, firstResultDrawn, memo, redrawAll, observeChartWidths, whenIdle, figuresFirst, layOut } from './schedule.js';
 import { readForm, writeForm, renderOfferingRows, renderModelOptions, addOffering, syncWorkloadFields,
   clearErrors, showFieldError, setStale, showNotice } from './form.js';
 import { errorText } from './format.js';
@@ -58,7 +58,7 @@ let fitsVisible = false;
 let fitsIdle = 0;
 function scheduleFits() {
   if (!firstDrawn || fitsVisible || embedded || state.printing) { drawFits(); return; }
-  if (!fitsIdle) fitsIdle = whenIdle(() => { fitsIdle = 0; drawFits(); });
+  if (!fitsIdle) fitsIdle = whenIdle(() => { fitsIdle = 0; drawFits(); layOut(); });
 }
 function drawFits() { if (state.evaluation) renderFits(state.evaluation, state.inputs); }
 
@@ -244,4 +244,4 @@ start().catch((e) => {
 });
 
 // For the tests and the benchmark: the state, read-only use.
-window.gpucalcPage = { state, update, render, schema: keys };
+window.gpucalcPage = { state, update, render, schema: keys, t };

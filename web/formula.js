@@ -17,8 +17,10 @@ function inputLabel(name) {
   return suffix ? `${words} (${suffix[1]})` : words;
 }
 
-/** Opens the formula of `field` for the offering at `index` of the evaluation on screen. */
-export function openFormula(index, field) {
+/** Opens the formula of `field` for the offering at `index` of the evaluation on screen (its
+ *  input labels, i18n/formula/, are fetched the first time). */
+export async function openFormula(index, field) {
+  try { await i18n.loadPart('formula'); } catch { /* unlabelled inputs are named in words */ }
   const traced = gpucalc.evaluate(state.evaluation.scenario, { trace: true });
   const r = traced.results[index];
   const tr = r && r.trace && r.trace[field];

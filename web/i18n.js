@@ -1,11 +1,32 @@
 // Strings and numbers for the page: dictionaries in i18n/<lang>.json, numbers via Intl.
+// English, every language's fallback, comes with the code (a JSON module; the page build inlines
+// it into the bundle); another language's dictionary is fetched only when it is chosen.
+import enJson from './i18n/en.json' with { type: 'json' };
+
 export const LANGS = ['en', 'zh'];
 const LOCALES = { en: 'en-US', zh: 'zh-CN' };
 
 let lang = 'en';
 let dict = {};
-let fallback = {};
-const cache = new Map();
+// The attributes translateDocument() fills (data-i18n-<attr>).
+const ATTRS = ['aria-label', 'title', 'placeholder', 'content'];
+const dataName = (attr) => `i18n${attr.replace(/(^|-)(\w)/g, (m, d, c) => c.toUpperCase())}`;
+
+/** The English strings the page's markup carries (data-i18n text, data-i18n-<attr> values), read
+ *  before anything is translated. The page build leaves the ones it finds verbatim in the built
+ *  index.html out of the bundled en.json (scripts/build-web.mjs): they are shipped once. */
+function markupStrings() {
+  const found = {};
+  if (typeof document === 'undefined') return found;
+  for (const el of document.querySelectorAll('[data-i18n]')) found[el.dataset.i18n] ??= el.textContent;
+  for (const attr of ATTRS) {
+    for (const el of document.querySelectorAll(`[data-i18n-${attr}]`)) found[el.dataset[dataName(attr)]] ??= el.getAttribute(attr);
+  }
+  return found;
+}
+const en = { ...markupStrings(), ...enJson };
+const fallback = en;
+const cache = new Map([['en.json', Promise.resolve(en)]]);
 
 /** The page language: `lang=` in the query wins, else the browser's preference. */
 export function pickLanguage(search = location.search, languages = navigator.languages || []) {
@@ -21,21 +42,37 @@ export function pickLanguage(search = location.search, languages = navigator.lan
   return 'en';
 }
 
-async function fetchDict(l) {
-  if (!cache.has(l)) {
-    cache.set(l, fetch(new URL(`./i18n/${l}.json`, import.meta.url)).then((r) => {
-      if (!r.ok) throw new Error(`i18n/${l}.json: HTTP ${r.status}`);
+/** i18n/<file>, fetched once. */
+function fetchJson(file) {
+  if (!cache.has(file)) {
+    cache.set(file, fetch(new URL(`./i18n/${file}`, import.meta.url)).then((r) => {
+      if (!r.ok) throw new Error(`i18n/${file}: HTTP ${r.status}`);
       return r.json();
     }));
   }
-  return cache.get(l);
+  return cache.get(file);
+}
+const fetchDict = (l) => fetchJson(`${l}.json`);
+
+// Strings only a view opened later needs live in i18n/<part>/<lang>.json (formula/: the formula
+// dialog's input labels), loaded with loadPart() when that view first opens, for the page's
+// language and English; a language switched to later gets the parts already loaded.
+const parts = new Set();
+async function mergePart(part, l) {
+  const [d, english] = await Promise.all([fetchDict(l), fetchJson(`${part}/en.json`)]);
+  Object.assign(en, english);
+  if (l !== 'en') Object.assign(d, await fetchJson(`${part}/${l}.json`));
+}
+export async function loadPart(part) {
+  parts.add(part);
+  await mergePart(part, lang);
 }
 
 export async function setLanguage(l) {
-  const [d, en] = await Promise.all([fetchDict(l), fetchDict('en')]);
+  const d = await fetchDict(l);
+  await Promise.all([...parts].map((part) => mergePart(part, l)));
   lang = l;
   dict = d;
-  fallback = en;
   document.documentElement.lang = LOCALES[l];
   numberFormats.clear();
 }
@@ -62,10 +99,9 @@ export function translateDocument(root = document) {
     const text = t(el.dataset.i18n);
     if (el.textContent !== text) el.textContent = text;
   }
-  for (const attr of ['aria-label', 'title', 'placeholder', 'content']) {
-    const dataName = `i18n${attr.replace(/(^|-)(\w)/g, (m, d, c) => c.toUpperCase())}`;
+  for (const attr of ATTRS) {
     for (const el of root.querySelectorAll(`[data-i18n-${attr}]`)) {
-      const text = t(el.dataset[dataName]);
+      const text = t(el.dataset[dataName(attr)]);
       if (el.getAttribute(attr) !== text) el.setAttribute(attr, text);
     }
   }

@@ -93,6 +93,11 @@ export function observeChartWidths(ids, onChange) {
   for (const id of ids) observer.observe($(id));
 }
 
+/** Lays the page out now. Work that runs between edits (the charts after an edit's frame, the
+ *  what-fits table when idle) ends with it, so its layout is done in its own task and not by
+ *  the next edit's frame, which then lays out only what that edit changed. */
+export function layOut() { void document.body.offsetHeight; }
+
 /** `fn` when the browser is idle (at the latest after `timeoutMs`). */
 export function whenIdle(fn, timeoutMs = 600) {
   return typeof requestIdleCallback === 'function' ? requestIdleCallback(fn, { timeout: timeoutMs }) : setTimeout(fn, 50);
@@ -116,6 +121,7 @@ export function drawChart(name, fn) {
     const jobs = [...chartJobs.values()];
     chartJobs.clear();
     for (const job of jobs) job();
+    layOut();
     performance.measure('gpucalc:charts', { start: t0, end: performance.now() });
     performance.measure('gpucalc:edit-to-charts', { start, end: performance.now() });
   }, 0));

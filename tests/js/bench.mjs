@@ -1,4 +1,5 @@
-// `make bench` (bench-web): the page's figures measured in headless Chromium on this machine.
+// `make perf-web` (bench-web): the figures of the built page (build/web-dist/, `make web-dist`;
+// GPUCALC_PAGE_ROOT=web for the sources) measured in headless Chromium on this machine.
 //   transfer size  HTML + JS + CSS + WASM + data as sent (gzip), cold cache   target <= 200 KB
 //   first result   navigation start -> first results painted (median of 5)     target <= 800 ms
 //   update         input change -> recomputed, figures redrawn, laid out (median, p95)  target <= 16 ms, p95 <= 25 ms
@@ -8,13 +9,15 @@
 // web/README.md). Writes build/web/bench.json (raw update times included). BENCH_STRICT=1 makes
 // a miss fail the run.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { launch, serve, outDir, until, settle } from './browser-lib.mjs';
+import { launch, serve, outDir, until, settle, webRoot, repo } from './browser-lib.mjs';
 
 const LIMITS = { transfer_kb: 200, first_result_ms: 800, update_ms: 16, update_p95_ms: 25 };
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor((s.length - 1) / 2)]; };
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)]; };
 
+const loadBefore = os.loadavg();
 const { server, url } = await serve();
 const { context, close } = await launch();
 try {
@@ -41,6 +44,9 @@ try {
       }).observe({ type: 'element', buffered: true });
       setTimeout(() => resolve(null), 3000);
     }));
+    // Every file of the cold view, what loads after the paint included (charts, formula
+    // buttons): collected once the page says it is ready.
+    await until(page, () => document.documentElement.classList.contains('ready'), null, 30000);
     const m = await page.evaluate(() => {
       const nav = performance.getEntriesByType('navigation')[0];
       const res = performance.getEntriesByType('resource');
@@ -121,11 +127,14 @@ try {
     update_ms: { median: median(warm), p95: pct(warm, 0.95), max: Math.max(...warm), runs: warm.length, mean_parts: updates.parts, times: warm.map((x) => Math.round(x * 10) / 10) },
     edit_to_charts_ms: { median: median(charts.times), p95: pct(charts.times, 0.95), runs: charts.times.length, mean_draw: charts.drawMean, times: charts.times.map((x) => Math.round(x * 10) / 10) },
     limits: LIMITS,
+    page_root: path.relative(repo, webRoot),
+    load_average: { before: loadBefore, after: os.loadavg(), cpus: os.cpus().length },
   };
   fs.mkdirSync(outDir, { recursive: true });
   fs.writeFileSync(path.join(outDir, 'bench.json'), `${JSON.stringify(result, null, 2)}\n`);
   const ok = (v, lim) => (v <= lim ? 'ok' : 'OVER');
-  console.log('gpucalc page, headless Chromium (scripts/serve.mjs, gzip):');
+  const la = (xs) => xs.map((x) => x.toFixed(2)).join(' ');
+  console.log(`gpucalc page ${result.page_root}/, headless Chromium (scripts/serve.mjs, gzip); load average ${la(loadBefore)} before, ${la(result.load_average.after)} after (1/5/15 min, ${os.cpus().length} CPUs):`);
   if (process.env.BENCH_NO_SETTLE === '1') console.log('(BENCH_NO_SETTLE=1: cold loads start without waiting for the browser to be idle)');
   for (const f of transfer.files) console.log(`  ${f.name.padEnd(28)} ${(f.encoded / 1024).toFixed(1).padStart(7)} KB gzip  (${(f.decoded / 1024).toFixed(1)} KB)`);
   console.log(`transfer size:        ${result.transfer_kb_gzip.toFixed(1)} KB gzip in ${result.requests} requests, ${transfer.foreign.length} off-origin  [<= ${LIMITS.transfer_kb} KB: ${ok(result.transfer_kb_gzip, LIMITS.transfer_kb)}]`);

@@ -7,7 +7,12 @@ import { chromium } from 'playwright-core';
 import { startServer } from '../../scripts/serve.mjs';
 
 export const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const webRoot = path.join(repo, 'web');
+/** The page the tests and the benchmark serve: the build that ships (`make web-dist`,
+ *  scripts/build-web.mjs), or another folder from GPUCALC_PAGE_ROOT (e.g. `web` for the sources). */
+export const webRoot = path.resolve(repo, process.env.GPUCALC_PAGE_ROOT || path.join('build', 'web-dist'));
+if (!fs.existsSync(path.join(webRoot, 'index.html')) || !fs.existsSync(path.join(webRoot, 'gen', 'gpucalc_wasm.wasm'))) {
+  throw new Error(`${webRoot}: no built page (index.html and gen/gpucalc_wasm.wasm): run \`make web-dist\` first`);
+}
 export const outDir = path.join(repo, 'build', 'web');
 
 export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';

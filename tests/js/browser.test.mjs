@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launch, serve, outDir, repo, fullScreenshot, until } from './browser-lib.mjs';
+import { launch, serve, outDir, repo, webRoot, fullScreenshot, until } from './browser-lib.mjs';
 import { CSP } from '../../scripts/serve.mjs';
 
 const seed002 = JSON.parse(fs.readFileSync(path.join(repo, 'tests/fixtures/seed002.json'), 'utf8'));
@@ -205,6 +205,66 @@ test('a link with one bad key keeps the rest, names the key at its field and lea
   await until(page, () => location.hash.includes('users=3') && location.hash.includes('context=4096'));
   await page.close();
   assert.deepEqual(problems, []);
+});
+
+test('the built page: one bundle, English inlined, zh.json only for Chinese, formula labels and the embed chunk only when used', async () => {
+  const requested = async (url, ctx = context) => {
+    const page = await ctx.newPage();
+    const paths = [];
+    page.on('request', (r) => paths.push(new URL(r.url()).pathname));
+    await page.goto(url);
+    await page.waitForSelector('html.ready', { timeout: 30000 });
+    return { page, paths };
+  };
+  const en = JSON.parse(fs.readFileSync(path.join(repo, 'web/i18n/en.json'), 'utf8'));
+  const { page, paths } = await requested(calc.url);
+  const built = webRoot.endsWith(path.join('build', 'web-dist'));
+  const scripts = paths.filter((p) => /\.m?js$/.test(p));
+  if (built) {
+    assert.deepEqual(scripts.sort(), ['/app.js', '/gen/gpucalc_wasm.mjs'], 'the bundle and the glue, nothing else');
+  }
+  // No dictionary fetched on the English page (served from web/, en.json is a JSON module).
+  assert.deepEqual(paths.filter((p) => p.includes('/i18n/')), built ? [] : ['/i18n/en.json']);
+  assert.ok(!paths.some((p) => p.includes('embed-frame')), 'the embed protocol is loaded only in the embed view');
+  // Every English string, those the bundle leaves to the markup included, is the source's.
+  const wrong = await page.evaluate((dict) => Object.keys(dict).filter((k) => window.gpucalcPage.t(k) !== dict[k]), en);
+  assert.deepEqual(wrong, []);
+  // The formula dialog's input labels come when a formula is first opened.
+  assert.ok(!paths.some((p) => p.includes('/i18n/formula/')));
+  const labels = Object.values(JSON.parse(fs.readFileSync(path.join(repo, 'web/i18n/formula/en.json'), 'utf8')));
+  await until(page, () => document.querySelectorAll('#memory-table button.fig').length > 0);
+  await page.locator('#memory-table button.fig').first().click();
+  await page.waitForSelector('dialog#formula[open]');
+  assert.ok(paths.includes('/i18n/formula/en.json'), `formula labels fetched on opening: ${paths}`);
+  const inputs = await page.locator('#formula-inputs').evaluate((el) => [...el.querySelectorAll('tbody th, tbody td:first-child')].map((c) => c.textContent));
+  assert.ok(inputs.length > 0 && inputs.every((x) => labels.includes(x)), `every input of this formula has its label: ${inputs}`);
+  await page.close();
+  const zhContext = await browser.newContext({ locale: 'zh-CN' });
+  const zh = await requested(calc.url, zhContext);
+  assert.deepEqual(zh.paths.filter((p) => p.includes('/i18n/')), built ? ['/i18n/zh.json'] : ['/i18n/en.json', '/i18n/zh.json']);
+  // Back to English: the strings read from the markup before it was translated.
+  await zh.page.click('#lang-en');
+  await until(zh.page, () => document.documentElement.lang === 'en-US' && document.getElementById('title').textContent === 'GPU comparison calculator');
+  const wrongAfter = await zh.page.evaluate((dict) => Object.keys(dict).filter((k) => window.gpucalcPage.t(k) !== dict[k]), en);
+  assert.deepEqual(wrongAfter, []);
+  const zhLabels = Object.values(JSON.parse(fs.readFileSync(path.join(repo, 'web/i18n/formula/zh.json'), 'utf8')));
+  await zh.page.click('#lang-zh');
+  await until(zh.page, () => document.documentElement.lang === 'zh-CN');
+  await zh.page.locator('#memory-table button.fig').first().click();
+  await zh.page.waitForSelector('dialog#formula[open]');
+  const zhInputs = await zh.page.locator('#formula-inputs').evaluate((el) => [...el.querySelectorAll('tbody th, tbody td:first-child')].map((c) => c.textContent));
+  assert.ok(zhInputs.length > 0 && zhInputs.every((x) => zhLabels.includes(x)), `zh labels: ${zhInputs}`);
+  assert.ok(zh.paths.includes('/i18n/formula/zh.json'));
+  await zhContext.close();
+  const embed = await requested(`${calc.url}?embed=1`);
+  assert.ok(embed.paths.some((p) => /\/embed-frame(-[A-Z0-9]+)?\.js$/.test(p)), `the embed view loads its protocol: ${embed.paths}`);
+  await embed.page.close();
+  // What ships: no eval or new Function anywhere (the CSP forbids them), the wasm preloaded.
+  for (const f of fs.readdirSync(webRoot, { recursive: true }).filter((x) => /\.m?js$/.test(x))) {
+    const code = fs.readFileSync(path.join(webRoot, f), 'utf8');
+    assert.doesNotMatch(code, /\beval\s*\(|\bnew\s+Function\s*\(/, f);
+  }
+  assert.match(fs.readFileSync(path.join(webRoot, 'index.html'), 'utf8'), /<link rel="preload" href="gen\/gpucalc_wasm\.wasm" as="fetch"/);
 });
 
 test('the text of every section is in the page once the first result is painted, before any scrolling', async () => {

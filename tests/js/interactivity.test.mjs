@@ -87,8 +87,19 @@ test('the chart draws one front per compared offering, and the table holds the s
   await page.click('#curve-data summary');
   await until(page, () => document.querySelectorAll('#curve-table tbody tr').length > 0);
   const rows = await page.evaluate(() => [...document.querySelectorAll('#curve-table tbody tr')].map((tr) =>
-    [...tr.children].map((c) => c.textContent.trim())));
+    [...tr.children].map((c) => (c.querySelector('.val') || c).textContent.trim())));
   assert.equal(rows.length, chart.flat().length, 'as many table rows as points');
+  // Every predicted figure of a row has the band of its own point (the core's error_band_index
+  // into curve_error_bands), not the scenario's: TTFT and throughput per GPU checked per row.
+  const bands = await page.evaluate(() => [...document.querySelectorAll('#curve-table tbody tr')].map((tr) =>
+    [...tr.children].slice(2).map((c) => (c.querySelector('.band') ? c.querySelector('.band').firstChild.textContent : null))));
+  const expected = rs.flatMap((r) => r.curve.map((p) => {
+    const b = r.curve_error_bands[p.error_band_index];
+    return [b.throughput_per_gpu, b.ttft].map((m) => `±${Math.round(m.mape * 100)} %`);
+  }));
+  assert.deepEqual(bands.map((b) => [b[1], b[3]]), expected);
+  assert.ok(bands.every((b) => b.slice(0, 5).every((x) => x)), 'a band beside every figure of the curve table');
+  assert.ok(new Set(rs[0].curve.map((p) => p.error_band_index)).size >= 2, 'the front spans more than one users regime');
   // The label a point carries, rebuilt from its table row: config, layout, per user, per GPU, ..., TTFT.
   const fromTable = rows.map(([name, layout, user, gpu, , ttft]) => `${name}: ${layout}: ${gpu} tokens/s per GPU at ${user} tokens/s per user, TTFT ${ttft}`);
   assert.deepEqual([...chart.flat().map((d) => d.label)].sort(), [...fromTable].sort());

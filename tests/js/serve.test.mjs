@@ -146,3 +146,23 @@ test('parent= origins are normalised before they are matched (web/embed-frame.js
   assert.deepEqual(allowedParentOrigins('not a url,,javascript:alert(1) file:///x'), []);
   assert.deepEqual(allowedParentOrigins(null), []);
 });
+
+test('a precompressed <file>.gz is sent when at least as new as the file, else gzip on the fly', async () => {
+  const zlib = await import('node:zlib');
+  const file = path.join(root, 'big.js');
+  fs.writeFileSync(file, 'export const x = 1;\n'.repeat(50));
+  // A marker body that is valid gzip of other text: which one was sent shows in the bytes.
+  fs.writeFileSync(`${file}.gz`, zlib.gzipSync('export const precompressed = 1;\n'));
+  const t = Date.now() / 1000;
+  fs.utimesSync(file, t - 10, t - 10);
+  const fetchGz = () => raw(`GET /sub/big.js HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip\r\nConnection: close\r\n\r\n`);
+  let r = await fetchGz();
+  assert.equal(r.status, 200);
+  assert.equal(r.headers['content-encoding'], 'gzip');
+  assert.equal(zlib.gunzipSync(Buffer.from(r.body, 'latin1')).toString(), 'export const precompressed = 1;\n');
+  // The file changed after its .gz was made: the stale .gz is not sent.
+  fs.utimesSync(file, t + 10, t + 10);
+  r = await fetchGz();
+  assert.equal(zlib.gunzipSync(Buffer.from(r.body, 'latin1')).toString(), 'export const x = 1;\n'.repeat(50));
+  assertSecurityHeaders(r, 'precompressed');
+});

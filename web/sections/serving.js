@@ -44,7 +44,7 @@ function pointFigure(r, p, field, value = p[field]) {
  *  or the context often leaves them as they were). */
 function servingKey(ev, inputs) {
   return JSON.stringify([i18n.language(), state.catalogVersion, ...['interactivity', 'ttft_max', 'tpot_max'].map((k) => inputs.get(k)),
-    ev.results.map((r) => [r.offering_name, r.engine, r.engine_version, r.error_band, r.interactivity_point, r.max_throughput_point])]);
+    ev.results.map((r) => [r.offering_name, r.engine, r.engine_version, r.error_band, r.curve_error_bands, r.interactivity_point, r.max_throughput_point])]);
 }
 
 export function renderServing(ev, inputs) {
@@ -112,10 +112,10 @@ function drawCurve(ev, speed, names) {
 
 function drawCurveTable(ev, names) {
   const rows = [];
+  // Every predicted figure with its band: the one of the point's own users per instance.
+  const fields = ['tokens_per_s_per_user', 'total_tokens_per_s_per_gpu', 'output_tokens_per_s_per_gpu', 'ttft_s', 'tpot_s', 'usd_per_million_tokens'];
   ev.results.forEach((r, i) => (r.curve || []).forEach((p) => rows.push({ cells: [names[i], layout(p),
-    fmtField('tokens_per_s_per_user', p.tokens_per_s_per_user), fmtField('total_tokens_per_s_per_gpu', p.total_tokens_per_s_per_gpu),
-    fmtField('output_tokens_per_s_per_gpu', p.output_tokens_per_s_per_gpu), i18n.seconds(p.ttft_s), i18n.seconds(p.tpot_s),
-    p.usd_per_million_tokens > 0 ? fmtField('usd_per_million_tokens', p.usd_per_million_tokens) : i18n.DASH] })));
+    ...fields.map((f) => pointFigure(r, p, f))] })));
   table($('curve-table'), { caption: t('curve_title'), rows, offeringColumns: false,
     head: [t('config_col'), t('layout_col'), t('curve_x'), t('curve_y'), t('f_output_tokens_per_s_per_gpu'), t('f_ttft_s'), t('f_tpot_s'), t('usd_per_mtok_at_point')] });
 }

@@ -1,0 +1,237 @@
+#!/usr/bin/env node
+// The page as it ships: web/ (sources) + web/gen/ (the WASM module, `make wasm`) -> build/web-dist/.
+// `make web-dist` runs it; `make serve`, the browser tests and the benchmark serve its output.
+//
+//   node scripts/build-web.mjs [--src web] [--out build/web-dist]
+//
+//   app.js (+ every module it imports, i18n/en.json inlined)  -> app.js, minified ES module;
+//     modules loaded with import() stay separate chunks, fetched only when imported
+//     (embed-frame.js: the embed view, catalog=opener)
+//   style.css                     -> minified
+//   embed.js                      -> minified classic script (host pages load it, async, any time)
+//   gen/gpucalc_wasm.mjs          -> minified (the Emscripten glue); gen/gpucalc_wasm.wasm copied
+//   i18n/<lang>.json but English  -> minified, fetched only for that language
+//   i18n/<part>/<lang>.json       -> minified, fetched when the view that needs them opens
+//   index.html                    -> module preloads of what the bundle imports, the module's
+//                                    preload first; indentation dropped; the English strings
+//                                    it carries are not repeated in the bundle's en.json
+//   favicon.png, oembed.json (minified), EMBED.md -> copied
+//
+// esbuild (scripts/package.json, `npm ci` from the lock file) emits no eval or new Function, so
+// the page keeps its CSP (script-src 'self' 'wasm-unsafe-eval'). Each text file and the module
+// get a `<file>.gz` beside them (zopfli, Debian package; scripts/serve.mjs sends it). Prints
+// each file's size, raw and gzip, and the total without the .wasm.
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import crypto from 'node:crypto';
+import { spawn, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  return path.resolve(repo, i >= 0 && i + 1 < args.length ? args[i + 1] : fallback);
+};
+const src = opt('src', 'web');
+const out = opt('out', 'build/web-dist');
+// The browsers the page supports (ES modules with import(), ?? and ?.).
+const TARGET = ['es2020'];
+const GLUE = 'gen/gpucalc_wasm.mjs';
+const WASM = 'gen/gpucalc_wasm.wasm';
+// What scripts/serve.mjs compresses (its COMPRESSIBLE), here precompressed.
+const COMPRESSED = /\.(html|m?js|css|json|wasm|svg|md|txt)$/;
+// What a bundle must never contain under the page's CSP.
+const FORBIDDEN = [/\beval\s*\(/, /\bnew\s+Function\s*\(/, /\bFunction\s*\(\s*["'`]/];
+
+/** Runs `cmd args`, its stdout into `to` (written whole or not at all). */
+const run = (cmd, argv, to) => new Promise((resolve, reject) => {
+  const chunks = [];
+  const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+  child.stdout.on('data', (c) => chunks.push(c));
+  child.on('error', reject);
+  child.on('close', (code) => {
+    if (code !== 0) { reject(new Error(`${cmd} ${argv.join(' ')}: exit ${code}`)); return; }
+    fs.writeFileSync(`${to}.tmp`, Buffer.concat(chunks));
+    fs.renameSync(`${to}.tmp`, to);
+    resolve();
+  });
+});
+
+/**
+ * key -> English string, for each data-i18n key whose every element in `html` carries the same
+ * plain text (no child element, no character reference), and each data-i18n-<attr> key whose
+ * every element's <attr> is the same plain value: what web/i18n.js reads from the markup.
+ */
+function markupStrings(text) {
+  const values = new Map();
+  const uses = new Map();
+  const note = (key, value) => {
+    uses.set(key, (uses.get(key) || 0) + 1);
+    if (value === null || value.includes('&')) values.set(key, null);
+    else if (!values.has(key)) values.set(key, value);
+    else if (values.get(key) !== value) values.set(key, null);
+  };
+  for (const m of text.matchAll(/<([a-z][a-z0-9]*)\b([^>]*)>/g)) {
+    const [tag, name, attrs] = m;
+    const key = /\sdata-i18n="([^"]+)"/.exec(attrs);
+    if (key) {
+      const rest = text.slice(m.index + tag.length);
+      const close = rest.indexOf(`</${name}>`);
+      const inner = close >= 0 ? rest.slice(0, close) : null;
+      note(key[1], inner !== null && !inner.includes('<') ? inner : null);
+    }
+    for (const a of attrs.matchAll(/\sdata-i18n-([a-z-]+)="([^"]+)"/g)) {
+      const value = new RegExp(`\\s${a[1]}="([^"]*)"`).exec(attrs);
+      note(a[2], value ? value[1] : null);
+    }
+  }
+  // Every use of a key must have been seen (a key on an element the patterns miss keeps its entry).
+  const all = (text.match(/\sdata-i18n(?:-[a-z-]+)?="[^"]+"/g) || []).map((x) => x.split('"')[1]);
+  for (const k of all) if ((uses.get(k) || 0) !== all.filter((x) => x === k).length) values.set(k, null);
+  return new Map([...values].filter(([, v]) => v !== null));
+}
+
+for (const f of [GLUE, WASM]) {
+  if (!fs.existsSync(path.join(src, f))) {
+    console.error(`${path.join(src, f)} is missing: run \`make wasm\` first.`);
+    process.exit(1);
+  }
+}
+fs.rmSync(out, { recursive: true, force: true });
+fs.mkdirSync(path.join(out, 'gen'), { recursive: true });
+fs.mkdirSync(path.join(out, 'i18n'), { recursive: true });
+
+// 0. index.html without its indentation (whitespace between tags: one space or newline renders
+//    the same), except in <pre> and <textarea>, whose content is kept as written. The English
+//    strings it carries verbatim are left out of the bundled en.json: web/i18n.js reads them
+//    from the markup before translating anything.
+let html = fs.readFileSync(path.join(src, 'index.html'), 'utf8');
+html = html.split(/(<(?:pre|textarea)\b[\s\S]*?<\/(?:pre|textarea)>)/).map((part, i) =>
+  (i % 2 ? part : part.replace(/\n[ \t]+/g, '\n').replace(/\n{2,}/g, '\n'))).join('');
+const enSource = JSON.parse(fs.readFileSync(path.join(src, 'i18n', 'en.json'), 'utf8'));
+const inMarkup = markupStrings(html);
+const enBundled = Object.fromEntries(Object.entries(enSource).filter(([k, v]) => inMarkup.get(k) !== v));
+const enFile = path.join(src, 'i18n', 'en.json');
+const enPlugin = {
+  name: 'en-json-without-markup-strings',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]i18n[\\/]en\.json$/ }, (a) => (path.resolve(a.path) === enFile
+      ? { contents: JSON.stringify(enBundled), loader: 'json' } : undefined));
+  },
+};
+
+// 1. The page's modules: one bundle, dynamic imports as chunks beside it (flat, so that
+//    import.meta.url-relative paths such as gen/ and i18n/ resolve as they do in web/).
+const js = await esbuild.build({
+  entryPoints: [path.join(src, 'app.js')],
+  outdir: out,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  minify: true,
+  target: TARGET,
+  charset: 'utf8',
+  legalComments: 'none',
+  chunkNames: '[name]-[hash]',
+  metafile: true,
+  logLevel: 'warning',
+  plugins: [enPlugin],
+});
+const appOut = Object.entries(js.metafile.outputs).find(([, o]) => o.entryPoint)[1];
+// Chunks app.js imports statically (shared code) are preloaded; dynamic ones are not.
+const staticChunks = appOut.imports.filter((i) => i.kind === 'import-statement').map((i) => path.basename(i.path));
+
+// 2. The stylesheet, the host pages' embed.js and the Emscripten glue, each minified alone.
+await esbuild.build({
+  entryPoints: [path.join(src, 'style.css')], outdir: out, bundle: true, minify: true,
+  charset: 'utf8', target: ['chrome100', 'firefox100', 'safari15'], logLevel: 'warning',
+});
+const transform = async (file, options) => {
+  const code = fs.readFileSync(path.join(src, file), 'utf8');
+  const result = await esbuild.transform(code, { minify: true, target: TARGET, charset: 'utf8', legalComments: 'none', ...options });
+  fs.writeFileSync(path.join(out, file), result.code);
+};
+await transform('embed.js', {});  // a classic script: no format change, its IIFE stays its scope
+await transform(GLUE, { format: 'esm' });
+fs.copyFileSync(path.join(src, WASM), path.join(out, WASM));
+
+// 3. Dictionaries other than English (inlined into the bundle), the parts, oEmbed: minified JSON.
+const minJson = (from, to) => fs.writeFileSync(to, JSON.stringify(JSON.parse(fs.readFileSync(from, 'utf8'))));
+for (const f of fs.readdirSync(path.join(src, 'i18n'), { recursive: true })) {
+  // i18n/<part>/<lang>.json (strings a later view loads) in every language, English included.
+  if (!f.endsWith('.json') || f === 'en.json') continue;
+  fs.mkdirSync(path.dirname(path.join(out, 'i18n', f)), { recursive: true });
+  minJson(path.join(src, 'i18n', f), path.join(out, 'i18n', f));
+}
+minJson(path.join(src, 'oembed.json'), path.join(out, 'oembed.json'));
+for (const f of ['favicon.png', 'EMBED.md']) fs.copyFileSync(path.join(src, f), path.join(out, f));
+
+// 4. index.html: the source's preloads (one per module) become the bundle's: the module first
+//    (the largest fetch), then the glue and any static chunk; the entry script last.
+const preloadRe = /^<link rel="(?:modulepreload|preload)"[^>]*>\n|^<script type="module" src="app\.js"><\/script>\n/gm;
+const first = html.search(preloadRe);
+if (first < 0 || !html.includes('<script type="module" src="app.js"></script>')) {
+  throw new Error(`${src}/index.html: no module preloads or app.js script tag where the build expects them`);
+}
+html = html.replace(preloadRe, '');
+const head = [
+  `<link rel="preload" href="${WASM}" as="fetch" type="application/wasm" crossorigin>`,
+  `<link rel="modulepreload" href="${GLUE}">`,
+  ...staticChunks.map((c) => `<link rel="modulepreload" href="${c}">`),
+  '<script type="module" src="app.js"></script>',
+].join('\n');
+html = `${html.slice(0, first)}${head}\n${html.slice(first)}`;
+fs.writeFileSync(path.join(out, 'index.html'), html);
+
+// 5. Checks, precompression and sizes.
+const files = [];
+const walk = (dir) => {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) walk(p); else files.push(p);
+  }
+};
+walk(out);
+files.sort();
+for (const f of files.filter((x) => /\.(m?js)$/.test(x))) {
+  const code = fs.readFileSync(f, 'utf8');
+  const hit = FORBIDDEN.find((re) => re.test(code));
+  if (hit) throw new Error(`${path.relative(repo, f)} matches ${hit}: the page's CSP forbids eval and new Function`);
+}
+// Every text file and the module get a `<file>.gz` made by zopfli (gzip format, ~4 % smaller
+// than gzip -9), which scripts/serve.mjs sends as a static host's gzip_static would. zopfli is
+// slow on the module (seconds), so results are kept by content hash between builds.
+const zopfli = spawnSync('zopfli', ['-h']).error ? null : 'zopfli';
+if (!zopfli) console.warn('page build: zopfli is missing (Debian package zopfli): serve.mjs will gzip -9 on the fly');
+const cacheDir = `${out}-zopfli-cache`;
+fs.mkdirSync(cacheDir, { recursive: true });
+const gzipOf = async (f) => {
+  const body = fs.readFileSync(f);
+  if (!zopfli || !COMPRESSED.test(f)) return zlib.gzipSync(body, { level: 9 });
+  const cached = path.join(cacheDir, `${crypto.createHash('sha256').update(body).digest('hex')}.gz`);
+  if (!fs.existsSync(cached)) {
+    await run(zopfli, ['-c', f], cached);
+  }
+  const gz = fs.readFileSync(cached);
+  fs.writeFileSync(`${f}.gz`, gz);
+  return gz;
+};
+const sizes = await Promise.all(files.map(async (f) => [f, fs.statSync(f).size, (await gzipOf(f)).length]));
+// The cache keeps what this build used, nothing older.
+const used = new Set(files.map((f) => `${crypto.createHash('sha256').update(fs.readFileSync(f)).digest('hex')}.gz`));
+for (const c of fs.readdirSync(cacheDir)) if (!used.has(c)) fs.rmSync(path.join(cacheDir, c), { force: true });
+let total = 0;
+let totalGzip = 0;
+let restGzip = 0;
+console.log(`page build: ${path.relative(repo, out)}/ (from ${path.relative(repo, src)}/, esbuild ${esbuild.version}, ${zopfli ? 'zopfli' : 'gzip -9'})`);
+for (const [f, raw, gz] of sizes) {
+  total += raw;
+  totalGzip += gz;
+  if (!f.endsWith('.wasm')) restGzip += gz;
+  console.log(`  ${path.relative(out, f).padEnd(28)} ${(raw / 1024).toFixed(1).padStart(7)} KB  ${(gz / 1024).toFixed(1).padStart(6)} KB gzip`);
+}
+console.log(`  (i18n/en.json in app.js: ${Object.keys(enBundled).length} of ${Object.keys(enSource).length} strings; the other ${Object.keys(enSource).length - Object.keys(enBundled).length} ship once, in index.html)`);
+console.log(`  all files: ${(total / 1024).toFixed(1)} KB, ${(totalGzip / 1024).toFixed(1)} KB gzip; without the .wasm ${(restGzip / 1024).toFixed(1)} KB gzip`);

@@ -182,8 +182,8 @@ void add_fit_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scen
  */
 void apply_training_fit(const Catalog& catalog, const Scenario& s, const Model& m, const Gpu& gpu,
                         int gpus, bool with_trace, OfferingResult& r) {
-  const TrainingEstimate t = estimate_training(catalog, s, m, gpu, gpus,
-                                               r.fit.capacity_bytes_per_gpu, *catalog.constants);
+  const TrainingEstimate t =
+      estimate_training(catalog, s, m, gpu, gpus, r.fit.capacity_bytes_per_gpu, *catalog.constants);
   r.train_memory_bytes_per_gpu = t.memory_bytes_per_gpu;
   r.fit.fits = t.fits;
   r.fit.reason = t.fits ? "ok" : "training_does_not_fit";

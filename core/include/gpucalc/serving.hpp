@@ -380,7 +380,8 @@ struct LayoutTerms {
   double max_sequences = 0.0;
   PrefillFit fit;
 };
-std::vector<LayoutTerms> layout_terms(const ServingContext& c, const std::vector<Parallel>& layouts);
+std::vector<LayoutTerms> layout_terms(const ServingContext& c,
+                                      const std::vector<Parallel>& layouts);
 
 /** Latency targets (0 = none). */
 struct ServingTargets {

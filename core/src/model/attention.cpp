@@ -19,8 +19,8 @@ AttentionModelTerms attention_model_terms(const Model& m, KvFormat kv) {
 AttentionCost attention_cost(const Model& m, KvFormat kv, double head_fraction, double sequences,
                              double query_tokens, double context_tokens, bool decode,
                              const AttentionRates& r) {
-  return attention_cost(m, attention_model_terms(m, kv), kv, head_fraction, sequences,
-                        query_tokens, context_tokens, decode, r);
+  return attention_cost(m, attention_model_terms(m, kv), kv, head_fraction, sequences, query_tokens,
+                        context_tokens, decode, r);
 }
 
 AttentionCost attention_cost(const Model& m, const AttentionModelTerms& terms, KvFormat kv,

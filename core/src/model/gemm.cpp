@@ -14,7 +14,9 @@ double large_m_tokens(const ModelConstants& k) {
 
 }  // namespace
 
-double matmul_log_span(const ModelConstants& k) { return std::log(large_m_tokens(k) / k.small_m_tokens); }
+double matmul_log_span(const ModelConstants& k) {
+  return std::log(large_m_tokens(k) / k.small_m_tokens);
+}
 
 double matmul_rate_at(double tokens, double achieved, const ModelConstants& k) {
   return matmul_rate_at(tokens, achieved, k, matmul_log_span(k));

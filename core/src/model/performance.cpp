@@ -62,8 +62,8 @@ void set_usd_per_million_tokens(const Scenario& s, bool with_trace, OfferingResu
 }
 
 void estimate_inference_roofline(const Catalog& catalog, const Scenario& s, const Model& model,
-                        const Gpu& gpu, const Deployed& offering, bool with_trace,
-                        OfferingResult& r) {
+                                 const Gpu& gpu, const Deployed& offering, bool with_trace,
+                                 OfferingResult& r) {
   const ModelConstants& k = *catalog.constants;  // evaluate() checked it is there
   InferenceContext c = make_inference_context(catalog, s, model, gpu, k);
   // Several servers: instances may span them over the scale-out network (stackable), or each
@@ -381,12 +381,14 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     r.warnings.emplace_back(s.ttft_max_s > 0.0 || s.tpot_max_s > 0.0 ? "latency_limits_unmet"
                                                                       : "no_split_fits_for_throughput");
   }
-  for (const CurvePoint& cp : serving_curve(c, offering.gpu_count, layouts, terms, price, s.utilization)) {
+  for (const CurvePoint& cp :
+       serving_curve(c, offering.gpu_count, layouts, terms, price, s.utilization)) {
     r.curve.push_back(curve_entry(cp.point, cp.usd_per_million_tokens));
     r.curve.back().error_band_index = band_index(cp.point.users_per_instance);
   }
   if (s.interactivity > 0.0) {
-    const auto at = best_within(c, offering.gpu_count, layouts, terms, ServingTargets{0.0, 0.0, s.interactivity});
+    const auto at = best_within(c, offering.gpu_count, layouts, terms,
+                                ServingTargets{0.0, 0.0, s.interactivity});
     if (at) {
       r.interactivity_point = curve_entry(
           *at, price > 0.0 ? usd_per_million_tokens(price, at->output_tokens_per_s, s.utilization) : 0.0);
@@ -483,8 +485,8 @@ void estimate_training_result(const Catalog& catalog, const Scenario& s, const M
 }  // namespace
 
 void estimate_performance(const Catalog& catalog, const Scenario& scenario, const Model& model,
-                          const Gpu& gpu, const Offering& unit, int deployed_gpus,
-                          bool with_trace, bool with_curve, OfferingResult& result) {
+                          const Gpu& gpu, const Offering& unit, int deployed_gpus, bool with_trace,
+                          bool with_curve, OfferingResult& result) {
   const Deployed offering{unit, deployed_gpus};
   if (model.layers <= 0 || model.hidden_size <= 0 || offering.gpu_count < 1) return;
   if (scenario.workload == Workload::kInference) {

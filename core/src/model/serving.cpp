@@ -174,8 +174,9 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   const double rate = matmul_rate_at(rows, achieved, k, span_m);
   const double attn_rate = p.dpa ? matmul_rate_at(rows / tpd, achieved, k, span_m) : rate;
   const double expert_rate =
-      matmul_rate_at(tokens * m.experts_active / std::max(1.0, static_cast<double>(m.experts_routed)),
-                     achieved, k, span_m) *
+      matmul_rate_at(
+          tokens * m.experts_active / std::max(1.0, static_cast<double>(m.experts_routed)),
+          achieved, k, span_m) *
       k.moe_expert_gemm_fraction;
 
   auto add_gemm = [&](const GemmCost& g, double bytes, double flops, bool expert) {
@@ -256,8 +257,9 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   {
     const double params = s.lm_head_params / tpd;
     const double t = decode ? tokens : sequences;
-    const GemmCost g = gemm_cost(1, params * kBf16Bytes, 2.0 * params * t, a,
-                                 c.dense_stream_bytes_per_s, matmul_rate_at(t, achieved, k, span_m));
+    const GemmCost g =
+        gemm_cost(1, params * kBf16Bytes, 2.0 * params * t, a, c.dense_stream_bytes_per_s,
+                  matmul_rate_at(t, achieved, k, span_m));
     add_gemm(g, params * kBf16Bytes, 2.0 * params * t, false);
   }
   // Small kernels and the engine's per-layer latency on this GPU family.
@@ -490,7 +492,8 @@ std::vector<Parallel> legal_layouts(const ServingContext& c, int gpu_count, int 
   return out;
 }
 
-std::vector<LayoutTerms> layout_terms(const ServingContext& c, const std::vector<Parallel>& layouts) {
+std::vector<LayoutTerms> layout_terms(const ServingContext& c,
+                                      const std::vector<Parallel>& layouts) {
   std::vector<LayoutTerms> out;
   out.reserve(layouts.size());
   for (const Parallel& p : layouts) {

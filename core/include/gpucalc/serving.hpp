@@ -367,6 +367,12 @@ ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
 /** The same with the layout's max_sequences(c, p) computed once too. */
 ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
                    double users_per_instance, const PrefillFit& fit, double max_sequences);
+/** The same with the decode step given: for an engine that does not mix prefill into decode
+ *  steps, step_cost(c, p, min(users, max_sequences), 1 + draft tokens, input + output / 2,
+ *  true), which a caller comparing layouts has already computed. */
+ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
+                   double users_per_instance, const PrefillFit& fit, double max_sequences,
+                   const StepBreakdown& decode);
 
 /** Legal layouts of the model on `gpu_count` GPUs: instance sizes that divide the offering
  *  and hold the weights, ep in {1, tp} for MoE, dpa for MoE models with tp > 1; restricted by

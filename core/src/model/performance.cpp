@@ -247,28 +247,34 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
   std::optional<ServingPoint> at_users;
   {
     const Parallel* pick = nullptr;
-    double best_step = 0.0, per_instance = 0.0, pick_sequences = 0.0;
+    double per_instance = 0.0, pick_sequences = 0.0;
+    StepBreakdown pick_step;  // computed only when there are layouts to compare
     for (const Parallel& p : layouts) {
       const int replicas = offering.gpu_count / p.gpus();
       const double u = std::ceil(static_cast<double>(s.users) / replicas);
       const double seqs = max_sequences(c, p);
       // One layout is the pick whatever its step costs.
-      const double step =
+      const StepBreakdown step =
           layouts.size() == 1
-              ? 0.0
+              ? StepBreakdown{}
               : step_cost(c, p, std::max(1.0, std::min(u, seqs)), 1.0 + c.mtp_draft_tokens,
-                          c.input_tokens + c.output_tokens / 2.0, true)
-                    .total_s;
-      if (pick == nullptr || step < best_step) {
+                          c.input_tokens + c.output_tokens / 2.0, true);
+      if (pick == nullptr || step.total_s < pick_step.total_s) {
         pick = &p;
-        best_step = step;
+        pick_step = step;
         per_instance = u;
         pick_sequences = seqs;
       }
     }
     if (pick != nullptr) {
-      const ServingPoint pt = serve(c, *pick, offering.gpu_count / pick->gpus(), per_instance,
-                                    prefill_fit(c, *pick), pick_sequences);
+      const int replicas = offering.gpu_count / pick->gpus();
+      const PrefillFit fit = prefill_fit(c, *pick);
+      // serve() would take the same step again (the same sequences, query and context) where
+      // the engine does not mix prefill rows into it.
+      const bool same_step = layouts.size() > 1 && !c.mixes_prefill && c.output_tokens >= 1.0;
+      const ServingPoint pt =
+          same_step ? serve(c, *pick, replicas, per_instance, fit, pick_sequences, pick_step)
+                    : serve(c, *pick, replicas, per_instance, fit, pick_sequences);
       if (pt.fits) at_users = pt;
     }
   }

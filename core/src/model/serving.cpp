@@ -24,6 +24,11 @@ bool contains_version(std::string_view text, std::string_view version) {
   return !version.empty() && text.find(version) != std::string_view::npos;
 }
 
+/** serve() with the decode step computed here (decode null) or given. */
+ServingPoint serve_with(const ServingContext& c, const Parallel& p, int replicas,
+                        double users_per_instance, const PrefillFit& fit, double max_seqs,
+                        const StepBreakdown* decode);
+
 }  // namespace
 
 LayerShape layer_shape(const Model& m) {
@@ -382,6 +387,20 @@ ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
 
 ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
                    double users_per_instance, const PrefillFit& fit, double max_seqs) {
+  return serve_with(c, p, replicas, users_per_instance, fit, max_seqs, nullptr);
+}
+
+ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
+                   double users_per_instance, const PrefillFit& fit, double max_seqs,
+                   const StepBreakdown& decode) {
+  return serve_with(c, p, replicas, users_per_instance, fit, max_seqs, &decode);
+}
+
+namespace {
+
+ServingPoint serve_with(const ServingContext& c, const Parallel& p, int replicas,
+                        double users_per_instance, const PrefillFit& fit, double max_seqs,
+                        const StepBreakdown* decode) {
   ServingPoint pt;
   pt.par = p;
   pt.replicas = replicas;
@@ -395,7 +414,9 @@ ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
   // Mixing engines: in steady state each step carries running x input / output prompt rows.
   const double mixed_rows =
       c.mixes_prefill ? std::min(c.chunk_tokens, running * in / out) : 0.0;
-  pt.decode = step_cost(c, p, running, query, in + out / 2.0, true, mixed_rows);
+  pt.decode = decode != nullptr && !c.mixes_prefill
+                  ? *decode
+                  : step_cost(c, p, running, query, in + out / 2.0, true, mixed_rows);
   const double step = pt.decode.total_s;
   const double per_token = step / c.mtp_tokens_per_step;
   // Closed loop: requests arrive as others finish, in waves spread over a fraction of the
@@ -445,6 +466,8 @@ ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
   pt.fits = true;
   return pt;
 }
+
+}  // namespace
 
 std::vector<Parallel> legal_layouts(const ServingContext& c, int gpu_count, int tp, int ep,
                                     int dpa) {

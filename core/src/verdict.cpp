@@ -51,7 +51,8 @@ std::optional<std::size_t> strict_best(const std::vector<OfferingResult>& rs, Ge
  *  list, so every item names its basis. A code missing here leaves the basis empty, which the
  *  test of every verdict's basis catches. */
 const char* basis_of(std::string_view code) {
-  static const std::pair<const char*, const char*> kBases[] = {
+  // string_view keys: the search compares lengths first instead of measuring every key.
+  static constexpr std::pair<std::string_view, const char*> kBases[] = {
       {"more_hbm_per_gpu", "capacity_bytes_per_gpu"},
       {"only_one_fits", "fits"},
       {"fewer_gpus_needed", "gpus_needed"},

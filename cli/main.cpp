@@ -261,9 +261,9 @@ void print_evaluation_table(const gpucalc::Evaluation& ev, bool explain) {
     std::cout << "\nverdict:\n";
     for (const auto& v : ev.verdict) {
       std::string params;
-      for (const auto& [k, x] : v.params) params += " " + k + "=" + fmt(x, 2);
+      for (const auto& [k, x] : v.params) params += " " + std::string(k) + "=" + fmt(x, 2);
       std::cout << "  [" << v.kind << "] " << v.offering_id << ": " << v.code << params
-                << (v.basis.empty() ? "" : " (by " + v.basis + ")") << "\n";
+                << (v.basis.empty() ? "" : " (by " + std::string(v.basis) + ")") << "\n";
     }
   }
   if (!ev.recommended_offering_id.empty()) {

@@ -27,7 +27,7 @@ double param(const VerdictItem& v, const std::string& name) {
   return 0;
 }
 
-bool is_scenario_key(const std::string& name) {
+bool is_scenario_key(std::string_view name) {
   for (const auto& k : scenario_keys()) {
     if (name == k.key) return true;
   }
@@ -89,7 +89,7 @@ TEST_CASE("no recommendation by a figure missing for a compared offering that fi
   for (const VerdictItem* v : items_of(ev, "test-unpriced-8x-b200")) {
     if (v->code == "recommendation_missing_figure") {
       CHECK(v->kind == "note");
-      missing.push_back(v->basis);
+      missing.emplace_back(v->basis);
     }
   }
   CHECK(std::find(missing.begin(), missing.end(), "usd_per_million_tokens") != missing.end());

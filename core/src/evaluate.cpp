@@ -181,9 +181,9 @@ void add_fit_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scen
  * verdict never recommends it.
  */
 void apply_training_fit(const Catalog& catalog, const Scenario& s, const Model& m, const Gpu& gpu,
-                        const Offering& off, bool with_trace, OfferingResult& r) {
-  const TrainingEstimate t = estimate_training(catalog, s, m, gpu, off.gpu_count,
-                                               r.fit.capacity_bytes_per_gpu, *catalog.constants);
+                        int gpus, bool with_trace, OfferingResult& r) {
+  const TrainingEstimate t =
+      estimate_training(catalog, s, m, gpu, gpus, r.fit.capacity_bytes_per_gpu, *catalog.constants);
   r.train_memory_bytes_per_gpu = t.memory_bytes_per_gpu;
   r.fit.fits = t.fits;
   r.fit.reason = t.fits ? "ok" : "training_does_not_fit";
@@ -331,11 +331,10 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& as_given,
     if (r.capacity_assumed) r.warnings.emplace_back("capacity_assumed_gib");
     if (!r.stackable && r.fit.servers_needed > 1) r.warnings.emplace_back("not_stackable");
     if (with_trace) add_fit_trace(r, *model, *gpu, scenario);
-    Offering deployed = *off;
-    deployed.gpu_count = r.deployed_gpus;
-    estimate_performance(catalog, scenario, *model, *gpu, deployed, with_trace, options.with_curve, r);
+    estimate_performance(catalog, scenario, *model, *gpu, *off, r.deployed_gpus, with_trace,
+                         options.with_curve, r);
     if (scenario.workload != Workload::kInference) {
-      apply_training_fit(catalog, scenario, *model, *gpu, deployed, with_trace, r);
+      apply_training_fit(catalog, scenario, *model, *gpu, r.deployed_gpus, with_trace, r);
     }
     estimate_energy(*gpu, scenario, with_trace, r);
     if (r.usd_per_million_tokens) {

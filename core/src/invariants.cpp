@@ -19,30 +19,39 @@ bool positive_finite(const std::optional<double>& x) {
 
 class Checker {
  public:
-  explicit Checker(std::string path) : path_(std::move(path)) {}
+  /** `path` names what is checked; it is built only when a check fails (most never do). */
+  explicit Checker(std::string_view path) : name_(path) {}
+  /** `list[index](id)`, e.g. results[0](fullgpu-8x-h200). */
+  Checker(std::string_view list, std::size_t index, std::string_view id)
+      : name_(list), id_(id), index_(index), indexed_(true) {}
   /** Sizes, counts, times, prices: finite and >= 0. */
-  void size(const char* field, double x) {
+  void size(std::string_view field, double x) {
     if (!error_ && !(std::isfinite(x) && x >= 0.0)) {
-      error_ = make_error(ErrorCode::kOutOfRange, path_ + "." + field,
+      error_ = make_error(ErrorCode::kOutOfRange, path() + "." + std::string(field),
                           "cannot be computed from these inputs (got " + show(x) +
                               "): a dimension or figure is beyond what the model handles");
     }
   }
-  void size(const char* field, const std::optional<double>& x) {
+  void size(std::string_view field, const std::optional<double>& x) {
     if (x) size(field, *x);
   }
-  void count(const char* field, long long x) { size(field, static_cast<double>(x)); }
-  void at_least_one(const char* field, long long x) {
+  void count(std::string_view field, long long x) { size(field, static_cast<double>(x)); }
+  void at_least_one(std::string_view field, long long x) {
     if (x < 1) size(field, -1.0);
   }
   /** Differences: finite, any sign. */
-  void signed_value(const char* field, double x) {
+  void signed_value(std::string_view field, double x) {
     if (!std::isfinite(x)) size(field, x);
   }
-  void signed_value(const char* field, const std::optional<double>& x) {
+  void signed_value(std::string_view field, const std::optional<double>& x) {
     if (x) signed_value(field, *x);
   }
   const std::optional<Error>& error() const { return error_; }
+  std::string path() const {
+    std::string p(name_);
+    if (indexed_) p += "[" + std::to_string(index_) + "](" + std::string(id_) + ")";
+    return p;
+  }
 
  private:
   static std::string show(double x) {
@@ -50,7 +59,9 @@ class Checker {
     if (std::isinf(x)) return x > 0 ? "infinity" : "-infinity";
     return std::to_string(x);
   }
-  std::string path_;
+  std::string_view name_, id_;
+  std::size_t index_ = 0;
+  bool indexed_ = false;
   std::optional<Error> error_;
 };
 
@@ -76,10 +87,6 @@ void check_fit(Checker& c, const MemoryFit& f) {
   c.signed_value("kv_free_bytes_per_gpu", f.kv_free_bytes_per_gpu);
   c.signed_value("kv_free_bytes", f.kv_free_bytes);
   c.signed_value("headroom_bytes_per_gpu", f.headroom_bytes_per_gpu);
-}
-
-std::string result_path(std::size_t i, const OfferingResult& r) {
-  return "results[" + std::to_string(i) + "](" + r.offering_id + ")";
 }
 
 void check_result(Checker& c, const OfferingResult& r) {
@@ -202,7 +209,7 @@ Result<bool> enforce_output_invariants(Evaluation& ev) {
       clear(r.energy_usd_per_run);
     }
     if (cleared && !rate_not_computable(r)) r.warnings.emplace_back(kNotComputable);
-    Checker c(result_path(i, r));
+    Checker c("results", i, r.offering_id);
     check_result(c, r);
     if (c.error()) return *c.error();
   }
@@ -216,12 +223,11 @@ std::optional<Error> check_output_invariants(const Evaluation& ev) {
   if (model.error()) return model.error();
   for (std::size_t i = 0; i < ev.results.size(); ++i) {
     const OfferingResult& r = ev.results[i];
-    const std::string path = result_path(i, r);
-    Checker c(path);
+    Checker c("results", i, r.offering_id);
     check_result(c, r);
     if (c.error()) return c.error();
     if (auto field = rate_violation(r)) {
-      return make_error(ErrorCode::kOutOfRange, path + "." + *field,
+      return make_error(ErrorCode::kOutOfRange, c.path() + "." + *field,
                         "is a zero, tiny or non-finite rate (or follows from one)");
     }
     if (rate_not_computable(r) && ev.recommended_offering_id == r.offering_id) {
@@ -230,8 +236,8 @@ std::optional<Error> check_output_invariants(const Evaluation& ev) {
     }
   }
   for (std::size_t i = 0; i < ev.verdict.size(); ++i) {
-    Checker c("verdict[" + std::to_string(i) + "](" + ev.verdict[i].code + ")");
-    for (const auto& [name, x] : ev.verdict[i].params) c.size(name.c_str(), x);
+    Checker c("verdict", i, ev.verdict[i].code);
+    for (const auto& [name, x] : ev.verdict[i].params) c.size(name, x);
     if (c.error()) return c.error();
   }
   return std::nullopt;

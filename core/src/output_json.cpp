@@ -15,7 +15,8 @@ using detail::JsonWriter;
 namespace {
 
 
-void write_pairs(JsonWriter& w, const std::vector<std::pair<std::string, double>>& pairs) {
+template <typename Name>
+void write_pairs(JsonWriter& w, const std::vector<std::pair<Name, double>>& pairs) {
   w.begin_object();
   for (const auto& [k, v] : pairs) w.field(k, v);
   w.end_object();

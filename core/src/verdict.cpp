@@ -51,7 +51,8 @@ std::optional<std::size_t> strict_best(const std::vector<OfferingResult>& rs, Ge
  *  list, so every item names its basis. A code missing here leaves the basis empty, which the
  *  test of every verdict's basis catches. */
 const char* basis_of(std::string_view code) {
-  static const std::pair<const char*, const char*> kBases[] = {
+  // string_view keys: the search compares lengths first instead of measuring every key.
+  static constexpr std::pair<std::string_view, const char*> kBases[] = {
       {"more_hbm_per_gpu", "capacity_bytes_per_gpu"},
       {"only_one_fits", "fits"},
       {"fewer_gpus_needed", "gpus_needed"},
@@ -98,10 +99,11 @@ void build_verdict(Evaluation& ev) {
   auto& out = ev.verdict;
   const Scenario& s = ev.scenario;
   out.clear();
+  out.reserve(8 * rs.size());  // a few reasons per offering: no regrowth, no moved items
   // No reason to choose an offering that cannot hold the model: its pros are dropped here, and
   // it gets a does_not_fit con below.
   auto add = [&out](const OfferingResult& r, const char* code, const char* kind,
-                    std::vector<std::pair<std::string, double>> params) {
+                    std::vector<std::pair<std::string_view, double>> params) {
     if (std::string_view(kind) == "pro" && !r.fit.fits) return;
     out.push_back(VerdictItem{r.offering_id, code, kind, basis_of(code), std::move(params)});
   };
@@ -167,7 +169,7 @@ void build_verdict(Evaluation& ev) {
       // curve's interactivity point), not at the highest throughput (issue 12 item 2).
       const Getter cost = at_speed ? usd_per_million_tokens_at_speed
                                    : static_cast<Getter>([](const OfferingResult& r) { return r.usd_per_million_tokens; });
-      auto with_speed = [&](std::vector<std::pair<std::string, double>> params) {
+      auto with_speed = [&](std::vector<std::pair<std::string_view, double>> params) {
         if (at_speed) params.emplace_back("interactivity", s.interactivity);
         return params;
       };
@@ -210,7 +212,7 @@ void build_verdict(Evaluation& ev) {
   for (const auto& r : rs) {
     if (!r.fit.fits) {
       // gpus_needed 0: no legal split of the model up to the largest instance the model counts.
-      std::vector<std::pair<std::string, double>> params = {{"gpu_count", r.gpu_count}};
+      std::vector<std::pair<std::string_view, double>> params = {{"gpu_count", r.gpu_count}};
       if (r.fit.gpus_needed > 0) {
         params.emplace_back("gpus_needed", r.fit.gpus_needed);
         params.emplace_back("servers", r.fit.servers_needed);  // ceil(gpus_needed / gpu_count)

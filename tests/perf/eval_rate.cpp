@@ -3,11 +3,15 @@
 // verdict), the full evaluation with the serving curve and the max-throughput search, and the
 // page's call: decode + evaluate + JSON of one scenario (kPageScenario), which
 // tests/perf/eval_rate_wasm.mjs measures in the WASM module for the native/WASM ratio.
-// Targets (issue 3): >= 1,000,000/s for the fit, >= 100,000/s at one concurrency, >= 5,000/s with the curve (issue 16).
-// `perf_eval_rate --page-rate` prints only the page-call rate (a number per second).
-#include <ctime>
+// Targets (issue 3): >= 1,000,000/s for the fit, >= 100,000/s at one concurrency, >= 5,000/s with
+// the curve (issue 16). `perf_eval_rate --page-rate` prints only the page-call rate (a number per
+// second). `perf_eval_rate --calls fit|point|curve|page N` makes exactly N calls of one path and
+// prints nothing: for instruction counts on a shared machine, where rates are noisy, run it under
+// valgrind --tool=callgrind with N and with 0 and divide the difference by N.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -102,6 +106,32 @@ int main(int argc, char** argv) {
   const auto n = static_cast<long long>(scenarios.size());
 
   volatile long long sink = 0;
+  if (argc > 3 && std::strcmp(argv[1], "--calls") == 0) {
+    const std::string path = argv[2];
+    const long long calls = std::atoll(argv[3]);
+    EvaluateOptions options;
+    options.with_curve = path == "curve";
+    for (long long i = 0; i < calls; ++i) {
+      const auto k = static_cast<std::size_t>(i % n);
+      if (path == "fit") {
+        for (int j = 0; j < 2; ++j) {
+          sink = sink + fit_memory(*resolved[k].model, *resolved[k].gpu[j],
+                                   *resolved[k].offering[j], scenarios[k])
+                            .full_contexts;
+        }
+      } else if (path == "page") {
+        auto ev = evaluate_text(catalog, kPageScenario, false);
+        sink = sink + static_cast<long long>(ev ? evaluation_to_json(ev.value(), false).size() : 0);
+      } else if (path == "point" || path == "curve") {
+        auto ev = evaluate(catalog, scenarios[k], options);
+        sink = sink + static_cast<long long>(ev ? ev.value().results.size() : 0);
+      } else {
+        std::fprintf(stderr, "bench: --calls takes fit, point, curve or page\n");
+        return 2;
+      }
+    }
+    return 0;
+  }
   const double fit_rate = rate_per_s(
       [&](long long i) {
         const auto k = static_cast<std::size_t>(i % n);

@@ -2,6 +2,7 @@
 /** Evaluates a scenario against a catalog: one result per compared offering, and JSON out. */
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -111,12 +112,14 @@ struct OfferingResult {
 };
 
 /** One reason of the plain-words verdict; the page translates `code` and fills in `params`. */
+/** One reason of the verdict. Code, kind, basis and parameter names are the verdict's own
+ *  static literals (core/src/verdict.cpp), held as views: no string is built per reason. */
 struct VerdictItem {
   std::string offering_id;
-  std::string code;  // e.g. "more_hbm_per_gpu" (README lists them)
-  std::string kind;  // "pro" | "con" | "note"
-  std::string basis;  // the result field (or, for stack reasons, the scenario key) it rests on
-  std::vector<std::pair<std::string, double>> params;
+  std::string_view code;   // e.g. "more_hbm_per_gpu" (README lists them)
+  std::string_view kind;   // "pro" | "con" | "note"
+  std::string_view basis;  // the result field (or, for stack reasons, the scenario key) it rests on
+  std::vector<std::pair<std::string_view, double>> params;
 };
 
 struct Evaluation {

@@ -13,6 +13,7 @@
  * serving.cpp (the step and the closed loop). Constants: data/performance.json.
  */
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -154,6 +155,11 @@ struct GemmCost {
 /** Matrix rate of a GEMM with `tokens` rows: achieved x matmul_fraction up to small_m_tokens,
  *  achieved x large_m_matmul_fraction from large_m_tokens, log-linear between. */
 double matmul_rate_at(double tokens, double achieved_flops_per_s, const ModelConstants& k);
+/** log(large_m_tokens / small_m_tokens) as matmul_rate_at uses it, for the overload below. */
+double matmul_log_span(const ModelConstants& k);
+/** matmul_rate_at with log_span = matmul_log_span(k) computed once (the same figure). */
+double matmul_rate_at(double tokens, double achieved_flops_per_s, const ModelConstants& k,
+                      double log_span);
 GemmCost gemm_cost(double kernels, double weight_bytes, double flops, double latency_s,
                    double stream_bytes_per_s, double flops_per_s);
 
@@ -179,6 +185,18 @@ struct AttentionCost {
 AttentionCost attention_cost(const Model& model, KvFormat kv, double head_fraction,
                              double sequences, double query_tokens, double context_tokens,
                              bool decode, const AttentionRates& rates);
+/** The terms of attention_cost that depend only on the model and the KV format, computed once
+ *  per serving context instead of at every step: attention_layer_bytes(model, kv, 1) and the
+ *  linear-attention FLOPs of one query token (attention_step(model, kv, 0).linear_flops). */
+struct AttentionModelTerms {
+  AttentionLayerBytes per_layer;
+  double linear_flops_per_token = 0.0;
+};
+AttentionModelTerms attention_model_terms(const Model& model, KvFormat kv);
+/** attention_cost with the model's terms precomputed (the same figures, bit for bit). */
+AttentionCost attention_cost(const Model& model, const AttentionModelTerms& terms, KvFormat kv,
+                             double head_fraction, double sequences, double query_tokens,
+                             double context_tokens, bool decode, const AttentionRates& rates);
 
 /** Expected distinct experts a step of `tokens` tokens touches in one MoE layer (moe.cpp):
  *  E x (1 - (1 - k / E)^tokens). 256 experts, top-8, 4 tokens: 31.0. */
@@ -235,7 +253,11 @@ struct ServingContext {
   const Model* model = nullptr;
   const Gpu* gpu = nullptr;
   const EngineProfile* engine = nullptr;
-  GpuKernels kernels;
+  // The GPU's kernel tables: the catalog's own (no copy, they are some 2 KB), or
+  // owned_kernels where a calibration record replaces some of them (resolve_kernels).
+  const GpuKernels* kernels = nullptr;
+  std::shared_ptr<const GpuKernels> owned_kernels;
+  double gemm_latency_s = 0.0;  // kernels->gemm_latency_s, or the small-kernel constant if none
   int allreduce_index = -1;    // into kernels.allreduce: the engine's implementation, or -1
   std::string allreduce_impl;  // its name, or "bus_bandwidth"
   double allreduce_bus_bytes_per_s = 0.0;
@@ -245,6 +267,8 @@ struct ServingContext {
   Rates rates;
   double weight_bytes_per_param = 1.0;
   double kv_bytes_per_token_layer = 0.0;  // whole model's heads
+  AttentionModelTerms attention_terms;    // attention_model_terms(model, kv)
+  double matmul_log_span = 0.0;           // matmul_log_span(constants)
   double dense_stream_bytes_per_s = 0.0;  // achieved HBM x hbm_fraction
   double moe_stream_bytes_per_s = 0.0;    // achieved HBM x moe_stream_fraction
   double attention_bytes_per_s = 0.0;     // achieved HBM x attention_fraction
@@ -340,12 +364,30 @@ ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
 /** The same with the layout's prefill fit computed once (curves and searches). */
 ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
                    double users_per_instance, const PrefillFit& fit);
+/** The same with the layout's max_sequences(c, p) computed once too. */
+ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
+                   double users_per_instance, const PrefillFit& fit, double max_sequences);
+/** The same with the decode step given: for an engine that does not mix prefill into decode
+ *  steps, step_cost(c, p, min(users, max_sequences), 1 + draft tokens, input + output / 2,
+ *  true), which a caller comparing layouts has already computed. */
+ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
+                   double users_per_instance, const PrefillFit& fit, double max_sequences,
+                   const StepBreakdown& decode);
 
 /** Legal layouts of the model on `gpu_count` GPUs: instance sizes that divide the offering
  *  and hold the weights, ep in {1, tp} for MoE, dpa for MoE models with tp > 1; restricted by
  *  the scenario's tp / ep / dpa when set. */
 std::vector<Parallel> legal_layouts(const ServingContext& c, int gpu_count, int tp, int ep,
                                     int dpa);
+
+/** What a layout's points share: its KV pool (max_sequences) and its prefill fit, computed
+ *  once per layout for the curve and the searches. */
+struct LayoutTerms {
+  double max_sequences = 0.0;
+  PrefillFit fit;
+};
+std::vector<LayoutTerms> layout_terms(const ServingContext& c,
+                                      const std::vector<Parallel>& layouts);
 
 /** Latency targets (0 = none). */
 struct ServingTargets {
@@ -365,10 +407,20 @@ struct CurvePoint {
 std::vector<CurvePoint> serving_curve(const ServingContext& c, int gpu_count,
                                       const std::vector<Parallel>& layouts,
                                       double price_usd_per_month, double utilization);
+/** The same with layout_terms(c, layouts) computed once (the same points). */
+std::vector<CurvePoint> serving_curve(const ServingContext& c, int gpu_count,
+                                      const std::vector<Parallel>& layouts,
+                                      const std::vector<LayoutTerms>& terms,
+                                      double price_usd_per_month, double utilization);
 
 /** Best output throughput of the offering whose TTFT and TPOT meet the targets (ttft, tpot). */
 std::optional<ServingPoint> best_within(const ServingContext& c, int gpu_count,
                                         const std::vector<Parallel>& layouts,
+                                        const ServingTargets& targets);
+/** The same with layout_terms(c, layouts) computed once (the same point). */
+std::optional<ServingPoint> best_within(const ServingContext& c, int gpu_count,
+                                        const std::vector<Parallel>& layouts,
+                                        const std::vector<LayoutTerms>& terms,
                                         const ServingTargets& targets);
 
 }  // namespace gpucalc

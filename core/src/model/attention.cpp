@@ -9,9 +9,23 @@
 
 namespace gpucalc {
 
+AttentionModelTerms attention_model_terms(const Model& m, KvFormat kv) {
+  AttentionModelTerms t;
+  t.per_layer = attention_layer_bytes(m, kv, 1);
+  t.linear_flops_per_token = attention_step(m, kv, 0.0).linear_flops;  // no context term
+  return t;
+}
+
 AttentionCost attention_cost(const Model& m, KvFormat kv, double head_fraction, double sequences,
                              double query_tokens, double context_tokens, bool decode,
                              const AttentionRates& r) {
+  return attention_cost(m, attention_model_terms(m, kv), kv, head_fraction, sequences, query_tokens,
+                        context_tokens, decode, r);
+}
+
+AttentionCost attention_cost(const Model& m, const AttentionModelTerms& terms, KvFormat kv,
+                             double head_fraction, double sequences, double query_tokens,
+                             double context_tokens, bool decode, const AttentionRates& r) {
   AttentionCost a;
   if (m.layers <= 0 || sequences <= 0.0) return a;
   const double layers = m.layers;
@@ -48,13 +62,12 @@ AttentionCost attention_cost(const Model& m, KvFormat kv, double head_fraction, 
     const double on_full = topk > 0.0 ? std::min(ctx, topk) : ctx;
     return full * on_full + sliding * std::min(ctx, window);
   };
-  const AttentionLayerBytes per_layer = attention_layer_bytes(m, kv, 1);
+  const AttentionLayerBytes& per_layer = terms.per_layer;
   const double indexer_bytes_per_token_layer = per_layer.indexer_per_token;  // replicated per rank
   const double indexer_flops_per_pair_layer = 2.0 * m.index_heads * static_cast<double>(m.index_head_dim);
   // The recurrent state is read and written back once per step, split like the heads.
   const double linear_state_traffic = 2.0 * linear * per_layer.linear_state * head_fraction;
-  const double linear_flops_per_token =
-      attention_step(m, kv, context_tokens).linear_flops * head_fraction;
+  const double linear_flops_per_token = terms.linear_flops_per_token * head_fraction;
   double pairs;      // query x context token pairs, summed over layers, per sequence
   double kv_tokens;  // layer-tokens of KV read (decode) or written (prefill), per sequence
   double indexer_pairs;  // DSA: the indexer scores every context token on every full layer

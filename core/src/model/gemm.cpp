@@ -6,11 +6,27 @@
 
 namespace gpucalc {
 
+namespace {
+
+double large_m_tokens(const ModelConstants& k) {
+  return std::max(k.large_m_tokens, k.small_m_tokens * 1.0001);
+}
+
+}  // namespace
+
+double matmul_log_span(const ModelConstants& k) {
+  return std::log(large_m_tokens(k) / k.small_m_tokens);
+}
+
 double matmul_rate_at(double tokens, double achieved, const ModelConstants& k) {
-  const double lo = k.small_m_tokens, hi = std::max(k.large_m_tokens, k.small_m_tokens * 1.0001);
+  return matmul_rate_at(tokens, achieved, k, matmul_log_span(k));
+}
+
+double matmul_rate_at(double tokens, double achieved, const ModelConstants& k, double log_span) {
+  const double lo = k.small_m_tokens, hi = large_m_tokens(k);
   if (tokens <= lo) return achieved * k.matmul_fraction;
   if (tokens >= hi) return achieved * k.large_m_matmul_fraction;
-  const double t = std::log(tokens / lo) / std::log(hi / lo);
+  const double t = std::log(tokens / lo) / log_span;
   return achieved * (k.matmul_fraction + (k.large_m_matmul_fraction - k.matmul_fraction) * t);
 }
 

@@ -1,6 +1,7 @@
 #include "gpucalc/memory.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "gpucalc/units.hpp"
@@ -183,19 +184,27 @@ MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offerin
   fit.state_bytes_per_sequence = state_bytes_per_sequence(model);
   const auto context = static_cast<double>(scenario.context_tokens);
   const auto users = static_cast<double>(scenario.users);
-  fit.kv_bytes_per_context =
-      kv_bytes_per_sequence_per_gpu(model, scenario.kv, Deployment{}, context);
+  // KV bytes per sequence per GPU of an n-GPU instance at the context: the searches below and
+  // the chosen deployment ask for the same few n, so those inside one server are kept.
+  std::array<double, kScaleUpGpus + 1> seq_bytes_of{};
+  std::array<bool, kScaleUpGpus + 1> seq_bytes_known{};
+  auto seq_bytes_at = [&](int n) {
+    const Deployment d = make_deployment(model, n, kScaleUpGpus);
+    if (n < 1 || n > kScaleUpGpus) return kv_bytes_per_sequence_per_gpu(model, scenario.kv, d, context);
+    const auto i = static_cast<std::size_t>(n);
+    if (!seq_bytes_known[i]) {
+      seq_bytes_of[i] = kv_bytes_per_sequence_per_gpu(model, scenario.kv, d, context);
+      seq_bytes_known[i] = true;
+    }
+    return seq_bytes_of[i];
+  };
+  fit.kv_bytes_per_context = seq_bytes_at(1);  // one GPU: Deployment{}
   // Seed 002's rule: weights only, no reserve, no KV. The epsilon keeps 140/140 at 1, not 2.
   fit.gpus_needed_weights_only = static_cast<int>(
       checked_count(std::ceil(fit.weights_bytes / fit.capacity_bytes_per_gpu - 1e-9), kMaxInt));
 
   const double usable = fit.capacity_bytes_per_gpu - fit.reserve_bytes_per_gpu;
-  auto holds = [&](int n) {
-    const Deployment d = make_deployment(model, n, kScaleUpGpus);
-    return fit.weights_bytes / n +
-               users * kv_bytes_per_sequence_per_gpu(model, scenario.kv, d, context) <=
-           usable;
-  };
+  auto holds = [&](int n) { return fit.weights_bytes / n + users * seq_bytes_at(n) <= usable; };
   fit.gpus_needed = 0;
   for (int n = 1; n <= kMaxInstanceGpus; n = n < kScaleUpGpus ? n + 1 : n + kScaleUpGpus) {
     if (deployment_is_valid(model, n, kScaleUpGpus) && holds(n)) {
@@ -240,8 +249,7 @@ MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offerin
   fit.deployment = make_deployment(model, shown, kScaleUpGpus);
   fit.weights_bytes_per_gpu = fit.weights_bytes / shown;
   fit.kv_free_bytes_per_gpu = usable - fit.weights_bytes_per_gpu;
-  const double seq_bytes =
-      kv_bytes_per_sequence_per_gpu(model, scenario.kv, fit.deployment, context);
+  const double seq_bytes = seq_bytes_at(shown);
   if (fit.fits) {
     fit.replicas = g / n;
     fit.kv_free_bytes = fit.replicas * static_cast<double>(n) * fit.kv_free_bytes_per_gpu;

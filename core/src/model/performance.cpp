@@ -17,6 +17,12 @@ namespace {
 
 using Inputs = std::vector<std::pair<std::string, double>>;
 
+/** An offering as deployed: its catalog entry and the GPUs of all its servers. */
+struct Deployed {
+  const Offering& unit;
+  int gpu_count;
+};
+
 void trace(OfferingResult& r, const char* field, const char* formula, Inputs inputs,
            std::string note = {}) {
   r.trace.push_back(TraceEntry{field, formula, std::move(inputs), std::move(note)});
@@ -56,13 +62,13 @@ void set_usd_per_million_tokens(const Scenario& s, bool with_trace, OfferingResu
 }
 
 void estimate_inference_roofline(const Catalog& catalog, const Scenario& s, const Model& model,
-                        const Gpu& gpu, const Offering& offering, bool with_trace,
-                        OfferingResult& r) {
+                                 const Gpu& gpu, const Deployed& offering, bool with_trace,
+                                 OfferingResult& r) {
   const ModelConstants& k = *catalog.constants;  // evaluate() checked it is there
   InferenceContext c = make_inference_context(catalog, s, model, gpu, k);
   // Several servers: instances may span them over the scale-out network (stackable), or each
   // unit holds its own copies (separate VMs): the best split of one unit, times the units.
-  const Network* network = catalog.scale_out_of(offering);
+  const Network* network = catalog.scale_out_of(offering.unit);
   const int unit_gpus = std::max(1, r.gpu_count);
   if (network != nullptr) c.scale_out = make_scale_out_link(*network, unit_gpus, r.servers);
   detail::set_rates_provenance(r, c.rates, catalog, gpu);
@@ -204,7 +210,7 @@ void trace_step(OfferingResult& r, const char* field, const StepBreakdown& b, co
 }
 
 void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& model,
-                        const Gpu& gpu, const Offering& offering, bool with_trace, bool with_curve,
+                        const Gpu& gpu, const Deployed& offering, bool with_trace, bool with_curve,
                         OfferingResult& r) {
   auto engine = select_engine(catalog_engines(catalog), serving_engine_name(s.engine), gpu, model);
   if (!engine) {  // evaluate() rejects this before; keep the figures empty if it slips through
@@ -213,7 +219,7 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
   }
   const EngineProfile& e = *engine.value();
   ServingContext c = make_serving_context(catalog, s, model, gpu, e, "");
-  const Network* network = catalog.scale_out_of(offering);
+  const Network* network = catalog.scale_out_of(offering.unit);
   if (network != nullptr) c.scale_out = make_scale_out_link(*network, std::max(1, r.gpu_count), r.servers);
   detail::set_rates_provenance(r, c.rates, catalog, gpu);
   r.engine = e.id;
@@ -241,21 +247,34 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
   std::optional<ServingPoint> at_users;
   {
     const Parallel* pick = nullptr;
-    double best_step = 0.0, per_instance = 0.0;
+    double per_instance = 0.0, pick_sequences = 0.0;
+    StepBreakdown pick_step;  // computed only when there are layouts to compare
     for (const Parallel& p : layouts) {
       const int replicas = offering.gpu_count / p.gpus();
       const double u = std::ceil(static_cast<double>(s.users) / replicas);
-      const double run = std::min(u, max_sequences(c, p));
-      const double step = step_cost(c, p, std::max(1.0, run), 1.0 + c.mtp_draft_tokens,
-                                    c.input_tokens + c.output_tokens / 2.0, true).total_s;
-      if (pick == nullptr || step < best_step) {
+      const double seqs = max_sequences(c, p);
+      // One layout is the pick whatever its step costs.
+      const StepBreakdown step =
+          layouts.size() == 1
+              ? StepBreakdown{}
+              : step_cost(c, p, std::max(1.0, std::min(u, seqs)), 1.0 + c.mtp_draft_tokens,
+                          c.input_tokens + c.output_tokens / 2.0, true);
+      if (pick == nullptr || step.total_s < pick_step.total_s) {
         pick = &p;
-        best_step = step;
+        pick_step = step;
         per_instance = u;
+        pick_sequences = seqs;
       }
     }
     if (pick != nullptr) {
-      const ServingPoint pt = serve(c, *pick, offering.gpu_count / pick->gpus(), per_instance);
+      const int replicas = offering.gpu_count / pick->gpus();
+      const PrefillFit fit = prefill_fit(c, *pick);
+      // serve() would take the same step again (the same sequences, query and context) where
+      // the engine does not mix prefill rows into it.
+      const bool same_step = layouts.size() > 1 && !c.mixes_prefill && c.output_tokens >= 1.0;
+      const ServingPoint pt =
+          same_step ? serve(c, *pick, replicas, per_instance, fit, pick_sequences, pick_step)
+                    : serve(c, *pick, replicas, per_instance, fit, pick_sequences);
       if (pt.fits) at_users = pt;
     }
   }
@@ -340,7 +359,8 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     r.curve_error_bands.push_back(b);
     return static_cast<int>(bands_seen.size()) - 1;
   };
-  const auto best = best_within(c, offering.gpu_count, layouts,
+  const std::vector<LayoutTerms> terms = layout_terms(c, layouts);  // shared by the searches
+  const auto best = best_within(c, offering.gpu_count, layouts, terms,
                                 ServingTargets{s.ttft_max_s, s.tpot_max_s, 0.0});
   if (best) {
     r.max_throughput_tokens_per_s = best->output_tokens_per_s;
@@ -367,12 +387,14 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     r.warnings.emplace_back(s.ttft_max_s > 0.0 || s.tpot_max_s > 0.0 ? "latency_limits_unmet"
                                                                       : "no_split_fits_for_throughput");
   }
-  for (const CurvePoint& cp : serving_curve(c, offering.gpu_count, layouts, price, s.utilization)) {
+  for (const CurvePoint& cp :
+       serving_curve(c, offering.gpu_count, layouts, terms, price, s.utilization)) {
     r.curve.push_back(curve_entry(cp.point, cp.usd_per_million_tokens));
     r.curve.back().error_band_index = band_index(cp.point.users_per_instance);
   }
   if (s.interactivity > 0.0) {
-    const auto at = best_within(c, offering.gpu_count, layouts, ServingTargets{0.0, 0.0, s.interactivity});
+    const auto at = best_within(c, offering.gpu_count, layouts, terms,
+                                ServingTargets{0.0, 0.0, s.interactivity});
     if (at) {
       r.interactivity_point = curve_entry(
           *at, price > 0.0 ? usd_per_million_tokens(price, at->output_tokens_per_s, s.utilization) : 0.0);
@@ -386,10 +408,10 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
 }
 
 void estimate_training_result(const Catalog& catalog, const Scenario& s, const Model& model,
-                              const Gpu& gpu, const Offering& offering, bool with_trace,
+                              const Gpu& gpu, const Deployed& offering, bool with_trace,
                               OfferingResult& r) {
   const ModelConstants& k = *catalog.constants;  // evaluate() checked it is there
-  const Network* network = catalog.scale_out_of(offering);
+  const Network* network = catalog.scale_out_of(offering.unit);
   if (network == nullptr && r.servers > 1) {
     r.warnings.emplace_back("not_stackable");  // no network between the units to train over
     return;
@@ -469,8 +491,9 @@ void estimate_training_result(const Catalog& catalog, const Scenario& s, const M
 }  // namespace
 
 void estimate_performance(const Catalog& catalog, const Scenario& scenario, const Model& model,
-                          const Gpu& gpu, const Offering& offering, bool with_trace,
+                          const Gpu& gpu, const Offering& unit, int deployed_gpus, bool with_trace,
                           bool with_curve, OfferingResult& result) {
+  const Deployed offering{unit, deployed_gpus};
   if (model.layers <= 0 || model.hidden_size <= 0 || offering.gpu_count < 1) return;
   if (scenario.workload == Workload::kInference) {
     estimate_inference(catalog, scenario, model, gpu, offering, with_trace, with_curve, result);

@@ -24,6 +24,11 @@ bool contains_version(std::string_view text, std::string_view version) {
   return !version.empty() && text.find(version) != std::string_view::npos;
 }
 
+/** serve() with the decode step computed here (decode null) or given. */
+ServingPoint serve_with(const ServingContext& c, const Parallel& p, int replicas,
+                        double users_per_instance, const PrefillFit& fit, double max_seqs,
+                        const StepBreakdown* decode);
+
 }  // namespace
 
 LayerShape layer_shape(const Model& m) {
@@ -52,14 +57,15 @@ LayerShape layer_shape(const Model& m) {
 
 Fabric fabric_of(const ServingContext& c) {
   Fabric f;
-  if (c.allreduce_index >= 0 && c.allreduce_index < c.kernels.allreduce_count) {
-    f.allreduce = &c.kernels.allreduce[static_cast<std::size_t>(c.allreduce_index)].curve;
+  const GpuKernels& kernels = *c.kernels;
+  if (c.allreduce_index >= 0 && c.allreduce_index < kernels.allreduce_count) {
+    f.allreduce = &kernels.allreduce[static_cast<std::size_t>(c.allreduce_index)].curve;
   }
   f.bus_bytes_per_s = c.allreduce_bus_bytes_per_s;
   f.latency_s = c.allreduce_latency_s;
-  if (!c.kernels.alltoall_dispatch.empty()) {
-    f.dispatch = &c.kernels.alltoall_dispatch;
-    f.combine = &c.kernels.alltoall_combine;
+  if (!kernels.alltoall_dispatch.empty()) {
+    f.dispatch = &kernels.alltoall_dispatch;
+    f.combine = &kernels.alltoall_combine;
   }
   return f;
 }
@@ -74,14 +80,23 @@ ServingContext make_serving_context(const Catalog& catalog, const Scenario& scen
   c.constants = catalog.constants ? &*catalog.constants : &default_model_constants();
   const ModelConstants& k = *c.constants;
   c.rates = resolve_rates(catalog, gpu, inference_math_precision(gpu, scenario.weights), scenario);
-  c.kernels = resolve_kernels(catalog, catalog_kernels(catalog), gpu);
-  if (!(c.kernels.gemm_latency_s > 0.0)) {
-    c.kernels.gemm_latency_s = k.small_kernel_latency_s;
+  static const GpuKernels kNoKernels;
+  const KernelCatalog& tables = catalog_kernels(catalog);
+  if (catalog.find_calibration(gpu.id) != nullptr) {
+    c.owned_kernels = std::make_shared<const GpuKernels>(resolve_kernels(catalog, tables, gpu));
+    c.kernels = c.owned_kernels.get();
+  } else {  // what resolve_kernels returns without a calibration record
+    const GpuKernels* own = tables.find(gpu.id);
+    c.kernels = own != nullptr ? own : &kNoKernels;
+  }
+  c.gemm_latency_s = c.kernels->gemm_latency_s;
+  if (!(c.gemm_latency_s > 0.0)) {
+    c.gemm_latency_s = k.small_kernel_latency_s;
     c.kernels_estimated = true;
   }
   for (const std::string& impl : engine.allreduce_impls) {
-    for (int i = 0; i < c.kernels.allreduce_count && c.allreduce_index < 0; ++i) {
-      const std::string_view id = c.kernels.allreduce[static_cast<std::size_t>(i)].id();
+    for (int i = 0; i < c.kernels->allreduce_count && c.allreduce_index < 0; ++i) {
+      const std::string_view id = c.kernels->allreduce[static_cast<std::size_t>(i)].id();
       if (id == "calibrated" || id == impl) {
         c.allreduce_index = i;
         c.allreduce_impl = std::string(id);
@@ -98,7 +113,7 @@ ServingContext make_serving_context(const Catalog& catalog, const Scenario& scen
   c.moe_stream_bytes_per_s = c.rates.hbm_bytes_per_s * k.moe_stream_fraction;
   c.attention_bytes_per_s = c.rates.hbm_bytes_per_s * k.attention_fraction;
   c.matmul_flops_per_s = c.rates.matmul_flops_per_s * k.matmul_fraction;
-  c.small_kernel_s = std::max(k.small_kernel_latency_s, c.kernels.small_kernel_latency_s);
+  c.small_kernel_s = std::max(k.small_kernel_latency_s, c.kernels->small_kernel_latency_s);
   for (const auto& [arch, s] : engine.extra_layer_latency_s) {
     if (arch == gpu.arch_target) c.extra_layer_latency_s += s;
   }
@@ -121,6 +136,8 @@ ServingContext make_serving_context(const Catalog& catalog, const Scenario& scen
   c.input_tokens = static_cast<double>(scenario.input_tokens);
   c.output_tokens = static_cast<double>(scenario.output_tokens);
   c.kv = scenario.kv;
+  c.attention_terms = attention_model_terms(model, c.kv);
+  c.matmul_log_span = matmul_log_span(k);
   c.mtp_draft_tokens = std::max(0, scenario.mtp);
   if (c.mtp_draft_tokens > 0) {
     for (const auto& [id, lengths] : k.mtp_acceptance_length) {
@@ -149,7 +166,7 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   const double instance_tokens = sequences * query_tokens;
   sequences /= span;
   const double tokens = sequences * query_tokens;
-  const double a = c.kernels.gemm_latency_s;
+  const double a = c.gemm_latency_s;
   const double bpp = c.weight_bytes_per_param;
   const bool mla = m.attention == AttentionKind::kMla;
   const double layers = s.layers;
@@ -157,13 +174,15 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   // A mixing engine's decode tokens share each GEMM with the prompt rows of the same step, so
   // they run at the rate of all the step's rows.
   const double rows = tokens + std::max(0.0, mixed_prefill_rows);
-  const double rate = matmul_rate_at(rows, c.rates.matmul_flops_per_s, k);
-  const double attn_rate =
-      p.dpa ? matmul_rate_at(rows / tpd, c.rates.matmul_flops_per_s, k) : rate;
-  const double expert_rate = matmul_rate_at(tokens * m.experts_active /
-                                                std::max(1.0, static_cast<double>(m.experts_routed)),
-                                            c.rates.matmul_flops_per_s, k) *
-                             k.moe_expert_gemm_fraction;
+  const double achieved = c.rates.matmul_flops_per_s;
+  const double span_m = c.matmul_log_span;
+  const double rate = matmul_rate_at(rows, achieved, k, span_m);
+  const double attn_rate = p.dpa ? matmul_rate_at(rows / tpd, achieved, k, span_m) : rate;
+  const double expert_rate =
+      matmul_rate_at(
+          tokens * m.experts_active / std::max(1.0, static_cast<double>(m.experts_routed)),
+          achieved, k, span_m) *
+      k.moe_expert_gemm_fraction;
 
   auto add_gemm = [&](const GemmCost& g, double bytes, double flops, bool expert) {
     b.gemm_latency_s += g.latency_s;
@@ -194,8 +213,8 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   {
     AttentionRates r{a, c.attention_bytes_per_s, attn_rate};
     const double seqs = p.dpa ? sequences / tpd : sequences;
-    const AttentionCost at = attention_cost(m, c.kv, p.dpa ? 1.0 : 1.0 / tpd, seqs, query_tokens,
-                                            context_tokens, decode, r);
+    const AttentionCost at = attention_cost(m, c.attention_terms, c.kv, p.dpa ? 1.0 : 1.0 / tpd,
+                                            seqs, query_tokens, context_tokens, decode, r);
     b.attention_s = at.total_s;
     b.kv_bytes_per_gpu = at.kv_bytes;
     b.flops_per_gpu += at.flops;
@@ -243,8 +262,9 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   {
     const double params = s.lm_head_params / tpd;
     const double t = decode ? tokens : sequences;
-    const GemmCost g = gemm_cost(1, params * kBf16Bytes, 2.0 * params * t, a,
-                                 c.dense_stream_bytes_per_s, matmul_rate_at(t, c.rates.matmul_flops_per_s, k));
+    const GemmCost g =
+        gemm_cost(1, params * kBf16Bytes, 2.0 * params * t, a, c.dense_stream_bytes_per_s,
+                  matmul_rate_at(t, achieved, k, span_m));
     add_gemm(g, params * kBf16Bytes, 2.0 * params * t, false);
   }
   // Small kernels and the engine's per-layer latency on this GPU family.
@@ -339,7 +359,7 @@ PrefillFit prefill_fit(const ServingContext& c, const Parallel& p) {
   // Taken at a full chunk of prompts: the rate prefill GEMMs run at under load.
   const double q = std::max(1.0, std::floor(c.chunk_tokens / std::max(1.0, c.input_tokens)));
   const StepBreakdown b = step_cost(c, p, q, c.input_tokens, c.input_tokens, false);
-  const double attention_latency = std::min(b.attention_s, c.shape.layers * c.kernels.gemm_latency_s);
+  const double attention_latency = std::min(b.attention_s, c.shape.layers * c.gemm_latency_s);
   PrefillFit f;
   f.per_prompt_s =
       (b.compute_s + (b.attention_s - attention_latency) + b.allreduce_s + b.alltoall_s) / q;
@@ -362,11 +382,30 @@ ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
 
 ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
                    double users_per_instance, const PrefillFit& fit) {
+  return serve(c, p, replicas, users_per_instance, fit, max_sequences(c, p));
+}
+
+ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
+                   double users_per_instance, const PrefillFit& fit, double max_seqs) {
+  return serve_with(c, p, replicas, users_per_instance, fit, max_seqs, nullptr);
+}
+
+ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
+                   double users_per_instance, const PrefillFit& fit, double max_seqs,
+                   const StepBreakdown& decode) {
+  return serve_with(c, p, replicas, users_per_instance, fit, max_seqs, &decode);
+}
+
+namespace {
+
+ServingPoint serve_with(const ServingContext& c, const Parallel& p, int replicas,
+                        double users_per_instance, const PrefillFit& fit, double max_seqs,
+                        const StepBreakdown* decode) {
   ServingPoint pt;
   pt.par = p;
   pt.replicas = replicas;
   pt.users_per_instance = users_per_instance;
-  pt.max_sequences = max_sequences(c, p);
+  pt.max_sequences = max_seqs;
   if (pt.max_sequences < 1.0 || users_per_instance < 1.0 || replicas < 1) return pt;
   const double running = std::min(users_per_instance, pt.max_sequences);
   pt.running_per_instance = running;
@@ -375,7 +414,9 @@ ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
   // Mixing engines: in steady state each step carries running x input / output prompt rows.
   const double mixed_rows =
       c.mixes_prefill ? std::min(c.chunk_tokens, running * in / out) : 0.0;
-  pt.decode = step_cost(c, p, running, query, in + out / 2.0, true, mixed_rows);
+  pt.decode = decode != nullptr && !c.mixes_prefill
+                  ? *decode
+                  : step_cost(c, p, running, query, in + out / 2.0, true, mixed_rows);
   const double step = pt.decode.total_s;
   const double per_token = step / c.mtp_tokens_per_step;
   // Closed loop: requests arrive as others finish, in waves spread over a fraction of the
@@ -426,24 +467,29 @@ ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
   return pt;
 }
 
+}  // namespace
+
 std::vector<Parallel> legal_layouts(const ServingContext& c, int gpu_count, int tp, int ep,
                                     int dpa) {
   std::vector<Parallel> out;
+  out.reserve(8);
   const Model& m = *c.model;
   auto add = [&](int n) {
     if (n < 1 || n > gpu_count || gpu_count % n != 0) return;
     if (!deployment_is_valid(m, n, kScaleUpGpus) || n > kScaleUpGpus) return;
-    std::vector<int> eps;
-    if (!m.is_moe() || n == 1) {
-      eps = {1};
-    } else if (ep > 0) {
-      if (ep <= n && n % ep == 0 && m.experts_routed % ep == 0) eps = {ep};
-    } else {
-      eps = {1};
-      if (m.experts_routed % n == 0) eps.push_back(n);
+    // Expert splits: 1 (experts split by TP) and, for MoE, the asked ep or auto ep = n.
+    int eps[2] = {1, n};
+    int count = 1;
+    if (m.is_moe() && n > 1) {
+      if (ep > 0) {
+        eps[0] = ep;
+        count = ep <= n && n % ep == 0 && m.experts_routed % ep == 0 ? 1 : 0;
+      } else if (m.experts_routed % n == 0) {
+        count = 2;
+      }
     }
-    for (int e : eps) {
-      Parallel p{n, e, dpa == 1 && n > 1 && m.is_moe()};
+    for (int i = 0; i < count; ++i) {
+      Parallel p{n, eps[i], dpa == 1 && n > 1 && m.is_moe()};
       if (dpa == 1 && !p.dpa) continue;
       if (max_sequences(c, p) >= 1.0) out.push_back(p);
     }
@@ -469,28 +515,55 @@ std::vector<Parallel> legal_layouts(const ServingContext& c, int gpu_count, int 
   return out;
 }
 
+std::vector<LayoutTerms> layout_terms(const ServingContext& c,
+                                      const std::vector<Parallel>& layouts) {
+  std::vector<LayoutTerms> out;
+  out.reserve(layouts.size());
+  for (const Parallel& p : layouts) {
+    LayoutTerms t;
+    t.max_sequences = max_sequences(c, p);
+    if (t.max_sequences >= 1.0) t.fit = prefill_fit(c, p);  // a layout with no slot serves nothing
+    out.push_back(t);
+  }
+  return out;
+}
+
 std::vector<CurvePoint> serving_curve(const ServingContext& c, int gpu_count,
                                       const std::vector<Parallel>& layouts,
                                       double price_usd_per_month, double utilization) {
+  return serving_curve(c, gpu_count, layouts, layout_terms(c, layouts), price_usd_per_month,
+                       utilization);
+}
+
+std::vector<CurvePoint> serving_curve(const ServingContext& c, int gpu_count,
+                                      const std::vector<Parallel>& layouts,
+                                      const std::vector<LayoutTerms>& terms,
+                                      double price_usd_per_month, double utilization) {
   std::vector<CurvePoint> all;
   all.reserve(layouts.size() * 12);
-  for (const Parallel& p : layouts) {
+  for (std::size_t l = 0; l < layouts.size(); ++l) {
+    const Parallel& p = layouts[l];
     const int replicas = gpu_count / p.gpus();
-    const double top = std::min(max_sequences(c, p), kCurveMaxUsers);
-    const PrefillFit fit = prefill_fit(c, p);
+    const double seqs = terms[l].max_sequences;
+    const double top = std::min(seqs, kCurveMaxUsers);
+    const PrefillFit& fit = terms[l].fit;
     for (double u = 1.0; u <= top; u *= 2.0) {
-      CurvePoint cp{serve(c, p, replicas, u, fit), 0.0};
+      CurvePoint cp{serve(c, p, replicas, u, fit, seqs), 0.0};
       if (!cp.point.fits) continue;
       all.push_back(cp);
     }
   }
-  // Pareto front: drop every point another beats on both axes.
-  std::sort(all.begin(), all.end(), [](const CurvePoint& x, const CurvePoint& y) {
-    return x.point.tokens_per_s_per_user > y.point.tokens_per_s_per_user;
+  // Pareto front: drop every point another beats on both axes. The sort moves indices, not
+  // the points (a CurvePoint is some 300 bytes); the order is the one sorting the points gives.
+  std::vector<std::size_t> order(all.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&all](std::size_t x, std::size_t y) {
+    return all[x].point.tokens_per_s_per_user > all[y].point.tokens_per_s_per_user;
   });
   std::vector<CurvePoint> front;
   double best_tput = -1.0;
-  for (const auto& cp : all) {
+  for (const std::size_t i : order) {
+    const CurvePoint& cp = all[i];
     if (cp.point.total_tokens_per_s_per_gpu > best_tput) {
       best_tput = cp.point.total_tokens_per_s_per_gpu;
       front.push_back(cp);
@@ -508,6 +581,13 @@ std::vector<CurvePoint> serving_curve(const ServingContext& c, int gpu_count,
 std::optional<ServingPoint> best_within(const ServingContext& c, int gpu_count,
                                         const std::vector<Parallel>& layouts,
                                         const ServingTargets& t) {
+  return best_within(c, gpu_count, layouts, layout_terms(c, layouts), t);
+}
+
+std::optional<ServingPoint> best_within(const ServingContext& c, int gpu_count,
+                                        const std::vector<Parallel>& layouts,
+                                        const std::vector<LayoutTerms>& terms,
+                                        const ServingTargets& t) {
   std::optional<ServingPoint> best;
   auto meets = [&](const ServingPoint& pt) {
     return pt.fits && (t.ttft_max_s <= 0.0 || pt.ttft_s <= t.ttft_max_s) &&
@@ -517,28 +597,30 @@ std::optional<ServingPoint> best_within(const ServingContext& c, int gpu_count,
   auto consider = [&](const ServingPoint& pt) {
     if (meets(pt) && (!best || pt.output_tokens_per_s > best->output_tokens_per_s)) best = pt;
   };
-  for (const Parallel& p : layouts) {
+  for (std::size_t l = 0; l < layouts.size(); ++l) {
+    const Parallel& p = layouts[l];
     const int replicas = gpu_count / p.gpus();
-    const double top = std::floor(max_sequences(c, p));
+    const double seqs = terms[l].max_sequences;
+    const double top = std::floor(seqs);
     if (top < 1.0) continue;
-    const PrefillFit fit = prefill_fit(c, p);
+    const PrefillFit& fit = terms[l].fit;
     // Latency grows with the users: bisect for the most users that still meet the targets,
     // and keep the powers of two below it (throughput can peak before the limit).
-    const ServingPoint at_top = serve(c, p, replicas, top, fit);
+    const ServingPoint at_top = serve(c, p, replicas, top, fit, seqs);
     if (meets(at_top)) {
       consider(at_top);
       // Without latency targets the most users that fit is the best point of the layout.
       if (t.ttft_max_s <= 0.0 && t.tpot_max_s <= 0.0 && t.interactivity <= 0.0) continue;
-      for (double u = 1.0; u < top; u *= 2.0) consider(serve(c, p, replicas, u, fit));
+      for (double u = 1.0; u < top; u *= 2.0) consider(serve(c, p, replicas, u, fit, seqs));
       continue;
     }
     double lo = 0.0, hi = top;
     while (hi - lo > 1.0) {
       const double mid = std::floor((lo + hi) / 2.0);
-      (meets(serve(c, p, replicas, mid, fit)) ? lo : hi) = mid;
+      (meets(serve(c, p, replicas, mid, fit, seqs)) ? lo : hi) = mid;
     }
-    if (lo >= 1.0) consider(serve(c, p, replicas, lo, fit));
-    for (double u = 1.0; u < lo; u *= 2.0) consider(serve(c, p, replicas, u, fit));
+    if (lo >= 1.0) consider(serve(c, p, replicas, lo, fit, seqs));
+    for (double u = 1.0; u < lo; u *= 2.0) consider(serve(c, p, replicas, u, fit, seqs));
   }
   return best;
 }

@@ -132,6 +132,15 @@ TEST_CASE("serving table: a calibration entry must name its scope, metrics and h
   auto report = run_serving_validation(default_catalog(), bad);
   REQUIRE(!report);
   CHECK(report.error().field == "validation-serving.json.calibration[0].metrics");
+
+  // Every entry names its source (data provenance): one without is refused, naming the field.
+  std::string unsourced = base;
+  unsourced.insert(at + anchor.size(),
+                   "{\"scope\": \"local\", \"constant\": \"x\", \"metrics\": [\"ttft\"], \"rows\": {}, "
+                   "\"how\": \"y\"},");
+  auto no_source = run_serving_validation(default_catalog(), unsourced);
+  REQUIRE(!no_source);
+  CHECK(no_source.error().field == "validation-serving.json.calibration[0].source");
 }
 
 TEST_CASE("experts touched by a step, by hand") {

@@ -347,6 +347,10 @@ Result<std::vector<Calibration>> parse_calibration(const Json& j) {
                           "each must be interactivity, throughput or ttft");
       }
     }
+    if (str_or(e, "source").empty()) {
+      return make_error(ErrorCode::kInvalidCatalog, path + ".source",
+                        "must name where the constant's value comes from and the rows it was set on");
+    }
     const std::string scope = str_or(e, "scope");
     if (scope != "local" && scope != "global") {
       return make_error(ErrorCode::kInvalidCatalog, path + ".scope", "must be local or global");

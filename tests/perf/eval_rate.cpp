@@ -128,18 +128,24 @@ int main(int argc, char** argv) {
     const long long calls = std::atoll(argv[3]);
     EvaluateOptions options;
     options.with_curve = path == "curve";
+    // The path read once: the loop holds the calls and nothing else to count.
+    enum class Path { kFit, kPage, kEvaluate, kUnknown };
+    const Path which = path == "fit"                        ? Path::kFit
+                       : path == "page"                     ? Path::kPage
+                       : path == "point" || path == "curve" ? Path::kEvaluate
+                                                            : Path::kUnknown;
     for (long long i = 0; i < calls; ++i) {
       const auto k = static_cast<std::size_t>(i % n);
-      if (path == "fit") {
+      if (which == Path::kFit) {
         for (int j = 0; j < 2; ++j) {
           sink = sink + fit_memory(*resolved[k].model, *resolved[k].gpu[j],
                                    *resolved[k].offering[j], scenarios[k])
                             .full_contexts;
         }
-      } else if (path == "page") {
+      } else if (which == Path::kPage) {
         auto ev = evaluate_text(catalog, kPageScenario, false);
         sink = sink + static_cast<long long>(ev ? evaluation_to_json(ev.value(), false).size() : 0);
-      } else if (path == "point" || path == "curve") {
+      } else if (which == Path::kEvaluate) {
         auto ev = evaluate(catalog, scenarios[k], options);
         sink = sink + static_cast<long long>(ev ? ev.value().results.size() : 0);
       } else {

@@ -341,6 +341,14 @@ const std::vector<ErrorBand>& catalog_error_band(const Catalog& catalog, const s
   return catalog.error_bands->bands[v][f][regime_index(users_per_instance)];
 }
 
+ErrorBandList catalog_error_band_list(const Catalog& catalog, const std::string& vendor,
+                                      WeightFormat weights, double users_per_instance) {
+  const std::vector<ErrorBand>& bands = catalog_error_band(catalog, vendor, weights, users_per_instance);
+  if (bands.empty()) return ErrorBandList{};
+  // Aliasing: shares ownership of the whole table, points at this cell's bands.
+  return ErrorBandList(std::shared_ptr<const std::vector<ErrorBand>>(catalog.error_bands, &bands));
+}
+
 std::string validation_summary_json(const Catalog& catalog) {
   if (!catalog.error_bands) {
     return error_to_json(make_error(ErrorCode::kInvalidCatalog, "error-bands.json",

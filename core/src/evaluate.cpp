@@ -211,48 +211,45 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& as_given, bo
   return evaluate(catalog, as_given, options);
 }
 
-Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& as_given,
-                            const EvaluateOptions& options) {
-  const bool with_trace = options.with_trace;
+namespace {
+
+/** The checks of a scenario before anything is computed; sets `model`. */
+std::optional<Error> check_scenario(const Catalog& catalog, const Scenario& as_given,
+                                    const Model*& model) {
   if (!catalog.constants) {
     return make_error(ErrorCode::kInvalidCatalog, "performance",
                       "the catalog holds no model constants (a gpucalc-performance/1 document)");
   }
-  const Model* model = catalog.find_model(as_given.model);
+  model = catalog.find_model(as_given.model);
   if (model == nullptr) {
     return make_error(ErrorCode::kUnknownId, "model",
                       "\"" + as_given.model + "\" is not in the catalog (gpucalc --list models)");
   }
-  // A scenario that names no weights takes the model's default (its release's own when that is
-  // quantized); the canonical string then names it, so the link keeps its meaning.
-  Scenario scenario = as_given;
-  if (scenario.weights_from_model) scenario.weights = default_weight_format(*model);
-  scenario.weights_from_model = false;
-  if (scenario.compare.empty()) {
+  if (as_given.compare.empty()) {
     return make_error(ErrorCode::kOutOfRange, "compare", "must list 1 to 4 offerings");
   }
-  if (scenario.tp > 0 && !deployment_is_valid(*model, scenario.tp, kScaleUpGpus)) {
+  if (as_given.tp > 0 && !deployment_is_valid(*model, as_given.tp, kScaleUpGpus)) {
     return make_error(ErrorCode::kBadValue, "tp",
                       "must split " + model->name + "'s " + std::to_string(model->heads) +
-                          " attention heads evenly (e.g. 1, 2, 4, 8), got " + std::to_string(scenario.tp));
+                          " attention heads evenly (e.g. 1, 2, 4, 8), got " + std::to_string(as_given.tp));
   }
-  if (scenario.ep > 1 && !model->is_moe()) {
+  if (as_given.ep > 1 && !model->is_moe()) {
     return make_error(ErrorCode::kBadValue, "ep", model->name + " has no experts: ep must be 0 or 1");
   }
-  if (scenario.ep > 1 && model->experts_routed % scenario.ep != 0) {
+  if (as_given.ep > 1 && model->experts_routed % as_given.ep != 0) {
     return make_error(ErrorCode::kBadValue, "ep",
                       "must divide " + model->name + "'s " + std::to_string(model->experts_routed) +
-                          " experts, got " + std::to_string(scenario.ep));
+                          " experts, got " + std::to_string(as_given.ep));
   }
-  if (scenario.ep > 1 && scenario.tp > 0 && (scenario.ep > scenario.tp || scenario.tp % scenario.ep != 0)) {
+  if (as_given.ep > 1 && as_given.tp > 0 && (as_given.ep > as_given.tp || as_given.tp % as_given.ep != 0)) {
     return make_error(ErrorCode::kBadValue, "ep",
                       "must divide tp (experts are spread over the instance's GPUs), got ep=" +
-                          std::to_string(scenario.ep) + " with tp=" + std::to_string(scenario.tp));
+                          std::to_string(as_given.ep) + " with tp=" + std::to_string(as_given.tp));
   }
-  if (scenario.dpa && !model->is_moe()) {
+  if (as_given.dpa && !model->is_moe()) {
     return make_error(ErrorCode::kBadValue, "dpa", "data-parallel attention is modelled for MoE models only");
   }
-  if (scenario.mtp > 0) {
+  if (as_given.mtp > 0) {
     bool known = false;
     for (const auto& [id, lengths] : catalog.constants->mtp_acceptance_length) known = known || id == model->id;
     if (!known) {
@@ -260,10 +257,21 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& as_given,
                         model->name + " has no MTP acceptance data (data/performance.json mtp_acceptance_length)");
     }
   }
-  Evaluation ev;
-  ev.scenario = scenario;
+  return std::nullopt;
+}
+
+/** Fills `ev` (built in the caller's result from the checked scenario and its model: no copy
+ *  or move of the large evaluation); an error leaves `ev` to be discarded. */
+std::optional<Error> evaluate_into(const Catalog& catalog, const Model& catalog_model,
+                                   const EvaluateOptions& options, Evaluation& ev) {
+  const bool with_trace = options.with_trace;
+  const Model* model = &catalog_model;
+  // A scenario that names no weights takes the model's default (its release's own when that is
+  // quantized); the canonical string then names it, so the link keeps its meaning.
+  if (ev.scenario.weights_from_model) ev.scenario.weights = default_weight_format(*model);
+  ev.scenario.weights_from_model = false;
+  const Scenario& scenario = ev.scenario;
   ev.canonical = encode_scenario(scenario);
-  ev.model = *model;
   ev.results.reserve(scenario.compare.size());
   for (std::size_t i = 0; i < scenario.compare.size(); ++i) {
     const Offering* off = catalog.find_offering(scenario.compare[i]);
@@ -275,11 +283,15 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& as_given,
     if (gpu == nullptr) {
       return make_error(ErrorCode::kInvalidCatalog, "offerings(" + off->id + ").gpu", "names an unknown GPU");
     }
+    const EngineProfile* engine = nullptr;
     if (scenario.workload == Workload::kInference) {
-      auto engine = select_engine(catalog_engines(catalog), serving_engine_name(scenario.engine), *gpu, *model);
-      if (!engine) return engine.error();
+      auto selected = select_engine(catalog_engines(catalog), serving_engine_name(scenario.engine), *gpu, *model);
+      if (!selected) return selected.error();
+      engine = selected.value();
     }
-    OfferingResult r;
+    // Built in place: the results so far (the first one's price) stay where they are.
+    OfferingResult& r = ev.results.emplace_back();
+    const OfferingResult* first = i > 0 ? &ev.results.front() : nullptr;
     r.offering_id = off->id;
     r.offering_name = off->name;
     r.gpu_id = gpu->id;
@@ -316,12 +328,12 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& as_given,
       r.price_usd_per_gpu_hour = price_usd_per_gpu_hour(*r.price_usd_per_month, r.deployed_gpus);
       r.price_usd_per_gb_month =
           price_usd_per_gb_month(*r.price_usd_per_month, r.deployed_gpus, r.fit.capacity_bytes_per_gpu);
-      if (!ev.results.empty() && ev.results.front().price_usd_per_month) {
-        r.price_delta_usd_per_month = *r.price_usd_per_month - *ev.results.front().price_usd_per_month;
+      if (first != nullptr && first->price_usd_per_month) {
+        r.price_delta_usd_per_month = *r.price_usd_per_month - *first->price_usd_per_month;
         if (with_trace) {
           trace(r, "price_delta_month_usd", "price_month_usd - price_month_usd of the first compared offering",
                 {{"price_month_usd", *r.price_usd_per_month},
-                 {"first_price_month_usd", *ev.results.front().price_usd_per_month}});
+                 {"first_price_month_usd", *first->price_usd_per_month}});
         }
       }
     }
@@ -332,7 +344,7 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& as_given,
     if (!r.stackable && r.fit.servers_needed > 1) r.warnings.emplace_back("not_stackable");
     if (with_trace) add_fit_trace(r, *model, *gpu, scenario);
     estimate_performance(catalog, scenario, *model, *gpu, *off, r.deployed_gpus, with_trace,
-                         options.with_curve, r);
+                         options.with_curve, engine, r);
     if (scenario.workload != Workload::kInference) {
       apply_training_fit(catalog, scenario, *model, *gpu, r.deployed_gpus, with_trace, r);
     }
@@ -349,7 +361,6 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& as_given,
                {"output_tokens", output}});
       }
     }
-    ev.results.push_back(std::move(r));
   }
   if (!ev.results.empty() && ev.results.front().price_usd_per_month) {
     ev.results.front().price_delta_usd_per_month = 0.0;
@@ -357,7 +368,24 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& as_given,
   auto invariants = enforce_output_invariants(ev);
   if (!invariants) return invariants.error();
   build_verdict(ev);
-  return ev;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& as_given,
+                            const EvaluateOptions& options) {
+  // One result object, the evaluation built in it and returned by name (no copy or move).
+  const Model* model = nullptr;
+  std::optional<Error> error = check_scenario(catalog, as_given, model);
+  Result<Evaluation> out = error ? Result<Evaluation>(std::move(*error))
+                                 : Result<Evaluation>(std::in_place, as_given, *model);
+  if (out.ok()) {
+    if (auto failed = evaluate_into(catalog, *model, options, out.value())) {
+      out = Result<Evaluation>(std::move(*failed));
+    }
+  }
+  return out;
 }
 
 Result<Evaluation> evaluate_text(const Catalog& catalog, std::string_view scenario_text,

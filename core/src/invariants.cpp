@@ -26,11 +26,7 @@ class Checker {
       : name_(list), id_(id), index_(index), indexed_(true) {}
   /** Sizes, counts, times, prices: finite and >= 0. */
   void size(std::string_view field, double x) {
-    if (!error_ && !(std::isfinite(x) && x >= 0.0)) {
-      error_ = make_error(ErrorCode::kOutOfRange, path() + "." + std::string(field),
-                          "cannot be computed from these inputs (got " + show(x) +
-                              "): a dimension or figure is beyond what the model handles");
-    }
+    if (!(std::isfinite(x) && x >= 0.0)) fail(field, x);  // the check inline, the error apart
   }
   void size(std::string_view field, const std::optional<double>& x) {
     if (x) size(field, *x);
@@ -54,6 +50,13 @@ class Checker {
   }
 
  private:
+  /** Records the first failed check. */
+  void fail(std::string_view field, double x) {
+    if (error_) return;
+    error_ = make_error(ErrorCode::kOutOfRange, path() + "." + std::string(field),
+                        "cannot be computed from these inputs (got " + show(x) +
+                            "): a dimension or figure is beyond what the model handles");
+  }
   static std::string show(double x) {
     if (std::isnan(x)) return "not a number";
     if (std::isinf(x)) return x > 0 ? "infinity" : "-infinity";
@@ -148,7 +151,12 @@ std::optional<std::string> rate_violation(const OfferingResult& r) {
 }  // namespace
 
 bool rate_not_computable(const OfferingResult& r) {
-  return std::find(r.warnings.begin(), r.warnings.end(), kNotComputable) != r.warnings.end();
+  // Compared as views: lengths first, no strlen per warning.
+  constexpr std::string_view code = kNotComputable;
+  for (const std::string& w : r.warnings) {
+    if (std::string_view(w) == code) return true;
+  }
+  return false;
 }
 
 std::optional<Error> check_fit_invariants(const MemoryFit& fit, const std::string& path) {

@@ -15,8 +15,8 @@ using detail::JsonWriter;
 namespace {
 
 
-template <typename Name>
-void write_pairs(JsonWriter& w, const std::vector<std::pair<Name, double>>& pairs) {
+template <typename Pairs>  // a vector of (name, value) pairs, or VerdictParams
+void write_pairs(JsonWriter& w, const Pairs& pairs) {
   w.begin_object();
   for (const auto& [k, v] : pairs) w.field(k, v);
   w.end_object();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <charconv>
 #include <cstdlib>
 #include <string>
 #include <type_traits>
@@ -168,6 +169,24 @@ std::vector<std::string> split(const std::string& s, char sep) {
  * The shortest decimal that reads back to exactly `x`, written without an exponent (the codec
  * reads plain decimals only): 1e-13 is "0.0000000000001", never "0".
  */
+/** Appends the decimal digits of `x` (what std::to_string writes, without a string of its own). */
+void append_integer(std::string& out, long long x) {
+  char buf[24];
+  const auto end = std::to_chars(buf, buf + sizeof buf, x).ptr;
+  out.append(buf, static_cast<std::size_t>(end - buf));
+}
+
+std::string format_number(double x);
+
+/** Appends format_number(x); whole numbers without building a string first. */
+void append_number(std::string& out, double x) {
+  if (x == std::floor(x) && std::fabs(x) < 1e15) {
+    append_integer(out, static_cast<long long>(x));
+  } else {
+    out += format_number(x);
+  }
+}
+
 std::string format_number(double x) {
   if (x == std::floor(x) && std::fabs(x) < 1e15) {
     return std::to_string(static_cast<long long>(x));
@@ -228,7 +247,8 @@ std::string or_list(const std::vector<std::string>& names) {
 struct Row {
   ScenarioKey info;
   std::optional<Error> (*set)(const ScenarioKey&, const std::string&, Scenario&) = nullptr;
-  std::string (*text)(const Scenario&) = nullptr;
+  /** Appends the key's canonical text to `out` (encode writes every key into one string). */
+  void (*text)(const Scenario&, std::string& out) = nullptr;
   void (*echo)(const Scenario&, JsonWriter&) = nullptr;
   /** True when the key holds its default (encode omits it unless it is a fit key). */
   bool (*is_default)(const Scenario&) = nullptr;
@@ -273,7 +293,7 @@ Row integer(const char* key, long long min, long long max, const char* descripti
     s.*M = static_cast<MemberType<M>>(x);
     return std::nullopt;
   };
-  r.text = [](const Scenario& s) { return std::to_string(static_cast<long long>(s.*M)); };
+  r.text = [](const Scenario& s, std::string& out) { append_integer(out, static_cast<long long>(s.*M)); };
   r.echo = [](const Scenario& s, JsonWriter& w) { w.value(static_cast<long long>(s.*M)); };
   return r;
 }
@@ -289,7 +309,7 @@ Row number(const char* key, double min, double max, bool min_exclusive, const ch
   r.set = [](const ScenarioKey& k, const std::string& v, Scenario& s) -> std::optional<Error> {
     return parse_num(k.key, v, k.min, k.max, k.min_exclusive, s.*M);
   };
-  r.text = [](const Scenario& s) { return format_number(s.*M); };
+  r.text = [](const Scenario& s, std::string& out) { append_number(out, s.*M); };
   r.echo = [](const Scenario& s, JsonWriter& w) { w.value(static_cast<double>(s.*M)); };
   return r;
 }
@@ -302,7 +322,7 @@ Row boolean(const char* key, const char* description) {
   r.set = [](const ScenarioKey& k, const std::string& v, Scenario& s) {
     return parse_bool(k.key, v, s.*M);
   };
-  r.text = [](const Scenario& s) { return std::string(s.*M ? "1" : "0"); };
+  r.text = [](const Scenario& s, std::string& out) { out += s.*M ? '1' : '0'; };
   r.echo = [](const Scenario& s, JsonWriter& w) { w.value(static_cast<bool>(s.*M)); };
   return r;
 }
@@ -361,7 +381,7 @@ Row choice(const char* key, const char* description, bool fit_key = false) {
     }
     return bad(k.key, "must be " + or_list(k.choices) + ", got \"" + v + "\"");
   };
-  r.text = [](const Scenario& s) { return std::string(Choices<E>::name(s.*M)); };
+  r.text = [](const Scenario& s, std::string& out) { out += Choices<E>::name(s.*M); };
   r.echo = [](const Scenario& s, JsonWriter& w) { w.value(Choices<E>::name(s.*M)); };
   return r;
 }
@@ -375,7 +395,7 @@ Row id(const char* key, const char* description, bool fit_key = false) {
     s.*M = v;
     return std::nullopt;
   };
-  r.text = [](const Scenario& s) { return std::string(s.*M); };
+  r.text = [](const Scenario& s, std::string& out) { out += s.*M; };
   r.echo = [](const Scenario& s, JsonWriter& w) { w.value(s.*M); };
   return r;
 }
@@ -403,10 +423,11 @@ Row id_list(const char* key, std::size_t max_entries, const char* description, b
     s.*M = ids;
     return std::nullopt;
   };
-  r.text = [](const Scenario& s) {
-    std::string out;
-    for (std::size_t i = 0; i < (s.*M).size(); ++i) out += (i ? "," : "") + (s.*M)[i];
-    return out;
+  r.text = [](const Scenario& s, std::string& out) {
+    for (std::size_t i = 0; i < (s.*M).size(); ++i) {
+      if (i > 0) out += ',';
+      out += (s.*M)[i];
+    }
   };
   r.echo = [](const Scenario& s, JsonWriter& w) {
     w.begin_array();
@@ -450,18 +471,20 @@ Row price_list(const char* key, double max, const char* description) {
     if (!any) prices.clear();
     return std::nullopt;
   };
-  r.text = [](const Scenario& s) {
+  r.text = [](const Scenario& s, std::string& out) {
     const auto& prices = s.price_usd_per_month;
     std::size_t last = 0;
     for (std::size_t i = 0; i < prices.size(); ++i) {
       if (prices[i] >= 0) last = i + 1;
     }
-    std::string out;
     for (std::size_t i = 0; i < last; ++i) {
-      out += i ? "," : "";
-      out += prices[i] >= 0 ? format_number(prices[i]) : "-";
+      if (i > 0) out += ',';
+      if (prices[i] >= 0) {
+        append_number(out, prices[i]);
+      } else {
+        out += '-';
+      }
     }
-    return out;
   };
   r.echo = [](const Scenario& s, JsonWriter& w) {
     w.begin_array();
@@ -526,14 +549,15 @@ Row server_list(const char* key, long long max, const char* description) {
     if (!any) counts.clear();
     return std::nullopt;
   };
-  r.text = [](const Scenario& s) {
+  r.text = [](const Scenario& s, std::string& out) {
     std::size_t last = 0;
     for (std::size_t i = 0; i < s.servers.size(); ++i) {
       if (s.servers[i] != 1) last = i + 1;
     }
-    std::string out;
-    for (std::size_t i = 0; i < last; ++i) out += (i ? "," : "") + std::to_string(s.servers[i]);
-    return out;
+    for (std::size_t i = 0; i < last; ++i) {
+      if (i > 0) out += ',';
+      append_integer(out, s.servers[i]);
+    }
   };
   r.echo = [](const Scenario& s, JsonWriter& w) {
     w.begin_array();
@@ -572,7 +596,7 @@ Row version_row() {
     }
     return std::nullopt;
   };
-  r.text = [](const Scenario&) { return std::to_string(kScenarioVersion); };
+  r.text = [](const Scenario&, std::string& out) { append_integer(out, kScenarioVersion); };
   r.echo = [](const Scenario&, JsonWriter& w) { w.value(kScenarioVersion); };
   return r;
 }
@@ -671,7 +695,7 @@ const std::vector<Row>& rows() {
         boolean<&Scenario::custom_kernels>("kernels", "1 if the stack has custom CUDA kernels"),
         boolean<&Scenario::tensorrt_llm>("trtllm", "1 if the stack uses TensorRT-LLM"),
     };
-    for (Row& r : t) r.info.default_text = r.text(defaults());
+    for (Row& r : t) r.text(defaults(), r.info.default_text);
     return t;
   }();
   return table;
@@ -808,7 +832,7 @@ std::string encode_scenario(const Scenario& s) {
     if (!out.empty()) out += '&';
     out += r.info.key;
     out += '=';
-    out += r.text(s);
+    r.text(s, out);
   }
   return out;
 }

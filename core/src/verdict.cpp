@@ -103,9 +103,9 @@ void build_verdict(Evaluation& ev) {
   // No reason to choose an offering that cannot hold the model: its pros are dropped here, and
   // it gets a does_not_fit con below.
   auto add = [&out](const OfferingResult& r, const char* code, const char* kind,
-                    std::vector<std::pair<std::string_view, double>> params) {
+                    const VerdictParams& params) {
     if (std::string_view(kind) == "pro" && !r.fit.fits) return;
-    out.push_back(VerdictItem{r.offering_id, code, kind, basis_of(code), std::move(params)});
+    out.push_back(VerdictItem{r.offering_id, code, kind, basis_of(code), params});
   };
   const bool inference = s.workload == Workload::kInference;
   // A speed per user chosen and the curve searched (evaluate without the curve leaves every
@@ -169,7 +169,7 @@ void build_verdict(Evaluation& ev) {
       // curve's interactivity point), not at the highest throughput (issue 12 item 2).
       const Getter cost = at_speed ? usd_per_million_tokens_at_speed
                                    : static_cast<Getter>([](const OfferingResult& r) { return r.usd_per_million_tokens; });
-      auto with_speed = [&](std::vector<std::pair<std::string_view, double>> params) {
+      auto with_speed = [&](VerdictParams params) {
         if (at_speed) params.emplace_back("interactivity", s.interactivity);
         return params;
       };
@@ -212,12 +212,12 @@ void build_verdict(Evaluation& ev) {
   for (const auto& r : rs) {
     if (!r.fit.fits) {
       // gpus_needed 0: no legal split of the model up to the largest instance the model counts.
-      std::vector<std::pair<std::string_view, double>> params = {{"gpu_count", r.gpu_count}};
+      VerdictParams params = {{"gpu_count", r.gpu_count}};
       if (r.fit.gpus_needed > 0) {
         params.emplace_back("gpus_needed", r.fit.gpus_needed);
         params.emplace_back("servers", r.fit.servers_needed);  // ceil(gpus_needed / gpu_count)
       }
-      add(r, "does_not_fit", "con", std::move(params));
+      add(r, "does_not_fit", "con", params);
     }
     // More than one server: a cost in itself (network, operations), or impossible on separate VMs.
     if (r.fit.servers_needed > 1) {
@@ -258,7 +258,7 @@ void build_verdict(Evaluation& ev) {
       {"price_month_usd", [](const OfferingResult& r) { return r.price_usd_per_month; }},
   };
   ev.recommended_offering_id.clear();
-  ev.recommendation_basis.clear();
+  ev.recommendation_basis = {};
   // A figure recommends only when every eligible offering has it: an unpriced or unrated
   // offering may be the cheaper one, so the verdict says what is missing instead (one note per
   // offering and figure) and tries the next basis.

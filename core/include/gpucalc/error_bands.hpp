@@ -85,6 +85,10 @@ Result<ErrorBandTable> parse_error_bands(std::string_view json_text);
 const std::vector<ErrorBand>& catalog_error_band(const Catalog& catalog, const std::string& vendor,
                                                  WeightFormat weights, double users_per_instance);
 
+/** The same band as a list shared with the catalog's table (no copy; empty when none). */
+ErrorBandList catalog_error_band_list(const Catalog& catalog, const std::string& vendor,
+                                      WeightFormat weights, double users_per_instance);
+
 /** The summary from the catalog's error-bands document as JSON, or {"error": {...}} when it has
  *  none: {"mlperf": {median_abs_error, max_abs_error, ranks_match, ranks_match_beyond_ties,
  *  rows: [{id, workload, gpu, unit, predicted, measured, error}], per_gpu: [{gpu, mape,

@@ -1,5 +1,9 @@
 #pragma once
 /** Evaluates a scenario against a catalog: one result per compared offering, and JSON out. */
+#include <array>
+#include <cstddef>
+#include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,6 +55,30 @@ struct ErrorBand {
   std::string group;   // e.g. "nvidia fp8 1-8 users"
 };
 
+/** A read-only list of error bands shared with the catalog's error-band table that holds it
+ *  (core/src/error_bands.cpp), so a result carries its band without copying it and the band
+ *  stays valid after the catalog is gone. Reads like a const std::vector<ErrorBand>. */
+class ErrorBandList {
+ public:
+  ErrorBandList() = default;
+  explicit ErrorBandList(std::shared_ptr<const std::vector<ErrorBand>> bands)
+      : bands_(std::move(bands)) {}
+  const std::vector<ErrorBand>& items() const { return bands_ ? *bands_ : no_bands(); }
+  operator const std::vector<ErrorBand>&() const { return items(); }  // NOLINT: a view by design
+  std::size_t size() const { return items().size(); }
+  bool empty() const { return items().empty(); }
+  const ErrorBand& operator[](std::size_t i) const { return items()[i]; }
+  std::vector<ErrorBand>::const_iterator begin() const { return items().begin(); }
+  std::vector<ErrorBand>::const_iterator end() const { return items().end(); }
+
+ private:
+  static const std::vector<ErrorBand>& no_bands() {
+    static const std::vector<ErrorBand> kNone;
+    return kNone;
+  }
+  std::shared_ptr<const std::vector<ErrorBand>> bands_;
+};
+
 struct OfferingResult {
   std::string offering_id, offering_name, gpu_id, gpu_name, gpu_vendor;
   int gpu_count = 0;
@@ -88,9 +116,9 @@ struct OfferingResult {
   std::vector<ServingCurveEntry> curve;                // Pareto front
   std::optional<ServingCurveEntry> interactivity_point;  // at the scenario's interactivity
   std::optional<ServingCurveEntry> max_throughput_point;  // within ttft_max / tpot_max
-  std::vector<ErrorBand> error_band;
+  ErrorBandList error_band;
   // The distinct bands the curve's points and the two named points use (error_band_index).
-  std::vector<std::vector<ErrorBand>> curve_error_bands;
+  std::vector<ErrorBandList> curve_error_bands;
   std::optional<double> train_tokens_per_s;
   std::optional<double> train_hours;
   std::optional<double> gpu_hours;
@@ -114,22 +142,58 @@ struct OfferingResult {
 /** One reason of the plain-words verdict; the page translates `code` and fills in `params`. */
 /** One reason of the verdict. Code, kind, basis and parameter names are the verdict's own
  *  static literals (core/src/verdict.cpp), held as views: no string is built per reason. */
+/** The (name, value) parameters of one verdict reason: a handful, held inline (no allocation
+ *  per reason; more than kInline move to the heap). Reads like a std::vector of pairs. */
+class VerdictParams {
+ public:
+  using value_type = std::pair<std::string_view, double>;
+  static constexpr std::size_t kInline = 6;
+  VerdictParams() = default;
+  VerdictParams(std::initializer_list<value_type> items) {
+    for (const value_type& x : items) push_back(x);
+  }
+  void push_back(const value_type& x) {
+    if (heap_.empty() && size_ < kInline) {
+      inline_[size_++] = x;
+      return;
+    }
+    if (heap_.empty()) heap_.assign(inline_.begin(), inline_.begin() + static_cast<std::ptrdiff_t>(size_));
+    heap_.push_back(x);
+    ++size_;
+  }
+  void emplace_back(std::string_view name, double value) { push_back(value_type{name, value}); }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const value_type* begin() const { return heap_.empty() ? inline_.data() : heap_.data(); }
+  const value_type* end() const { return begin() + size_; }
+  const value_type& operator[](std::size_t i) const { return begin()[i]; }
+
+ private:
+  std::array<value_type, kInline> inline_{};
+  std::vector<value_type> heap_;
+  std::size_t size_ = 0;
+};
+
 struct VerdictItem {
   std::string offering_id;
   std::string_view code;   // e.g. "more_hbm_per_gpu" (README lists them)
   std::string_view kind;   // "pro" | "con" | "note"
   std::string_view basis;  // the result field (or, for stack reasons, the scenario key) it rests on
-  std::vector<std::pair<std::string_view, double>> params;
+  VerdictParams params;
 };
 
 struct Evaluation {
+  Evaluation() = default;
+  /** An evaluation of `s` on `m` about to be filled (evaluate builds it in its result). */
+  Evaluation(const Scenario& s, const Model& m) : scenario(s), model(m) {}
   Scenario scenario;
   std::string canonical;
   Model model;
   std::vector<OfferingResult> results;
   std::vector<VerdictItem> verdict;
   std::string recommended_offering_id;  // empty when nothing fits
-  std::string recommendation_basis;     // "usd_per_million_tokens" | "run_cost_usd" | ...
+  // "usd_per_million_tokens" | "run_cost_usd" | ...: the verdict's own static literals, as a view.
+  std::string_view recommendation_basis;
 };
 
 /** Fills evaluation.verdict and the recommendation from the results and the scenario's stack. */

@@ -38,6 +38,10 @@ class Result {
  public:
   Result(T value) : v_(std::move(value)) {}          // NOLINT: implicit by design
   Result(Error error) : v_(std::move(error)) {}      // NOLINT
+  /** The value constructed in place from `args` (no move of a large T). */
+  template <class... Args>
+  explicit Result(std::in_place_t, Args&&... args)
+      : v_(std::in_place_index<0>, std::forward<Args>(args)...) {}
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
   const T& value() const& { return std::get<0>(v_); }

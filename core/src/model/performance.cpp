@@ -211,13 +211,16 @@ void trace_step(OfferingResult& r, const char* field, const StepBreakdown& b, co
 
 void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& model,
                         const Gpu& gpu, const Deployed& offering, bool with_trace, bool with_curve,
-                        OfferingResult& r) {
-  auto engine = select_engine(catalog_engines(catalog), serving_engine_name(s.engine), gpu, model);
-  if (!engine) {  // evaluate() rejects this before; keep the figures empty if it slips through
-    r.warnings.emplace_back("engine_unavailable");
-    return;
+                        const EngineProfile* selected, OfferingResult& r) {
+  if (selected == nullptr) {
+    auto engine = select_engine(catalog_engines(catalog), serving_engine_name(s.engine), gpu, model);
+    if (!engine) {  // evaluate() rejects this before; keep the figures empty if it slips through
+      r.warnings.emplace_back("engine_unavailable");
+      return;
+    }
+    selected = engine.value();
   }
-  const EngineProfile& e = *engine.value();
+  const EngineProfile& e = *selected;
   ServingContext c = make_serving_context(catalog, s, model, gpu, e, "");
   const Network* network = catalog.scale_out_of(offering.unit);
   if (network != nullptr) c.scale_out = make_scale_out_link(*network, std::max(1, r.gpu_count), r.servers);
@@ -308,7 +311,7 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     }
     if (u.users_per_instance > u.running_per_instance) r.warnings.emplace_back("users_exceed_kv_slots");
     if (u.running_per_instance > e.graph_max_batch) r.warnings.emplace_back("batch_exceeds_cuda_graph");
-    r.error_band = catalog_error_band(catalog, gpu.vendor, s.weights, u.users_per_instance);
+    r.error_band = catalog_error_band_list(catalog, gpu.vendor, s.weights, u.users_per_instance);
     if (with_trace) {
       trace_step(r, "tpot_s", u.decode,
                  "decode step at the users per instance, mean context input + output / 2; "
@@ -356,7 +359,8 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     const auto it = std::find(bands_seen.begin(), bands_seen.end(), &b);
     if (it != bands_seen.end()) return static_cast<int>(it - bands_seen.begin());
     bands_seen.push_back(&b);
-    r.curve_error_bands.push_back(b);
+    // Shared with the catalog's table (b is one of its cells), not copied.
+    r.curve_error_bands.emplace_back(std::shared_ptr<const std::vector<ErrorBand>>(catalog.error_bands, &b));
     return static_cast<int>(bands_seen.size()) - 1;
   };
   const std::vector<LayoutTerms> terms = layout_terms(c, layouts);  // shared by the searches
@@ -493,10 +497,18 @@ void estimate_training_result(const Catalog& catalog, const Scenario& s, const M
 void estimate_performance(const Catalog& catalog, const Scenario& scenario, const Model& model,
                           const Gpu& gpu, const Offering& unit, int deployed_gpus, bool with_trace,
                           bool with_curve, OfferingResult& result) {
+  estimate_performance(catalog, scenario, model, gpu, unit, deployed_gpus, with_trace, with_curve,
+                       nullptr, result);
+}
+
+void estimate_performance(const Catalog& catalog, const Scenario& scenario, const Model& model,
+                          const Gpu& gpu, const Offering& unit, int deployed_gpus, bool with_trace,
+                          bool with_curve, const EngineProfile* engine, OfferingResult& result) {
   const Deployed offering{unit, deployed_gpus};
   if (model.layers <= 0 || model.hidden_size <= 0 || offering.gpu_count < 1) return;
   if (scenario.workload == Workload::kInference) {
-    estimate_inference(catalog, scenario, model, gpu, offering, with_trace, with_curve, result);
+    estimate_inference(catalog, scenario, model, gpu, offering, with_trace, with_curve, engine,
+                       result);
   } else {
     estimate_training_result(catalog, scenario, model, gpu, offering, with_trace, result);
   }

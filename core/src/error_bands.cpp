@@ -336,7 +336,7 @@ const std::vector<ErrorBand>& catalog_error_band(const Catalog& catalog, const s
                                                  WeightFormat weights, double users_per_instance) {
   static const std::vector<ErrorBand> kNone;
   if (!catalog.error_bands) return kNone;
-  const std::size_t v = vendor == "amd" ? 0 : 1;
+  const std::size_t v = std::string_view(vendor) == "amd" ? 0 : 1;
   const std::size_t f = std::min(kErrorBandFormats - 1, static_cast<std::size_t>(weights));
   return catalog.error_bands->bands[v][f][regime_index(users_per_instance)];
 }

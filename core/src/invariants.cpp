@@ -151,10 +151,10 @@ std::optional<std::string> rate_violation(const OfferingResult& r) {
 }  // namespace
 
 bool rate_not_computable(const OfferingResult& r) {
-  // Compared as views: lengths first, no strlen per warning.
+  // Lengths first, no strlen per warning.
   constexpr std::string_view code = kNotComputable;
-  for (const std::string& w : r.warnings) {
-    if (std::string_view(w) == code) return true;
+  for (std::string_view w : r.warnings) {
+    if (w == code) return true;
   }
   return false;
 }

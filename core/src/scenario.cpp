@@ -251,7 +251,9 @@ struct Row {
   void (*text)(const Scenario&, std::string& out) = nullptr;
   void (*echo)(const Scenario&, JsonWriter&) = nullptr;
   /** True when the key holds its default (encode omits it unless it is a fit key). */
-  bool (*is_default)(const Scenario&) = nullptr;
+  bool (*is_default)(const Scenario& s, const Scenario& defaults) = nullptr;
+  /** "&key=": what encode writes before the value (the first key without the '&'). */
+  std::string prefix;
   /** Cross-key check once every key is read (price against compare); may fix up the value. */
   std::optional<Error> (*finish)(Scenario&) = nullptr;
 };
@@ -267,8 +269,8 @@ const Scenario& defaults() {
 }
 
 template <auto M>
-bool member_is_default(const Scenario& s) {
-  return s.*M == defaults().*M;
+bool member_is_default(const Scenario& s, const Scenario& d) {
+  return s.*M == d.*M;
 }
 
 Row make_row(const char* key, KeyKind kind, const char* description, bool fit_key) {
@@ -441,7 +443,7 @@ Row id_list(const char* key, std::size_t max_entries, const char* description, b
 Row price_list(const char* key, double max, const char* description) {
   Row r = make_row(key, KeyKind::kNumberList, description, false);
   r.info.max = max;
-  r.is_default = [](const Scenario& s) { return s.price_usd_per_month.empty(); };
+  r.is_default = [](const Scenario& s, const Scenario&) { return s.price_usd_per_month.empty(); };
   r.set = [](const ScenarioKey& k, const std::string& v, Scenario& s) -> std::optional<Error> {
     std::vector<double> prices;
     for (const auto& item : split(v, ',')) {
@@ -519,7 +521,7 @@ Row server_list(const char* key, long long max, const char* description) {
   Row r = make_row(key, KeyKind::kNumberList, description, false);
   r.info.min = 0;
   r.info.max = static_cast<double>(max);
-  r.is_default = [](const Scenario& s) { return s.servers.empty(); };
+  r.is_default = [](const Scenario& s, const Scenario&) { return s.servers.empty(); };
   r.set = [](const ScenarioKey& k, const std::string& v, Scenario& s) -> std::optional<Error> {
     std::vector<int> counts;
     for (const auto& item : split(v, ',')) {
@@ -573,7 +575,7 @@ Row server_list(const char* key, long long max, const char* description) {
  *  decode still keeps the keys it knows). */
 Row version_row() {
   Row r = make_row("v", KeyKind::kInteger, "schema version of the scenario string", kFit);
-  r.is_default = [](const Scenario&) { return true; };
+  r.is_default = [](const Scenario&, const Scenario&) { return true; };
   r.info.min = 1;
   r.info.max = kScenarioVersion;
   r.set = [](const ScenarioKey& k, const std::string& v, Scenario&) -> std::optional<Error> {
@@ -695,7 +697,10 @@ const std::vector<Row>& rows() {
         boolean<&Scenario::custom_kernels>("kernels", "1 if the stack has custom CUDA kernels"),
         boolean<&Scenario::tensorrt_llm>("trtllm", "1 if the stack uses TensorRT-LLM"),
     };
-    for (Row& r : t) r.text(defaults(), r.info.default_text);
+    for (Row& r : t) {
+      r.text(defaults(), r.info.default_text);
+      r.prefix = std::string("&") + r.info.key + "=";
+    }
     return t;
   }();
   return table;
@@ -827,11 +832,10 @@ ScenarioDecode decode_scenario_lenient(std::string_view text) {
 std::string encode_scenario(const Scenario& s) {
   std::string out;
   out.reserve(160);
+  const Scenario& d = defaults();
   for (const Row& r : rows()) {
-    if (!r.info.fit_key && r.is_default(s)) continue;
-    if (!out.empty()) out += '&';
-    out += r.info.key;
-    out += '=';
+    if (!r.info.fit_key && r.is_default(s, d)) continue;
+    out.append(r.prefix, out.empty() ? 1 : 0, std::string::npos);
     r.text(s, out);
   }
   return out;

@@ -24,15 +24,18 @@ std::optional<std::size_t> strict_best(const std::vector<OfferingResult>& rs, Ge
                                        bool higher_is_better, double margin,
                                        double& ratio_to_next) {
   std::optional<std::size_t> best;
+  double b = 0.0;  // get(rs[*best])
   int with_value = 0;
   for (std::size_t i = 0; i < rs.size(); ++i) {
     const auto v = get(rs[i]);
     if (!v || !std::isfinite(*v) || !rs[i].fit.fits) continue;
     ++with_value;
-    if (!best || (higher_is_better ? *v > *get(rs[*best]) : *v < *get(rs[*best]))) best = i;
+    if (!best || (higher_is_better ? *v > b : *v < b)) {
+      best = i;
+      b = *v;
+    }
   }
   if (!best || with_value < 2) return std::nullopt;
-  const double b = *get(rs[*best]);
   double next = 0;
   bool have_next = false;
   for (std::size_t i = 0; i < rs.size(); ++i) {
@@ -102,10 +105,15 @@ void build_verdict(Evaluation& ev) {
   out.reserve(8 * rs.size());  // a few reasons per offering: no regrowth, no moved items
   // No reason to choose an offering that cannot hold the model: its pros are dropped here, and
   // it gets a does_not_fit con below.
-  auto add = [&out](const OfferingResult& r, const char* code, const char* kind,
+  auto add = [&out](const OfferingResult& r, std::string_view code, std::string_view kind,
                     const VerdictParams& params) {
-    if (std::string_view(kind) == "pro" && !r.fit.fits) return;
-    out.push_back(VerdictItem{r.offering_id, code, kind, basis_of(code), params});
+    if (kind == "pro" && !r.fit.fits) return;
+    VerdictItem& item = out.emplace_back();  // built in place: one copy of the id, none of the item
+    item.offering_id = r.offering_id;
+    item.code = code;
+    item.kind = kind;
+    item.basis = basis_of(code);
+    item.params = params;
   };
   const bool inference = s.workload == Workload::kInference;
   // A speed per user chosen and the curve searched (evaluate without the curve leaves every
@@ -229,7 +237,7 @@ void build_verdict(Evaluation& ev) {
       add(r, "interactivity_unreachable", "con", {{"interactivity", s.interactivity}});
     }
     if (r.gpu_count == 1 && r.fit.fits) add(r, "single_gpu_enough", "pro", {{"price_month_usd", r.price_usd_per_month.value_or(0.0)}});
-    const bool nvidia = r.gpu_vendor == "nvidia";
+    const bool nvidia = std::string_view(r.gpu_vendor) == "nvidia";
     if (s.cuda_only) add(r, "cuda_only_stack", nvidia ? "pro" : "con", {});
     if (s.custom_kernels && !nvidia) add(r, "custom_kernels_port", "con", {});
     if (s.tensorrt_llm) add(r, "tensorrt_llm_nvidia_only", nvidia ? "pro" : "con", {});
@@ -243,7 +251,7 @@ void build_verdict(Evaluation& ev) {
   // speed per user, one that cannot reach it (its con says so): a cheaper offering that is too
   // slow does not do the job. When none reaches the speed, none is recommended.
   auto eligible = [&](const OfferingResult& r) {
-    return r.fit.fits && !(amd_ruled_out && r.gpu_vendor != "nvidia") && !rate_not_computable(r) &&
+    return r.fit.fits && !(amd_ruled_out && std::string_view(r.gpu_vendor) != "nvidia") && !rate_not_computable(r) &&
            !(at_speed && !r.interactivity_point);
   };
   struct Basis {

@@ -1,6 +1,7 @@
 #pragma once
 /** Evaluates a scenario against a catalog: one result per compared offering, and JSON out. */
 #include <array>
+#include <cassert>
 #include <cstddef>
 #include <initializer_list>
 #include <memory>
@@ -135,42 +136,39 @@ struct OfferingResult {
   bool rates_estimate = false;     // some rate is a flagged estimate
   std::string calibration_device;  // when rates_source is calibrated: the record's device name
   std::string calibration_date;    // ... and its ISO 8601 date
-  std::vector<std::string> warnings;  // codes, e.g. "context_exceeds_model"
+  // Codes, e.g. "context_exceeds_model": the core's own static literals, held as views.
+  std::vector<std::string_view> warnings;
   std::vector<TraceEntry> trace;
 };
 
 /** One reason of the plain-words verdict; the page translates `code` and fills in `params`. */
 /** One reason of the verdict. Code, kind, basis and parameter names are the verdict's own
  *  static literals (core/src/verdict.cpp), held as views: no string is built per reason. */
-/** The (name, value) parameters of one verdict reason: a handful, held inline (no allocation
- *  per reason; more than kInline move to the heap). Reads like a std::vector of pairs. */
+/** The (name, value) parameters of one verdict reason, held inline (no allocation per reason).
+ *  The verdict's reasons carry at most five (core/src/verdict.cpp); more than kCapacity is a
+ *  programming error, asserted in debug builds (the ASan test build). Reads like a const
+ *  std::vector of pairs. */
 class VerdictParams {
  public:
   using value_type = std::pair<std::string_view, double>;
-  static constexpr std::size_t kInline = 6;
+  static constexpr std::size_t kCapacity = 6;
   VerdictParams() = default;
   VerdictParams(std::initializer_list<value_type> items) {
     for (const value_type& x : items) push_back(x);
   }
   void push_back(const value_type& x) {
-    if (heap_.empty() && size_ < kInline) {
-      inline_[size_++] = x;
-      return;
-    }
-    if (heap_.empty()) heap_.assign(inline_.begin(), inline_.begin() + static_cast<std::ptrdiff_t>(size_));
-    heap_.push_back(x);
-    ++size_;
+    assert(size_ < kCapacity && "a verdict reason holds at most VerdictParams::kCapacity params");
+    if (size_ < kCapacity) items_[size_++] = x;
   }
   void emplace_back(std::string_view name, double value) { push_back(value_type{name, value}); }
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
-  const value_type* begin() const { return heap_.empty() ? inline_.data() : heap_.data(); }
-  const value_type* end() const { return begin() + size_; }
-  const value_type& operator[](std::size_t i) const { return begin()[i]; }
+  const value_type* begin() const { return items_.data(); }
+  const value_type* end() const { return items_.data() + size_; }
+  const value_type& operator[](std::size_t i) const { return items_[i]; }
 
  private:
-  std::array<value_type, kInline> inline_{};
-  std::vector<value_type> heap_;
+  std::array<value_type, kCapacity> items_{};
   std::size_t size_ = 0;
 };
 

@@ -295,6 +295,12 @@ Fabric fabric_of(const ServingContext& c);
 ServingContext make_serving_context(const Catalog& catalog, const Scenario& scenario,
                                     const Model& model, const Gpu& gpu,
                                     const EngineProfile& engine, std::string_view engine_version);
+/** The same with weight_bytes(model, scenario.weights, gpu) already computed (the memory
+ *  fit's weights_bytes), so it is not summed again. */
+ServingContext make_serving_context(const Catalog& catalog, const Scenario& scenario,
+                                    const Model& model, const Gpu& gpu,
+                                    const EngineProfile& engine, std::string_view engine_version,
+                                    double weight_bytes);
 
 /** Named cost of one step on the most loaded GPU of an instance, seconds. */
 struct StepBreakdown {

@@ -46,13 +46,18 @@ struct Rates {
   bool measured = false;  // public measurement used (else datasheet peak)
   bool estimate = false;  // some figure is a flagged estimate
   bool overridden = false;
-  std::string label;  // rates_label
+  std::string label;  // rates_label (empty when resolved with with_label false)
 };
 
 /** Resolves the rates: scenario override (fraction of peak) > calibration record > gpus.json
- *  achieved > another precision's achieved fraction of peak (estimate) > datasheet peak. */
+ *  achieved > another precision's achieved fraction of peak (estimate) > datasheet peak.
+ *  `with_label` false leaves `label` empty (the serving context words it only for a trace:
+ *  rates_label). */
 Rates resolve_rates(const Catalog& catalog, const Gpu& gpu, Precision math,
-                    const Scenario& scenario);
+                    const Scenario& scenario, bool with_label = true);
+/** The words of `rates.label` for rates resolved on `gpu` ("public measurements", "calibrated
+ *  on <device>, <date>", ...). */
+std::string rates_label(const Rates& rates, const Catalog& catalog, const Gpu& gpu);
 
 /** Parameter split of a model for the roofline (counts, not bytes). */
 struct ParamSplit {

@@ -199,7 +199,7 @@ const EngineCatalog& catalog_engines(const Catalog& catalog) {
 
 Result<const EngineProfile*> select_engine(const EngineCatalog& engines, std::string_view name,
                                            const Gpu& gpu, const Model& model) {
-  const bool amd = gpu.vendor == "amd";
+  const bool amd = std::string_view(gpu.vendor) == "amd";
   std::string_view id = name;
   if (name.empty() || name == "auto") id = model.is_moe() ? engines.auto_moe : engines.auto_dense;
   const EngineProfile* e = engines.find(id);

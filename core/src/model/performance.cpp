@@ -28,7 +28,8 @@ void trace(OfferingResult& r, const char* field, const char* formula, Inputs inp
   r.trace.push_back(TraceEntry{field, formula, std::move(inputs), std::move(note)});
 }
 
-void trace_rates(OfferingResult& r, const Rates& rates, const ModelConstants& k) {
+void trace_rates(OfferingResult& r, const Rates& rates, const ModelConstants& k,
+                 const std::string& label) {
   trace(r, "rates",
         "matmul_flops_per_s = achieved x matmul_fraction; hbm_bytes_per_s = achieved x hbm_fraction",
         {{"math_precision_index", static_cast<double>(index_of(rates.math))},
@@ -39,7 +40,7 @@ void trace_rates(OfferingResult& r, const Rates& rates, const ModelConstants& k)
          {"achieved_hbm_fraction_of_peak", rates.hbm_fraction_of_peak},
          {"hbm_fraction", k.hbm_fraction},
          {"allreduce_bus_bytes_per_s", rates.allreduce_bus_bytes_per_s}},
-        std::string("math in ") + precision_name(rates.math) + "; rates: " + rates.label);
+        std::string("math in ") + precision_name(rates.math) + "; rates: " + label);
 }
 
 /** The per-step roofline of issue 3: kept for offerings where no serving layout fits, even
@@ -76,7 +77,7 @@ void estimate_inference_roofline(const Catalog& catalog, const Scenario& s, cons
     r.warnings.emplace_back("no_rates");  // the GPU has no usable rate: leave the figures empty
     return;
   }
-  if (with_trace) trace_rates(r, c.rates, k);
+  if (with_trace) trace_rates(r, c.rates, k, c.rates.label);
 
   const bool separate_units = network == nullptr && r.servers > 1;
   auto best = max_throughput(c, separate_units ? unit_gpus : offering.gpu_count, s.tp, LatencyLimits{});
@@ -221,7 +222,11 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     selected = engine.value();
   }
   const EngineProfile& e = *selected;
-  ServingContext c = make_serving_context(catalog, s, model, gpu, e, "");
+  // The fit (evaluate) summed the same weights, weight_bytes(model, s.weights, gpu): its
+  // figure, not a second sum; a result without a fit gets the sum.
+  const double weights_bytes = r.fit.weights_bytes > 0.0 ? r.fit.weights_bytes
+                                                         : weight_bytes(model, s.weights, gpu);
+  ServingContext c = make_serving_context(catalog, s, model, gpu, e, "", weights_bytes);
   const Network* network = catalog.scale_out_of(offering.unit);
   if (network != nullptr) c.scale_out = make_scale_out_link(*network, std::max(1, r.gpu_count), r.servers);
   detail::set_rates_provenance(r, c.rates, catalog, gpu);
@@ -243,7 +248,7 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     estimate_inference_roofline(catalog, s, model, gpu, offering, with_trace, r);
     return;
   }
-  if (with_trace) trace_rates(r, c.rates, *c.constants);
+  if (with_trace) trace_rates(r, c.rates, *c.constants, rates_label(c.rates, catalog, gpu));
   if (c.kernels_estimated) r.warnings.emplace_back("kernel_latency_estimated");
 
   // The expert split with the lowest decode step, then the closed loop once.
@@ -435,7 +440,7 @@ void estimate_training_result(const Catalog& catalog, const Scenario& s, const M
   r.gpu_hours = t.gpu_hours;
   if (!t.fits) r.warnings.emplace_back("training_does_not_fit");
   if (with_trace) {
-    trace_rates(r, t.rates, k);
+    trace_rates(r, t.rates, k, t.rates.label);
     trace(r, "train_memory_bytes_per_gpu",
           "state (mixed-precision Adam 16 B/param: weights 2 + gradients 2 + optimizer 12, sharded "
           "by ZeRO stage over data parallel, split by TP; LoRA: frozen base + adapters) + "

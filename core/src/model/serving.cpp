@@ -73,13 +73,22 @@ Fabric fabric_of(const ServingContext& c) {
 ServingContext make_serving_context(const Catalog& catalog, const Scenario& scenario,
                                     const Model& model, const Gpu& gpu,
                                     const EngineProfile& engine, std::string_view engine_version) {
+  return make_serving_context(catalog, scenario, model, gpu, engine, engine_version,
+                              weight_bytes(model, scenario.weights, gpu));
+}
+
+ServingContext make_serving_context(const Catalog& catalog, const Scenario& scenario,
+                                    const Model& model, const Gpu& gpu,
+                                    const EngineProfile& engine, std::string_view engine_version,
+                                    double model_weight_bytes) {
   ServingContext c;
   c.model = &model;
   c.gpu = &gpu;
   c.engine = &engine;
   c.constants = catalog.constants ? &*catalog.constants : &default_model_constants();
   const ModelConstants& k = *c.constants;
-  c.rates = resolve_rates(catalog, gpu, inference_math_precision(gpu, scenario.weights), scenario);
+  c.rates = resolve_rates(catalog, gpu, inference_math_precision(gpu, scenario.weights), scenario,
+                          false);  // words only for a trace (rates_label)
   static const GpuKernels kNoKernels;
   const KernelCatalog& tables = catalog_kernels(catalog);
   if (catalog.find_calibration(gpu.id) != nullptr) {
@@ -107,7 +116,7 @@ ServingContext make_serving_context(const Catalog& catalog, const Scenario& scen
   c.allreduce_bus_bytes_per_s = c.rates.allreduce_bus_bytes_per_s;
   c.allreduce_latency_s = k.allreduce_latency_s;
   c.shape = layer_shape(model);
-  c.weight_bytes = weight_bytes(model, scenario.weights, gpu);
+  c.weight_bytes = model_weight_bytes;
   c.weight_bytes_per_param = model.params_total > 0.0 ? c.weight_bytes / model.params_total : 1.0;
   c.dense_stream_bytes_per_s = c.rates.hbm_bytes_per_s * k.hbm_fraction;
   c.moe_stream_bytes_per_s = c.rates.hbm_bytes_per_s * k.moe_stream_fraction;
@@ -128,7 +137,7 @@ ServingContext make_serving_context(const Catalog& catalog, const Scenario& scen
     }
   }
   c.request_overhead_s =
-      gpu.vendor == "amd" ? engine.request_overhead_amd_s : engine.request_overhead_nvidia_s;
+      std::string_view(gpu.vendor) == "amd" ? engine.request_overhead_amd_s : engine.request_overhead_nvidia_s;
   c.capacity_bytes_per_gpu = capacity_bytes(gpu, scenario.capacity);
   c.chunk_tokens = gpu.hbm_marketed_bytes / kBytesPerGB >= engine.large_gpu_gb
                        ? engine.chunk_tokens_large_gpu

@@ -58,14 +58,33 @@ Precision training_math_precision(const Gpu& gpu, WeightFormat weights, Workload
   return narrow && has_peak(gpu, Precision::kFp8) ? Precision::kFp8 : Precision::kBf16;
 }
 
+namespace {
+
+std::string label_of(const Rates& r, const CalibrationRecord* cal) {
+  std::string label;
+  if (r.calibrated) {
+    if (cal != nullptr) label = "calibrated on " + cal->device_name + ", " + cal->date;
+  } else if (r.measured) {
+    label = r.estimate ? "public measurements (some figures estimate)" : "public measurements";
+  } else {
+    label = "datasheet peak";
+  }
+  if (r.overridden) label += "; scenario override of the achieved fraction";
+  return label;
+}
+
+}  // namespace
+
+std::string rates_label(const Rates& rates, const Catalog& catalog, const Gpu& gpu) {
+  return label_of(rates, catalog.find_calibration(gpu.id));
+}
+
 Rates resolve_rates(const Catalog& catalog, const Gpu& gpu, Precision math,
-                    const Scenario& scenario) {
+                    const Scenario& scenario, bool with_label) {
   Rates r;
   r.math = math;
   const CalibrationRecord* cal = catalog.find_calibration(gpu.id);
   const double peak = peak_or_zero(gpu, math);
-  std::string cal_label;
-  if (cal != nullptr) cal_label = "calibrated on " + cal->device_name + ", " + cal->date;
 
   // Matrix rate.
   const auto& achieved = gpu.achieved_matmul_flops_per_s[index_of(math)];
@@ -132,14 +151,7 @@ Rates resolve_rates(const Catalog& catalog, const Gpu& gpu, Precision math,
   }
   if (r.allreduce_bus_bytes_per_s <= 0.0) r.allreduce_bus_bytes_per_s = 1e11;
 
-  if (r.calibrated) {
-    r.label = cal_label;
-  } else if (r.measured) {
-    r.label = r.estimate ? "public measurements (some figures estimate)" : "public measurements";
-  } else {
-    r.label = "datasheet peak";
-  }
-  if (r.overridden) r.label += "; scenario override of the achieved fraction";
+  if (with_label) r.label = label_of(r, cal);
   return r;
 }
 

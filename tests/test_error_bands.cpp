@@ -190,3 +190,27 @@ TEST_CASE("error bands: the validation summary lists every validated GPU of both
   Catalog empty;
   CHECK(validation_summary_json(empty).find("\"error\"") != std::string::npos);
 }
+
+TEST_CASE("error bands: a result's band stays valid after the catalog it came from is gone") {
+  // The result shares the catalog's error-band table (ErrorBandList) instead of copying it.
+  ErrorBandList band;
+  std::string group;
+  {
+    // A table of its own (parsed anew), owned by this catalog alone.
+    auto copy = extend_catalog(default_catalog(), error_bands_to_json(*default_catalog().error_bands),
+                               "bands.json");
+    REQUIRE(copy);
+    REQUIRE(copy.value().error_bands.get() != default_catalog().error_bands.get());
+    auto s = decode_scenario("v=1&model=llama-3.1-70b&weights=fp8&compare=fullgpu-8x-h200&users=4");
+    REQUIRE(s);
+    auto ev = evaluate(copy.value(), s.value(), false);
+    REQUIRE(ev);
+    band = ev.value().results[0].error_band;
+    REQUIRE(band.size() == 3);
+    group = band[0].group;
+  }
+  REQUIRE(band.size() == 3);
+  CHECK(band[0].group == group);
+  CHECK(band[0].metric == "interactivity");
+  CHECK(ErrorBandList{}.empty());
+}

@@ -229,3 +229,30 @@ TEST_CASE("verdict: with a speed per user chosen, the cost reasons compare the c
   REQUIRE(quick.ok());
   CHECK(codes_of(quick.value(), "interactivity_unreachable").empty());
 }
+
+TEST_CASE("verdict items stay valid copied out of their evaluation, params held inline") {
+  // offering_id views a text the items share (VerdictItem::offering_ids): the copies must keep
+  // it, not the evaluation (ASan in make test catches a view of freed text).
+  std::vector<VerdictItem> items;
+  std::string first_id;
+  {
+    const Evaluation ev = eval_ok(default_catalog(), "v=1&compare=fullgpu-8x-mi355x,fullgpu-8x-h200");
+    REQUIRE(!ev.verdict.empty());
+    items = ev.verdict;
+    first_id = ev.results.front().offering_id;
+  }
+  bool saw_first = false;
+  for (const auto& v : items) {
+    CHECK((v.offering_id == "fullgpu-8x-mi355x" || v.offering_id == "fullgpu-8x-h200"));
+    saw_first = saw_first || v.offering_id == first_id;
+  }
+  CHECK(saw_first);
+  VerdictParams p = {{"a", 1.0}, {"b", 2.0}};
+  p.emplace_back("c", 3.0);
+  REQUIRE(p.size() == 3);
+  CHECK(p[2].first == "c");
+  CHECK(p[2].second == 3.0);
+  double sum = 0.0;
+  for (const auto& [name, x] : p) sum += x + static_cast<double>(name.size());
+  CHECK(sum == 9.0);
+}

@@ -2,6 +2,8 @@
 // (seed 002's "choose MI355X when / choose H200 when", seed 000's software checklist).
 #include <algorithm>
 #include <cmath>
+#include <memory>
+#include <string>
 #include <string_view>
 
 #include "gpucalc/evaluate.hpp"
@@ -103,17 +105,31 @@ void build_verdict(Evaluation& ev) {
   const Scenario& s = ev.scenario;
   out.clear();
   out.reserve(8 * rs.size());  // a few reasons per offering: no regrowth, no moved items
-  // No reason to choose an offering that cannot hold the model: its pros are dropped here, and
-  // it gets a does_not_fit con below.
-  auto add = [&out](const OfferingResult& r, std::string_view code, std::string_view kind,
-                    const VerdictParams& params) {
-    if (kind == "pro" && !r.fit.fits) return;
-    VerdictItem& item = out.emplace_back();  // built in place: one copy of the id, none of the item
-    item.offering_id = r.offering_id;
+  // Every offering's id written once into one shared text; the items view into it.
+  auto ids = std::make_shared<std::string>();
+  for (const auto& r : rs) *ids += r.offering_id;
+  const std::shared_ptr<const std::string> shared_ids = std::move(ids);  // complete: views stay
+  auto id_of = [&](const OfferingResult& r) {
+    std::size_t at = 0;
+    for (const OfferingResult* q = rs.data(); q != &r; ++q) at += q->offering_id.size();
+    return std::string_view(*shared_ids).substr(at, r.offering_id.size());
+  };
+  auto add_item = [&](const OfferingResult& r, std::string_view code, std::string_view kind,
+                      std::string_view basis, const VerdictParams& params) {
+    VerdictItem& item = out.emplace_back();  // built in place
+    item.offering_id = id_of(r);
     item.code = code;
     item.kind = kind;
-    item.basis = basis_of(code);
+    item.basis = basis;
     item.params = params;
+    item.offering_ids = shared_ids;
+  };
+  // No reason to choose an offering that cannot hold the model: its pros are dropped here, and
+  // it gets a does_not_fit con below.
+  auto add = [&](const OfferingResult& r, std::string_view code, std::string_view kind,
+                 const VerdictParams& params) {
+    if (kind == "pro" && !r.fit.fits) return;
+    add_item(r, code, kind, basis_of(code), params);
   };
   const bool inference = s.workload == Workload::kInference;
   // A speed per user chosen and the curve searched (evaluate without the curve leaves every
@@ -281,7 +297,7 @@ void build_verdict(Evaluation& ev) {
       if (!v) {
         missing = true;
         if (eligible_count > 1) {
-          out.push_back(VerdictItem{r.offering_id, "recommendation_missing_figure", "note", basis.name, {}});
+          add_item(r, "recommendation_missing_figure", "note", basis.name, {});
         }
         continue;
       }

@@ -173,11 +173,14 @@ class VerdictParams {
 };
 
 struct VerdictItem {
-  std::string offering_id;
+  std::string_view offering_id;  // its text held by `offering_ids` below
   std::string_view code;   // e.g. "more_hbm_per_gpu" (README lists them)
   std::string_view kind;   // "pro" | "con" | "note"
   std::string_view basis;  // the result field (or, for stack reasons, the scenario key) it rests on
   VerdictParams params;
+  // The compared offerings' ids, written once per verdict and shared by its items (no string
+  // per reason): offering_id views into it, so an item stays valid wherever it is copied.
+  std::shared_ptr<const std::string> offering_ids;
 };
 
 struct Evaluation {

@@ -68,7 +68,7 @@ perf-web: web-dist web-node-modules
 bench-web: perf-web
 
 perf-wasm: native wasm
-	@native=$$($(BUILD)/native/tests/perf_eval_rate --page-rate) && node tests/perf/eval_rate_wasm.mjs $$native
+	node tests/perf/eval_rate_wasm.mjs $(BUILD)/native/tests/perf_eval_rate
 
 TEST_STEPS += test-wasm test-web
 PERF_STEPS += perf-wasm perf-web

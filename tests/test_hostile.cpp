@@ -406,6 +406,28 @@ TEST_CASE("error_to_json keeps UTF-8 and replaces bytes that are not UTF-8 by U+
         "\xe6\xa8\xa1\xe5\x9e\x8b \xef\xbf\xbd \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd \xef\xbf\xbd \"q\" \x01");
 }
 
+TEST_CASE("error_to_json escapes a byte that needs it at every position of a long text") {
+  // The writer copies eight bytes at a time while none needs an escape: put each kind of byte at
+  // each position of texts longer than one, two and three such blocks; nlohmann's parser must
+  // read back the text itself (or U+FFFD for the byte that is not UTF-8).
+  const std::pair<std::string, std::string> kinds[] = {
+      {"\"", "\""}, {"\\", "\\"}, {"\x01", "\x01"}, {"\x1f", "\x1f"}, {" ", " "},
+      {"\x7f", "\x7f"}, {"~", "~"}, {"\xc3\xa9", "\xc3\xa9"}, {"\xe6\xa8\xa1", "\xe6\xa8\xa1"},
+      {"\xff", "\xef\xbf\xbd"}, {"\x80", "\xef\xbf\xbd"}};
+  for (const std::size_t length : {7u, 8u, 9u, 16u, 17u, 25u}) {
+    for (std::size_t at = 0; at < length; ++at) {
+      for (const auto& [byte, expected] : kinds) {
+        const std::string text = std::string(at, 'a') + byte + std::string(length - at, 'b');
+        CAPTURE(text);
+        const auto j = nlohmann::json::parse(error_to_json(make_error(ErrorCode::kBadValue, "f", text)),
+                                             nullptr, false);
+        REQUIRE_FALSE(j.is_discarded());
+        CHECK(j["error"]["message"] == std::string(at, 'a') + expected + std::string(length - at, 'b'));
+      }
+    }
+  }
+}
+
 TEST_CASE("an error quoting bytes that are not UTF-8 is still a JSON error object") {
   // "%FF" decodes to a lone 0xFF byte; the JSON dump used to abort on it (the page and the
   // WASM binding return errors through error_to_json).

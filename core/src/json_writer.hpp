@@ -3,14 +3,24 @@
 // schema, errors), several times faster than building a DOM. Non-finite numbers are written as null.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace gpucalc::detail {
+
+/** Inlines a writer helper at every call even at -Oz, where clang keeps one-line helpers such as
+ *  room() and sep() as calls (the WASM module's core is built at -Oz: core/CMakeLists.txt). */
+#if defined(__GNUC__) || defined(__clang__)
+#define GPUCALC_JSON_INLINE inline __attribute__((always_inline))
+#else
+#define GPUCALC_JSON_INLINE inline
+#endif
 
 /** Writes the decimal digits of `x` into `buf` (24 bytes) and returns the end (std::to_string
  *  goes through printf in Emscripten's libc, about ten times slower than this in the module). */
@@ -74,20 +84,7 @@ class JsonWriter {
   JsonWriter& end_array() { put(']'); first_ = false; return *this; }
 
   /** `,"k":` in one reservation (most of an evaluation's JSON is keys). */
-  JsonWriter& key(std::string_view k) {
-    char* p = room(k.size() * 6 + 4);
-    if (after_key_) {
-      after_key_ = false;
-    } else if (!first_) {
-      *p++ = ',';
-    }
-    first_ = false;
-    p = write_quoted(p, k);
-    *p++ = ':';
-    len_ = static_cast<std::size_t>(p - buf_);
-    after_key_ = true;
-    return *this;
-  }
+  JsonWriter& key(std::string_view k) { return key_inline(k); }
 
   JsonWriter& null() { sep(); put("null", 4); return *this; }
   JsonWriter& value(bool b) {
@@ -107,47 +104,76 @@ class JsonWriter {
   JsonWriter& value(const char* text) { return value(std::string_view(text)); }
   JsonWriter& value(const std::string& text) { return value(std::string_view(text)); }
   JsonWriter& value(const std::optional<double>& x) { return x ? value(*x) : null(); }
-  JsonWriter& value(double x) {
+  JsonWriter& value(double x) { return value_inline(x); }
+
+  template <class T>
+  JsonWriter& field(std::string_view k, const T& v) {
+    key_inline(k);
+    if constexpr (std::is_same_v<T, double>) return value_inline(v);
+    else return value(v);
+  }
+
+ private:
+  /** `,"k":` in one reservation (most of an evaluation's JSON is keys). key() and value(double)
+   *  are inlined into field(): one call per field, not five. */
+  GPUCALC_JSON_INLINE JsonWriter& key_inline(std::string_view k) {
+    char* p = room(k.size() * 6 + 4);
+    if (after_key_) {
+      after_key_ = false;
+    } else if (!first_) {
+      *p++ = ',';
+    }
+    first_ = false;
+    p = write_quoted(p, k);
+    *p++ = ':';
+    len_ = static_cast<std::size_t>(p - buf_);
+    after_key_ = true;
+    return *this;
+  }
+
+  GPUCALC_JSON_INLINE JsonWriter& value_inline(double x) {
     sep();
     char* p = room(64);
     len_ = static_cast<std::size_t>(format_number(p, x) - data());
     return *this;
   }
-
-  template <class T>
-  JsonWriter& field(std::string_view k, const T& v) {
-    key(k);
-    return value(v);
-  }
-
- private:
-  char* data() { return buf_; }
+  GPUCALC_JSON_INLINE char* data() { return buf_; }
   void grow_to(std::size_t bytes) {
     s_.resize(bytes);
     buf_ = &s_[0];
     cap_ = bytes;
   }
   /** At least `n` writable bytes at data() + len_; returns that pointer. */
-  char* room(std::size_t n) {
+  GPUCALC_JSON_INLINE char* room(std::size_t n) {
     if (len_ + n > cap_) grow_to(std::max<std::size_t>(2 * cap_, len_ + n + 256));
     return buf_ + len_;
   }
-  void put(char c) {
+  GPUCALC_JSON_INLINE void put(char c) {
     *room(1) = c;
     ++len_;
   }
-  void put(const char* p, std::size_t n) {
+  GPUCALC_JSON_INLINE void put(const char* p, std::size_t n) {
     std::memcpy(room(n), p, n);
     len_ += n;
   }
 
-  void sep() {
+  GPUCALC_JSON_INLINE void sep() {
     if (after_key_) {
       after_key_ = false;
       return;
     }
     if (!first_) put(',');
     first_ = false;
+  }
+
+  /** True when none of the eight bytes in `x` needs an escape: all in 0x20..0x7F and none is '"'
+   *  or '\\'. The tests of a byte below n or equal to zero are exact (no false answer either way)
+   *  once bytes of 0x80 and above are ruled out. */
+  static bool plain8(std::uint64_t x) {
+    constexpr std::uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+    const auto has_zero = [](std::uint64_t v) { return (v - kOnes) & ~v & kHigh; };
+    return ((x & kHigh) | ((x - 0x20 * kOnes) & ~x & kHigh) | has_zero(x ^ ('"' * kOnes)) |
+            has_zero(x ^ ('\\' * kOnes))) == 0;
   }
 
   /** Length of the well-formed UTF-8 sequence starting at s (lead byte >= 0x80, s < end), or 0. */
@@ -169,12 +195,24 @@ class JsonWriter {
   /** Writes `text` as a JSON string at p (room for 6 bytes per byte plus the quotes) and returns
    *  the end; bytes that are not UTF-8 (an error may quote the user's input) become U+FFFD, so
    *  the text is always valid JSON. Raw pointers, no string_view calls: at -Os the module does
-   *  not inline those (node --cpu-prof). */
+   *  not inline those (node --cpu-prof). Eight bytes at a time while they need no escape (keys
+   *  and ids, most of the text): a tenth of the module's page call went to this loop a byte at a
+   *  time. */
   static char* write_quoted(char* p, std::string_view text) {
     const char* s = text.data();
     const char* const end = s + text.size();
     *p++ = '"';
     while (s < end) {
+      if (end - s >= 8) {
+        std::uint64_t x;
+        std::memcpy(&x, s, 8);
+        if (plain8(x)) {
+          std::memcpy(p, s, 8);
+          p += 8;
+          s += 8;
+          continue;
+        }
+      }
       const auto u = static_cast<unsigned char>(*s);
       if (u >= 0x20 && u < 0x80 && u != '"' && u != '\\') {
         *p++ = *s++;

@@ -273,7 +273,9 @@ void write_model(JsonWriter& w, const Model& m) {
 
 std::string evaluation_to_json(const Evaluation& ev, bool with_trace) {
   JsonWriter w;
-  w.reserve(with_trace ? 16384 : 4096);
+  // About 7 KB per result without the trace (the default comparison: 17 KB): one allocation,
+  // no regrowth (growing copied the text so far each time: a tenth of the native page call).
+  w.reserve(4096 + ev.results.size() * (with_trace ? 32768 : 8192));
   w.begin_object();
   w.field("schema", "gpucalc-result/1");
   w.field("scenario", ev.canonical);

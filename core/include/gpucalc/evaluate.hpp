@@ -141,9 +141,6 @@ struct OfferingResult {
   std::vector<TraceEntry> trace;
 };
 
-/** One reason of the plain-words verdict; the page translates `code` and fills in `params`. */
-/** One reason of the verdict. Code, kind, basis and parameter names are the verdict's own
- *  static literals (core/src/verdict.cpp), held as views: no string is built per reason. */
 /** The (name, value) parameters of one verdict reason, held inline (no allocation per reason).
  *  The verdict's reasons carry at most five (core/src/verdict.cpp); more than kCapacity is a
  *  programming error, asserted in debug builds (the ASan test build). Reads like a const
@@ -172,6 +169,9 @@ class VerdictParams {
   std::size_t size_ = 0;
 };
 
+/** One reason of the plain-words verdict; the page translates `code` and fills in `params`.
+ *  Code, kind, basis and parameter names are the verdict's own static literals
+ *  (core/src/verdict.cpp), held as views: no string is built per reason. */
 struct VerdictItem {
   std::string_view offering_id;  // its text held by `offering_ids` below
   std::string_view code;   // e.g. "more_hbm_per_gpu" (README lists them)

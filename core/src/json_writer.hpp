@@ -194,8 +194,8 @@ class JsonWriter {
 
   /** Writes `text` as a JSON string at p (room for 6 bytes per byte plus the quotes) and returns
    *  the end; bytes that are not UTF-8 (an error may quote the user's input) become U+FFFD, so
-   *  the text is always valid JSON. Raw pointers, no string_view calls: at -Os the module does
-   *  not inline those (node --cpu-prof). Eight bytes at a time while they need no escape (keys
+   *  the text is always valid JSON. Raw pointers, no string_view calls (the module once did
+   *  not inline those: node --cpu-prof). Eight bytes at a time while they need no escape (keys
    *  and ids, most of the text): a tenth of the module's page call went to this loop a byte at a
    *  time. */
   static char* write_quoted(char* p, std::string_view text) {

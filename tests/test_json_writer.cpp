@@ -33,10 +33,10 @@ TEST_CASE("format_number: whole numbers below 1e15 as integers, others the short
   const std::pair<double, const char*> cases[] = {
       {0.0, "0"}, {4294967296.0, "4294967296"}, {-4294967297.0, "-4294967297"},
       {999999999999999.0, "999999999999999"}, {0.5, "0.5"}, {1e15, "1e+15"}, {0.1, "0.1"}};
-  for (const auto& [x, text] : cases) {
-    CAPTURE(x);
+  for (const auto& c : cases) {
+    CAPTURE(c.first);
     std::string out;
-    append_number(out, x);
-    CHECK(out == text);
+    append_number(out, c.first);
+    CHECK(out == c.second);
   }
 }

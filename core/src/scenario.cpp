@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <charconv>
 #include <cstdlib>
 #include <string>
 #include <type_traits>
@@ -169,24 +168,6 @@ std::vector<std::string> split(const std::string& s, char sep) {
  * The shortest decimal that reads back to exactly `x`, written without an exponent (the codec
  * reads plain decimals only): 1e-13 is "0.0000000000001", never "0".
  */
-/** Appends the decimal digits of `x` (what std::to_string writes, without a string of its own). */
-void append_integer(std::string& out, long long x) {
-  char buf[24];
-  const auto end = std::to_chars(buf, buf + sizeof buf, x).ptr;
-  out.append(buf, static_cast<std::size_t>(end - buf));
-}
-
-std::string format_number(double x);
-
-/** Appends format_number(x); whole numbers without building a string first. */
-void append_number(std::string& out, double x) {
-  if (x == std::floor(x) && std::fabs(x) < 1e15) {
-    append_integer(out, static_cast<long long>(x));
-  } else {
-    out += format_number(x);
-  }
-}
-
 std::string format_number(double x) {
   if (x == std::floor(x) && std::fabs(x) < 1e15) {
     return std::to_string(static_cast<long long>(x));
@@ -222,6 +203,15 @@ std::string format_number(double x) {
           digits.substr(static_cast<std::size_t>(point));
   }
   return sign + out;
+}
+
+/** Appends format_number(x); whole numbers without building a string first. */
+void append_plain_number(std::string& out, double x) {
+  if (x == std::floor(x) && std::fabs(x) < 1e15) {
+    detail::append_integer(out, static_cast<long long>(x));
+  } else {
+    out += format_number(x);
+  }
 }
 
 std::optional<Error> parse_bool(const std::string& key, const std::string& v, bool& out) {
@@ -295,7 +285,7 @@ Row integer(const char* key, long long min, long long max, const char* descripti
     s.*M = static_cast<MemberType<M>>(x);
     return std::nullopt;
   };
-  r.text = [](const Scenario& s, std::string& out) { append_integer(out, static_cast<long long>(s.*M)); };
+  r.text = [](const Scenario& s, std::string& out) { detail::append_integer(out, static_cast<long long>(s.*M)); };
   r.echo = [](const Scenario& s, JsonWriter& w) { w.value(static_cast<long long>(s.*M)); };
   return r;
 }
@@ -311,7 +301,7 @@ Row number(const char* key, double min, double max, bool min_exclusive, const ch
   r.set = [](const ScenarioKey& k, const std::string& v, Scenario& s) -> std::optional<Error> {
     return parse_num(k.key, v, k.min, k.max, k.min_exclusive, s.*M);
   };
-  r.text = [](const Scenario& s, std::string& out) { append_number(out, s.*M); };
+  r.text = [](const Scenario& s, std::string& out) { append_plain_number(out, s.*M); };
   r.echo = [](const Scenario& s, JsonWriter& w) { w.value(static_cast<double>(s.*M)); };
   return r;
 }
@@ -482,7 +472,7 @@ Row price_list(const char* key, double max, const char* description) {
     for (std::size_t i = 0; i < last; ++i) {
       if (i > 0) out += ',';
       if (prices[i] >= 0) {
-        append_number(out, prices[i]);
+        append_plain_number(out, prices[i]);
       } else {
         out += '-';
       }
@@ -558,7 +548,7 @@ Row server_list(const char* key, long long max, const char* description) {
     }
     for (std::size_t i = 0; i < last; ++i) {
       if (i > 0) out += ',';
-      append_integer(out, s.servers[i]);
+      detail::append_integer(out, s.servers[i]);
     }
   };
   r.echo = [](const Scenario& s, JsonWriter& w) {
@@ -598,7 +588,7 @@ Row version_row() {
     }
     return std::nullopt;
   };
-  r.text = [](const Scenario&, std::string& out) { append_integer(out, kScenarioVersion); };
+  r.text = [](const Scenario&, std::string& out) { detail::append_integer(out, kScenarioVersion); };
   r.echo = [](const Scenario&, JsonWriter& w) { w.value(kScenarioVersion); };
   return r;
 }

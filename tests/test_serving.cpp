@@ -125,22 +125,19 @@ TEST_CASE("serving table: a calibration entry must name its scope, metrics and h
   const std::string anchor = "\"calibration\": [";
   const auto at = base.find(anchor);
   REQUIRE(at != std::string::npos);
-  std::string bad = base;
-  bad.insert(at + anchor.size(),
-             "{\"scope\": \"local\", \"constant\": \"x\", \"metrics\": [\"speed\"], \"rows\": {}, "
-             "\"how\": \"y\"},");
-  auto report = run_serving_validation(default_catalog(), bad);
-  REQUIRE(!report);
-  CHECK(report.error().field == "validation-serving.json.calibration[0].metrics");
-
+  // The field a table with `entry` first in its calibration list is refused for.
+  const auto refused_field = [&](const std::string& entry) {
+    std::string text = base;
+    text.insert(at + anchor.size(), entry);
+    auto report = run_serving_validation(default_catalog(), text);
+    REQUIRE(!report);
+    return report.error().field;
+  };
+  CHECK(refused_field("{\"scope\": \"local\", \"constant\": \"x\", \"metrics\": [\"speed\"], \"rows\": {}, "
+                      "\"how\": \"y\"},") == "validation-serving.json.calibration[0].metrics");
   // Every entry names its source (data provenance): one without is refused, naming the field.
-  std::string unsourced = base;
-  unsourced.insert(at + anchor.size(),
-                   "{\"scope\": \"local\", \"constant\": \"x\", \"metrics\": [\"ttft\"], \"rows\": {}, "
-                   "\"how\": \"y\"},");
-  auto no_source = run_serving_validation(default_catalog(), unsourced);
-  REQUIRE(!no_source);
-  CHECK(no_source.error().field == "validation-serving.json.calibration[0].source");
+  CHECK(refused_field("{\"scope\": \"local\", \"constant\": \"x\", \"metrics\": [\"ttft\"], \"rows\": {}, "
+                      "\"how\": \"y\"},") == "validation-serving.json.calibration[0].source");
 }
 
 TEST_CASE("experts touched by a step, by hand") {

@@ -134,10 +134,6 @@ struct TrainingMemoryParts {
   double activations = 0.0, reserve = 0.0;
 };
 
-/** GPUs in one scale-up domain (HGX and OAM baseboards hold 8): tensor parallelism stays
- *  inside it, pipeline stages span domains. */
-constexpr int kScaleUpGpus = 8;
-
 /** Largest instance size searched (GPUs). */
 constexpr int kMaxInstanceGpus = 1024;
 

@@ -25,6 +25,9 @@ long long checked_count(double x, double max) {
   return x >= 0.0 && x <= max ? static_cast<long long>(x) : -1;
 }
 constexpr double kMaxInt = 2147483647.0;
+/** fit_memory keeps the KV bytes per sequence of instances up to this many GPUs (inside the
+ *  scale-up domain), the sizes its searches ask for again and again. */
+constexpr int kMemoisedInstanceSizes = 8;
 
 
 }  // namespace
@@ -191,24 +194,27 @@ MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offerin
   fit.request_tokens = std::min(scenario.input_tokens + scenario.output_tokens, scenario.context_tokens);
   const auto request = static_cast<double>(fit.request_tokens);
   const long long users = std::max(1LL, scenario.users);
+  // Tensor parallelism stays inside the GPU's scale-up domain; pipeline stages span domains.
+  const int scale_up = gpu.scale_up_gpus();
   // Attention data parallel (MoE): each rank holds its own sequences at TP 1, so MLA's latent
   // is no longer replicated over the instance.
   auto split_attention = [&](int n) { return engine != nullptr && scenario.dpa && model.is_moe() && n > 1; };
-  // KV bytes per sequence per GPU of an n-GPU instance at `tokens`: the searches below and the
-  // chosen deployment ask for the same few n, so those inside one server are kept.
+  // KV bytes per sequence per GPU of an n-GPU instance (at the context and at one request):
+  // the searches below and the chosen deployment ask for the same few n, so those inside one
+  // scale-up domain are kept.
   struct SeqBytes {
     double context = 0.0, request = 0.0;
   };
-  std::array<SeqBytes, kScaleUpGpus + 1> seq_bytes_of{};
-  std::array<bool, kScaleUpGpus + 1> seq_bytes_known{};
+  std::array<SeqBytes, kMemoisedInstanceSizes + 1> seq_bytes_of{};
+  std::array<bool, kMemoisedInstanceSizes + 1> seq_bytes_known{};
   auto compute_seq_bytes = [&](int n) {
-    Deployment d = make_deployment(model, n, kScaleUpGpus);
+    Deployment d = make_deployment(model, n, scale_up);
     if (split_attention(n)) d.tensor_parallel = 1;
     return SeqBytes{kv_bytes_per_sequence_per_gpu(model, scenario.kv, d, context),
                     kv_bytes_per_sequence_per_gpu(model, scenario.kv, d, request)};
   };
   auto seq_bytes_at = [&](int n) {
-    if (n < 1 || n > kScaleUpGpus) return compute_seq_bytes(n);
+    if (n < 1 || n > std::min(scale_up, kMemoisedInstanceSizes)) return compute_seq_bytes(n);
     const auto i = static_cast<std::size_t>(n);
     if (!seq_bytes_known[i]) {
       seq_bytes_of[i] = compute_seq_bytes(n);
@@ -240,12 +246,12 @@ MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offerin
     const double plain = fit.capacity_bytes_per_gpu - fit.reserve_bytes_per_gpu - weights;
     if (engine == nullptr) return plain;
     return std::min(plain, kv_pool_bytes_per_gpu(*engine, fit.capacity_bytes_per_gpu, weights,
-                                                 std::min(n, kScaleUpGpus), chunk));
+                                                 std::min(n, scale_up), chunk));
   };
   auto holds = [&](int n) { return kv_of(n, users) <= pool_at(n); };
   auto smallest = [&](auto&& ok) {
-    for (int n = 1; n <= kMaxInstanceGpus; n = n < kScaleUpGpus ? n + 1 : n + kScaleUpGpus) {
-      if (deployment_is_valid(model, n, kScaleUpGpus) && ok(n)) return n;
+    for (int n = 1; n <= kMaxInstanceGpus; n = n < scale_up ? n + 1 : n + scale_up) {
+      if (deployment_is_valid(model, n, scale_up) && ok(n)) return n;
     }
     return 0;
   };
@@ -268,7 +274,7 @@ MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offerin
   int n = scenario.tp > 0 ? scenario.tp : fit.gpus_needed;
   if (scenario.tp == 0 && fit.gpus_needed > 0 && fit.gpus_needed <= auto_top) {
     for (int candidate = auto_top; candidate >= fit.gpus_needed; --candidate) {
-      if (deployment_is_valid(model, candidate, kScaleUpGpus) && holds(candidate)) {
+      if (deployment_is_valid(model, candidate, scale_up) && holds(candidate)) {
         n = candidate;
         break;
       }
@@ -287,7 +293,7 @@ MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offerin
     fit.fits = true;
   }
   const int shown = fit.fits ? n : std::min(n, instance_cap);
-  fit.deployment = make_deployment(model, shown, kScaleUpGpus);
+  fit.deployment = make_deployment(model, shown, scale_up);
   fit.weights_bytes_per_gpu = fit.weights_bytes / shown;
   fit.kv_free_bytes_per_gpu = pool_at(shown);
   // What the engine keeps back besides weights and its pool (its activations, graphs, buffers).

@@ -166,13 +166,13 @@ constexpr Label kLabels[] = {
     {"ttft_s", "TTFT"},
     {"tpot_s", "TPOT"},
     {"usd_per_million_tokens", "US$ per million output tokens"},
-    {"usd_per_million_total_tokens", "US$ per million tokens in + out"},
+    {"usd_per_million_total_tokens", "US$ per million total tokens (input + output)"},
     {"scale_out_s", "inter-server time per step"},
     {"scale_out_strategy", "across servers"},
     {"all_in_power_w_per_gpu", "all-in power per GPU"},
     {"energy_joules_per_output_token", "energy per output token"},
     {"output_tokens_per_s_per_mw", "output tok/s per MW"},
-    {"energy_usd_per_million_tokens", "energy US$ per million tokens"},
+    {"energy_usd_per_million_tokens", "energy US$ per million output tokens"},
     {"train_tokens_per_s", "training tokens/s"},
     {"train_hours", "hours to budget"},
     {"gpu_hours", "GPU-hours"},
@@ -553,7 +553,7 @@ int main(int argc, char** argv) {
   if (curve) {  // the serving curve of every compared offering, as the core computed it
     const std::vector<std::string> header = {"offering", "tokens/s/user", "total tok/s/GPU",
                                              "output tok/s/GPU", "TTFT s", "TPOT s",
-                                             "US$/Mtok", "tp", "ep", "dpa", "users"};
+                                             "US$/M output tok", "tp", "ep", "dpa", "users"};
     auto num = [](double x, const char* f) {
       char buf[64];
       std::snprintf(buf, sizeof buf, f, x);
@@ -571,6 +571,7 @@ int main(int argc, char** argv) {
                          {"tpot_s", c.tpot_s},
                          // null for an unpriced offering, as in the result (never US$0)
                          {"usd_per_million_tokens", c.usd_per_million_tokens > 0 ? Json(c.usd_per_million_tokens) : Json()},
+                         {"token_kind", gpucalc::kCurveTokenKind},
                          {"tp", c.tp},
                          {"ep", c.ep},
                          {"dpa", c.dpa},

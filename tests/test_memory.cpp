@@ -104,26 +104,34 @@ TEST_CASE("the done-when scenario: marketed vs device basis") {
   CHECK(per_gpu.results[1].offering_hbm_marketed_bytes == doctest::Approx(8 * 141e9));
 }
 
-TEST_CASE("practical GPUs needed: smallest legal TP holding weights, reserve and KV") {
+TEST_CASE("practical GPUs needed: smallest legal TP whose engine KV pool holds the users' requests") {
   const Catalog& c = default_catalog();
-  // Llama 3.1 405B FP8, 8 users x 32K, 5 GB reserve, marketed H200 (141 GB):
-  // n = 4: 405.85/4 = 101.46 GB + 5 + 8 x (2 x 126 x 2 x 128 x 32768 B = 2.11 GB) = 123.4 GB <= 141
+  // Llama 3.1 405B FP8, 8 users of 1K + 1K requests, one of them at the 32K context, marketed
+  // H200 (141 GB), served by vLLM (the auto engine of a dense model): its KV pool is
+  // capacity x 0.9 - weights, under capacity - reserve - weights.
+  // n = 4: 405.85/4 = 101.46 GB; pool 0.9 x 141 - 101.46 = 25.44 GB (< 141 - 5 - 101.46);
   // n = 2: 202.9 GB > 141, so 4.
   const Evaluation ev = eval_ok(c, "v=1&model=llama-3.1-405b&weights=fp8&users=8&context=32768"
                                    "&compare=fullgpu-8x-h200&capacity=marketed&reserve=5&tp=4");
   const auto& f = ev.results[0].fit;
+  CHECK(f.engine_pool);
   CHECK(f.gpus_needed_weights_only == 3);
   CHECK(f.gpus_needed == 4);  // 3 does not split 128 heads
   CHECK(f.deployment.tensor_parallel == 4);
   CHECK(f.replicas == 2);
-  CHECK(f.kv_free_bytes_per_gpu == doctest::Approx(141e9 - 5e9 - 405.85e9 / 4));
-  const double seq_per_gpu = 2.0 * 126 * 2 * 128 * 32768;  // 8 KV heads over TP 4 = 2 per GPU
+  CHECK(f.kv_free_bytes_per_gpu == doctest::Approx(0.9 * 141e9 - 405.85e9 / 4));
+  CHECK(f.reserve_bytes_per_gpu == doctest::Approx(0.1 * 141e9));
+  const double per_token = 2.0 * 126 * 2 * 128;  // 8 KV heads over TP 4 = 2 per GPU
+  const double seq_per_gpu = per_token * 32768;
   CHECK(f.full_contexts_per_instance == static_cast<long long>(f.kv_free_bytes_per_gpu / seq_per_gpu));
-  CHECK(f.max_context_tokens == static_cast<long long>(f.kv_free_bytes_per_gpu / 8 / (2.0 * 126 * 2 * 128)));
-  // 8 users over 2 replicas: 4 sequences of 32K on each instance.
+  CHECK(f.max_context_tokens == static_cast<long long>(f.kv_free_bytes_per_gpu / 8 / per_token));
+  // 8 users over 2 replicas: 4 requests on each instance, 3 of 2,048 tokens and one of 32K.
+  CHECK(f.request_tokens == 2048);
   CHECK(f.weights_bytes_per_gpu == doctest::Approx(405.85e9 / 4));
-  CHECK(f.kv_used_bytes_per_gpu == doctest::Approx(4 * seq_per_gpu));
-  CHECK(f.headroom_bytes_per_gpu == doctest::Approx(f.kv_free_bytes_per_gpu - 4 * seq_per_gpu));
+  CHECK(f.kv_used_bytes_per_gpu == doctest::Approx(3 * per_token * 2048 + seq_per_gpu));
+  CHECK(f.headroom_bytes_per_gpu == doctest::Approx(f.kv_free_bytes_per_gpu - f.kv_used_bytes_per_gpu));
+  // Every user at the full context: 8 x 2.11 GB = 16.9 GB, within the 25.4 GB pool at n = 4 too.
+  CHECK(f.gpus_needed_full_context == 4);
 }
 
 TEST_CASE("a model larger than the offering says why") {

@@ -143,9 +143,10 @@ TEST_CASE("every verdict item names its basis: a result field or a scenario key"
 }
 
 TEST_CASE("verdict: no cost-per-token comparison against an offering that does not fit (issue 15)") {
-  // 16 users x 128K of DeepSeek-V3 MLA KV (replicated on every rank) does not fit 8x H200.
+  // 16 users of 121K-token requests of DeepSeek-V3 MLA KV (replicated on every rank) do not
+  // fit 8x H200.
   auto ev = gpucalc::evaluate_text(gpucalc::default_catalog(),
-                                   "v=1&model=deepseek-v3&weights=fp8&users=16", false);
+                                   "v=1&model=deepseek-v3&weights=fp8&users=16&input=120000&output=1024", false);
   REQUIRE(ev.ok());
   const auto& rs = ev.value().results;
   REQUIRE(rs.size() == 2);

@@ -113,6 +113,7 @@ function bindControls() {
   form.addEventListener('input', (e) => {
     if (e.target.closest('#offerings') || e.target.closest('#import') || e.target.closest('.pricelist')) return;
     if (e.target.id === 'in-workload') syncWorkloadFields();
+    if (e.target.id === 'in-weights') state.weightsChosen = true;
     update();
   });
   form.addEventListener('change', (e) => {
@@ -122,6 +123,7 @@ function bindControls() {
   $('add-offering').addEventListener('click', addOffering);
   $('reset').addEventListener('click', () => {
     state.fitWeights = null;
+    state.weightsChosen = false;
     const computed = evaluateText('v=1');
     clearErrors();
     apply(computed);
@@ -200,6 +202,7 @@ async function start() {
   }
 
   const fromLink = fragmentText();
+  state.weightsChosen = /(^|&)weights=/.test(fromLink);
   let computed = fromLink ? openLink(fromLink) : evaluateText('v=1');
   state.inputs = computed.inputs;
   writeForm(computed.inputs);

@@ -165,7 +165,7 @@ function axis(values, lo, hi) {
  * Points are one tab stop (arrow keys move between them); hovering or focusing a point calls
  * `onPoint(seriesIndex, pointIndex)` (null when left).
  */
-export function paretoChart({ width, title, desc, series, xLabel, yLabel, xFmt, yFmt, marker, name, onPoint }) {
+export function paretoChart({ width, title, desc, series, xLabel, yLabel, xFmt, yFmt, marker, name, onPoint, onPick }) {
   const height = width < 560 ? 260 : 320;
   const right = 18;
   const top = 14;
@@ -221,8 +221,20 @@ export function paretoChart({ width, title, desc, series, xLabel, yLabel, xFmt, 
     svg.addEventListener('pointerover', show);
     svg.addEventListener('focusin', show);
     svg.addEventListener('pointerleave', () => onPoint(null, null));
+    // Click, Enter or Space on a point picks it (the caller sets the operating point).
+    if (onPick) {
+      svg.addEventListener('click', (e) => {
+        const d = e.target.closest('circle.point');
+        if (d) onPick(Number(d.dataset.s), Number(d.dataset.p));
+      });
+    }
     svg.addEventListener('keydown', (e) => {
       const i = dots.indexOf(e.target);
+      if (onPick && i >= 0 && (e.key === 'Enter' || e.key === ' ')) {
+        e.preventDefault();
+        onPick(Number(e.target.dataset.s), Number(e.target.dataset.p));
+        return;
+      }
       if (i < 0 || !['ArrowRight', 'ArrowLeft', 'ArrowUp', 'ArrowDown', 'Home', 'End'].includes(e.key)) return;
       e.preventDefault();
       const j = e.key === 'Home' ? 0 : e.key === 'End' ? dots.length - 1

@@ -33,12 +33,20 @@ function sweep(key, values, field) {
   return points;
 }
 
+/** The context lengths the context chart sweeps: doubling (a log axis), up to the model's
+ *  maximum context (the core's `model.max_context_tokens`; none known: the whole sweep). */
+export function contextSweep(ev) {
+  const max = ev && ev.model ? Number(ev.model.max_context_tokens) || 0 : 0;
+  const xs = max > 0 ? CONTEXT_SWEEP.filter((c) => c <= max) : CONTEXT_SWEEP;
+  return xs.length ? xs : CONTEXT_SWEEP.slice(0, 1);
+}
+
 /** The batch and context sweeps behind the two charts (inference only). */
 export function computeSweeps() {
   const ev = state.evaluation;
   state.sweeps = ev.workload === 'inference' ? {
     batch: sweep('users', BATCH_SWEEP, 'decode_tokens_per_s_per_user'),
-    context: sweep('context', CONTEXT_SWEEP, 'full_contexts'),
+    context: sweep('context', contextSweep(ev), 'full_contexts'),
   } : false;
 }
 

@@ -58,6 +58,12 @@
     }
   });
 
+  // A frame still on its initial about:blank (same origin as this page, so readable) would
+  // refuse a message for the calculator's origin and the browser would log an error: such a
+  // frame is greeted by its load event and its ready messages instead.
+  const atItsPage = (frame) => {
+    try { return frame.contentWindow.location.href !== 'about:blank'; } catch (e) { return true; }
+  };
   const init = () => {
     for (const f of frames()) {
       if (f.dataset.gpucalcBound) continue;
@@ -65,8 +71,10 @@
       f.addEventListener('load', () => hello(f));
       // Loaded after the frame (a tag manager, a slow script): the frame's ready messages may
       // be over, so greet it now; it answers with its height.
-      hello(f);
-      sendCatalog(f);
+      if (f.contentWindow && atItsPage(f)) {
+        hello(f);
+        sendCatalog(f);
+      }
     }
   };
   window.gpucalcEmbed = { init };

@@ -9,7 +9,7 @@ import { state, hooks } from './state.js';
 import { keys, maxCompare, listOf } from './schema.js';
 import { errorText, localized } from './format.js';
 
-const LIST_KEYS = new Set(['v', 'compare', 'price']);
+const LIST_KEYS = new Set(['v', 'compare', 'price', 'servers']);
 
 /** The scenario text of the form, every key in schema order (the core canonicalises it). */
 export function readForm() {
@@ -21,8 +21,14 @@ export function readForm() {
         const prices = state.compare.map((c) => c.price.trim().replace(/[$,\s]|US/g, '') || '-');
         if (prices.some((p) => p !== '-')) parts.push(`price=${prices.join(',')}`);
       }
+      if (key === 'servers') {
+        const servers = state.compare.map((c) => (c.servers || '').trim() || '-');
+        if (servers.some((n) => n !== '-')) parts.push(`servers=${servers.join(',')}`);
+      }
       continue;
     }
+    // Weights the user did not choose are left to the core: the model's release format.
+    if (key === 'weights' && !state.weightsChosen) continue;
     const el = $(`in-${key}`);
     const radio = el ? null : document.querySelector(`input[type="radio"][name="${key}"]:checked`);
     let value;
@@ -49,7 +55,9 @@ export function writeForm(inputs) {
     }
   }
   const prices = listOf(inputs, 'price');
-  state.compare = listOf(inputs, 'compare').map((id, i) => ({ id, price: prices[i] && prices[i] !== '-' ? prices[i] : '' }));
+  const servers = listOf(inputs, 'servers');
+  state.compare = listOf(inputs, 'compare').map((id, i) => ({ id, price: prices[i] && prices[i] !== '-' ? prices[i] : '',
+    servers: servers[i] && servers[i] !== '-' && servers[i] !== '1' ? servers[i] : '' }));
   renderOfferingRows();
   syncWorkloadFields();
 }
@@ -88,6 +96,10 @@ export function renderOfferingRows() {
       placeholder: catalogPrice !== null ? i18n.num(catalogPrice) : t('enter_price') });
     price.value = entry.price;
     price.addEventListener('input', () => { entry.price = price.value; hooks.update(); });
+    const servers = h('input', { id: `in-servers-${i}`, type: 'text', inputmode: 'numeric', autocomplete: 'off',
+      class: 'servers-input', 'aria-describedby': 'err-servers', placeholder: '1' });
+    servers.value = entry.servers || '';
+    servers.addEventListener('input', () => { entry.servers = servers.value; hooks.update(); });
     const remove = h('button', { type: 'button', class: 'icon-button', 'aria-label': t('remove_offering', { n: i + 1 }),
       title: t('remove_offering', { n: i + 1 }), disabled: state.compare.length <= 1 }, '×');
     remove.addEventListener('click', () => { state.compare.splice(i, 1); renderOfferingRows(); hooks.update(); });
@@ -96,7 +108,9 @@ export function renderOfferingRows() {
       h('label', { for: `in-offering-${i}`, class: 'visually-hidden' }, t('offering_n', { n: i + 1 })),
       select,
       h('label', { for: `in-price-${i}`, class: 'price-label' }, t('price_override')),
-      price, remove));
+      price,
+      h('label', { for: `in-servers-${i}`, class: 'servers-label' }, t('servers_label')),
+      servers, remove));
   });
   $('add-offering').disabled = state.compare.length >= maxCompare();
 }

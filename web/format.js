@@ -81,7 +81,8 @@ export function verdictParams(params) {
     if (typeof v !== 'number') out[k] = String(v);
     else if (/usd/.test(k)) out[k] = i18n.usd(v, v < 1 ? 3 : v < 100 ? 2 : 0);
     else if (/_gb$/.test(k)) out[k] = i18n.num(v, 0);
-    else if (k === 'ratio') out[k] = i18n.num(v, 1);
+    // Two decimals near 1: a 4 % difference reads "1.04×", never "1.0× less".
+    else if (k === 'ratio') out[k] = i18n.num(v, v < 1.1 ? 2 : 1);
     else out[k] = i18n.sig(v);
   }
   return out;
@@ -134,7 +135,8 @@ export function errorText(error) {
   }
   const params = Object.fromEntries(Object.entries(error.params || {}));
   let what;
-  if (error.code === 'unsupported_version') what = t('error_version', { version: error.value || i18n.num(params.version) });
+  if (params.repeated) what = t('error_repeated');
+  else if (error.code === 'unsupported_version') what = t('error_version', { version: error.value || i18n.num(params.version) });
   else if (error.code === 'unknown_id') what = t(field === 'model' ? 'error_unknown_model' : 'error_unknown_offering');
   else if (error.code === 'bad_value' || error.code === 'out_of_range') what = ruleText(info, params) || t(`error_${error.code}`);
   else what = i18n.has(`error_${error.code}`) ? t(`error_${error.code}`) : error.message;

@@ -25,7 +25,7 @@ export async function openFormula(index, field) {
   const r = traced.results[index];
   const tr = r && r.trace && r.trace[field];
   if (!tr) return;
-  setText($('formula-h'), t(`f_${field}`));
+  setText($('formula-h'), t(`f_${field}`, { context: i18n.num(Number(state.inputs.get('context'))) }));
   setText($('formula-offering'), `${offeringName(r)}: ${fmtField(field, r[field])}`);
   setText($('formula-text'), tr.formula);
   const inputs = Object.entries(tr.inputs || {});

@@ -1,13 +1,20 @@
 // Shortcuts the form offers: each preset sets scenario keys to values a buyer often means. They
 // fill the form only; the core computes everything from the keys as usual.
 
-/** Request shapes (input, output, context tokens). The long-context one sets the input near the
- *  context, so that decode is read at 128K, not at a short request inside a 128K window. */
+/** Request shapes (input, output, context tokens) and the speed per user each is priced at
+ *  (`interactivity`, tokens/s per user = 1 / TPOT). The long-context one sets the input near the
+ *  context, so that decode is read at 128K, not at a short request inside a 128K window.
+ *  Speeds: MLPerf Inference Interactive's p99 TPOT limit of the benchmark of that kind
+ *  (mlcommons/inference `inference_rules.adoc`, shared/reference/serving-measured.md): chat,
+ *  Llama 2 70B on OpenOrca, 40 ms = 25 tokens/s; reasoning, gpt-oss-120b, 20 ms = 50;
+ *  summarisation, Llama 3.1 8B on CNN/DailyMail, 30 ms = 33; long context, Llama 3.1 405B,
+ *  80 ms = 12.5. Each lies inside what InferenceX measured for DeepSeek-R1 on these shapes
+ *  (1K/1K 14-170 tokens/s per user, 1K/8K 19-157, 8K/1K 8-206). */
 export const WORKLOADS = [
-  { id: 'chat', keys: { input: 1024, output: 1024, context: 131072 } },
-  { id: 'reasoning', keys: { input: 1024, output: 8192, context: 131072 } },
-  { id: 'summarisation', keys: { input: 8192, output: 1024, context: 131072 } },
-  { id: 'long_context', keys: { input: 130048, output: 1024, context: 131072 } },
+  { id: 'chat', keys: { input: 1024, output: 1024, context: 131072, interactivity: 25 } },
+  { id: 'reasoning', keys: { input: 1024, output: 8192, context: 131072, interactivity: 50 } },
+  { id: 'summarisation', keys: { input: 8192, output: 1024, context: 131072, interactivity: 33 } },
+  { id: 'long_context', keys: { input: 130048, output: 1024, context: 131072, interactivity: 12.5 } },
 ];
 
 /** Speed per user the cost is read at (tokens/s per user; 0 = the cheapest point, any speed). */

@@ -98,7 +98,20 @@ export function decodeLenient(text) {
       if (!field || !byKey.has(field) || !inputs.has(field)) throw e;
       e.value = rawValue(text, field);
       errors.push(e);
-      inputs.delete(field);
+      // One compared id the catalog lacks (the core names its entry, `compare[i]`): that entry
+      // goes, with its price and servers; the other offerings stay.
+      const entry = /^compare\[(\d+)\]$/.exec(e.field);
+      const ids = listOf(inputs, 'compare');
+      if (entry && ids[Number(entry[1])]) e.value = ids[Number(entry[1])];
+      if (entry && ids.length > 1) {
+        for (const k of ['compare', 'price', 'servers']) {
+          const items = listOf(inputs, k);
+          if (items.length > Number(entry[1])) items.splice(Number(entry[1]), 1);
+          inputs.set(k, items.join(','));
+        }
+      } else {
+        inputs.delete(field);
+      }
       scenario = ['v=1', ...[...inputs].filter(([k, v]) => k !== 'v' && v !== '').map(([k, v]) => `${k}=${v}`)].join('&');
     }
   }
@@ -108,7 +121,8 @@ export function decodeLenient(text) {
 /** What the link's text gave `key` (shown in the message next to the field; never decoded). */
 function rawValue(text, key) {
   const base = (key || '').replace(/\[.*$/, '');
-  const hit = pairs(text).find(([k]) => k === base);
+  // The last pair of the key: a key given twice is rejected at its second value.
+  const hit = pairs(text).reverse().find(([k]) => k === base);
   return hit ? hit[1] : undefined;
 }
 

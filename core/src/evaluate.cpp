@@ -119,8 +119,16 @@ void add_fit_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scen
   }
   trace(r, "offering_hbm_marketed_bytes", "deployed_gpus x marketed HBM per GPU (decimal GB x 10^9, as sold)",
         {{"deployed_gpus", r.deployed_gpus}, {"hbm_marketed_gb", gpu.hbm_marketed_bytes / kBytesPerGB}});
-  trace(r, "reserve_bytes_per_gpu", "reserve_gb x 10^9 (runtime, communication buffers, activations)",
-        {{"reserve_gb", s.reserve_gb_per_gpu}});
+  if (f.engine_pool) {
+    trace(r, "reserve_bytes_per_gpu",
+          "capacity_bytes_per_gpu - weights_bytes_per_gpu - kv_free_bytes_per_gpu: what the engine keeps "
+          "outside its KV pool (activations, graphs, buffers), at least reserve_gb",
+          {{"capacity_bytes_per_gpu", f.capacity_bytes_per_gpu}, {"weights_bytes_per_gpu", f.weights_bytes_per_gpu},
+           {"kv_free_bytes_per_gpu", f.kv_free_bytes_per_gpu}});
+  } else {
+    trace(r, "reserve_bytes_per_gpu", "reserve_gb x 10^9 (runtime, communication buffers, activations)",
+          {{"reserve_gb", s.reserve_gb_per_gpu}});
+  }
   trace(r, "weights_bytes_per_gpu", "weights_bytes / instance_gpus",
         {{"weights_bytes", f.weights_bytes}, {"instance_gpus", f.deployment.gpus}});
   trace(r, "kv_bytes_per_context",
@@ -128,9 +136,21 @@ void add_fit_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scen
         {{"kv_bytes_per_token", f.kv_bytes_per_token}, {"context_tokens", static_cast<double>(s.context_tokens)},
          {"sliding_window_layers", m.sliding_window_layers}, {"sliding_window_tokens", m.sliding_window_tokens},
          {"state_bytes_per_sequence", f.state_bytes_per_sequence}});
-  trace(r, "kv_used_bytes_per_gpu", "ceil(users / replicas) x kv_bytes_per_sequence_per_gpu(instance)",
-        {{"users", static_cast<double>(s.users)}, {"replicas", f.replicas},
-         {"tensor_parallel", f.deployment.tensor_parallel}, {"pipeline_parallel", f.deployment.pipeline_parallel}});
+  if (f.engine_pool) {
+    trace(r, "kv_used_bytes_per_gpu",
+          "(ceil(users / replicas) - 1) x kv_bytes_per_sequence_per_gpu(request_tokens) + "
+          "kv_bytes_per_sequence_per_gpu(context): the users' requests as the engine holds them, one "
+          "at the full context (attention data parallel: ceil(users per instance / instance GPUs) per GPU)",
+          {{"users", static_cast<double>(s.users)}, {"replicas", f.replicas},
+           {"request_tokens", static_cast<double>(f.request_tokens)},
+           {"context_tokens", static_cast<double>(s.context_tokens)},
+           {"tensor_parallel", f.deployment.tensor_parallel}, {"pipeline_parallel", f.deployment.pipeline_parallel},
+           {"data_parallel_attention", s.dpa ? 1.0 : 0.0}});
+  } else {
+    trace(r, "kv_used_bytes_per_gpu", "ceil(users / replicas) x kv_bytes_per_sequence_per_gpu(instance)",
+          {{"users", static_cast<double>(s.users)}, {"replicas", f.replicas},
+           {"tensor_parallel", f.deployment.tensor_parallel}, {"pipeline_parallel", f.deployment.pipeline_parallel}});
+  }
   trace(r, "headroom_bytes_per_gpu", "kv_free_bytes_per_gpu - kv_used_bytes_per_gpu",
         {{"kv_free_bytes_per_gpu", f.kv_free_bytes_per_gpu}, {"kv_used_bytes_per_gpu", f.kv_used_bytes_per_gpu}});
   trace(r, "full_contexts_per_instance", "floor(kv_free_bytes_per_gpu / kv_bytes_per_sequence_per_gpu(instance))",
@@ -145,15 +165,34 @@ void add_fit_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const Scen
   add_kv_trace(r, m, s);
   trace(r, "gpus_needed_weights_only", "ceil(weights_bytes / capacity_bytes_per_gpu)",
         {{"weights_bytes", f.weights_bytes}, {"capacity_bytes_per_gpu", f.capacity_bytes_per_gpu}});
-  trace(r, "gpus_needed",
-        "smallest legal instance n with weights_bytes / n + reserve + users x kv_per_sequence_per_gpu(n) <= capacity",
-        {{"weights_bytes", f.weights_bytes}, {"reserve_bytes_per_gpu", f.reserve_bytes_per_gpu},
-         {"users", static_cast<double>(s.users)}, {"context_tokens", static_cast<double>(s.context_tokens)},
-         {"capacity_bytes_per_gpu", f.capacity_bytes_per_gpu}});
-  trace(r, "kv_free_bytes_per_gpu", "capacity_bytes_per_gpu - reserve_bytes_per_gpu - weights_bytes / instance_gpus",
-        {{"capacity_bytes_per_gpu", f.capacity_bytes_per_gpu},
-         {"reserve_bytes_per_gpu", f.reserve_bytes_per_gpu}, {"weights_bytes", f.weights_bytes},
-         {"instance_gpus", f.deployment.gpus}});
+  if (f.engine_pool) {
+    trace(r, "gpus_needed",
+          "smallest legal instance n whose engine KV pool (capacity, weights_bytes / n) holds (users - 1) x "
+          "kv_per_sequence_per_gpu(n, request_tokens) + kv_per_sequence_per_gpu(n, context)",
+          {{"weights_bytes", f.weights_bytes}, {"users", static_cast<double>(s.users)},
+           {"request_tokens", static_cast<double>(f.request_tokens)},
+           {"context_tokens", static_cast<double>(s.context_tokens)},
+           {"capacity_bytes_per_gpu", f.capacity_bytes_per_gpu}});
+    trace(r, "gpus_needed_full_context",
+          "smallest legal instance n whose engine KV pool holds users x kv_per_sequence_per_gpu(n, context): "
+          "every user at the full context",
+          {{"users", static_cast<double>(s.users)}, {"context_tokens", static_cast<double>(s.context_tokens)}});
+    trace(r, "kv_free_bytes_per_gpu",
+          "the engine's KV pool per GPU (vLLM, ATOM: capacity x fraction - weights; TensorRT-LLM: fraction x "
+          "(capacity - weights); SGLang: capacity - reserved - weights), weights = weights_bytes / instance_gpus",
+          {{"capacity_bytes_per_gpu", f.capacity_bytes_per_gpu}, {"weights_bytes", f.weights_bytes},
+           {"instance_gpus", f.deployment.gpus}});
+  } else {
+    trace(r, "gpus_needed",
+          "smallest legal instance n with weights_bytes / n + reserve + users x kv_per_sequence_per_gpu(n) <= capacity",
+          {{"weights_bytes", f.weights_bytes}, {"reserve_bytes_per_gpu", f.reserve_bytes_per_gpu},
+           {"users", static_cast<double>(s.users)}, {"context_tokens", static_cast<double>(s.context_tokens)},
+           {"capacity_bytes_per_gpu", f.capacity_bytes_per_gpu}});
+    trace(r, "kv_free_bytes_per_gpu", "capacity_bytes_per_gpu - reserve_bytes_per_gpu - weights_bytes / instance_gpus",
+          {{"capacity_bytes_per_gpu", f.capacity_bytes_per_gpu},
+           {"reserve_bytes_per_gpu", f.reserve_bytes_per_gpu}, {"weights_bytes", f.weights_bytes},
+           {"instance_gpus", f.deployment.gpus}});
+  }
   trace(r, "kv_free_bytes", "replicas x instance_gpus x kv_free_bytes_per_gpu",
         {{"replicas", f.replicas}, {"instance_gpus", f.deployment.gpus},
          {"kv_free_bytes_per_gpu", f.kv_free_bytes_per_gpu}});
@@ -185,6 +224,7 @@ void apply_training_fit(const Catalog& catalog, const Scenario& s, const Model& 
   const TrainingEstimate t =
       estimate_training(catalog, s, m, gpu, gpus, r.fit.capacity_bytes_per_gpu, *catalog.constants);
   r.train_memory_bytes_per_gpu = t.memory_bytes_per_gpu;
+  r.train_memory_parts = t.parts;
   r.fit.fits = t.fits;
   r.fit.reason = t.fits ? "ok" : "training_does_not_fit";
   if (!t.fits) {
@@ -240,7 +280,8 @@ std::optional<Error> check_scenario(const Catalog& catalog, const Scenario& as_g
                       "\"" + as_given.model + "\" is not in the catalog (gpucalc --list models)");
   }
   if (as_given.compare.empty()) {
-    return make_error(ErrorCode::kOutOfRange, "compare", "must list 1 to 4 offerings");
+    return make_error(ErrorCode::kOutOfRange, "compare",
+                      "must list 1 to " + std::to_string(kMaxCompared) + " offerings");
   }
   if (as_given.tp > 0 &&
       !deployment_is_valid(*model, as_given.tp, smallest_scale_up(catalog, as_given))) {
@@ -291,7 +332,8 @@ std::optional<Error> evaluate_into(const Catalog& catalog, const Model& catalog_
   for (std::size_t i = 0; i < scenario.compare.size(); ++i) {
     const Offering* off = catalog.find_offering(scenario.compare[i]);
     if (off == nullptr) {
-      return make_error(ErrorCode::kUnknownId, "compare",
+      // The entry's index in the field: the page drops that one id and keeps the rest.
+      return make_error(ErrorCode::kUnknownId, "compare[" + std::to_string(i) + "]",
                         "\"" + scenario.compare[i] + "\" is not an offering in the catalog (gpucalc --list offerings)");
     }
     const Gpu* gpu = catalog.find_gpu(off->gpu_id);
@@ -324,10 +366,11 @@ std::optional<Error> evaluate_into(const Catalog& catalog, const Model& catalog_
     if (network != nullptr) r.scale_out_network = network->id;
     const int requested = i < scenario.servers.size() ? scenario.servers[i] : 1;
     ServerSpan span{std::max(1, requested), r.stackable};
-    r.fit = fit_memory(*model, *gpu, *off, scenario, span);
+    // Inference: the fit answers the serving question, KV sized by the engine's pool rule.
+    r.fit = fit_memory(*model, *gpu, *off, scenario, span, engine);
     if (requested == 0 && r.fit.servers_needed > 1) {
       span.servers = r.fit.servers_needed;
-      r.fit = fit_memory(*model, *gpu, *off, scenario, span);
+      r.fit = fit_memory(*model, *gpu, *off, scenario, span, engine);
     }
     // The model reads no further than its maximum context, however much KV room is left.
     if (model->max_context_tokens > 0 && r.fit.max_context_tokens > model->max_context_tokens) {

@@ -39,6 +39,7 @@ void write_curve_entry(JsonWriter& w, const std::optional<ServingCurveEntry>& e)
   } else {
     w.null();
   }
+  w.field("token_kind", kCurveTokenKind);
   w.field("tp", e->tp);
   w.field("ep", e->ep);
   w.field("dpa", e->dpa);

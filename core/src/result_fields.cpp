@@ -120,6 +120,9 @@ const std::vector<ResultField>& result_fields() {
        [](const R& r) { return r.fit.gpus_needed > 0 ? v(r.fit.gpus_needed) : FieldValue{}; }},
       {"fits", U::kFlag, S::kAll, [](const R& r) { return v(r.fit.fits); }},
       {"fit_reason", U::kText, S::kAll, [](const R& r) { return v(r.fit.reason); }},
+      {"gpus_needed_full_context", U::kCount, S::kInference,
+       [](const R& r) { return r.fit.gpus_needed_full_context > 0 ? v(r.fit.gpus_needed_full_context) : FieldValue{}; }},
+      {"request_tokens", U::kTokens, S::kInference, [](const R& r) { return v(r.fit.request_tokens); }},
       {"servers_needed", U::kCount, S::kAll,
        [](const R& r) { return r.fit.servers_needed > 0 ? v(r.fit.servers_needed) : FieldValue{}; }},
       {"servers", U::kCount, S::kAll, [](const R& r) { return v(r.servers); }},
@@ -193,6 +196,23 @@ const std::vector<ResultField>& result_fields() {
       {"run_cost_usd", U::kUsd, S::kTraining, [](const R& r) { return v(r.run_cost_usd); }},
       {"train_memory_bytes_per_gpu", U::kBytes, S::kTraining,
        [](const R& r) { return v(r.train_memory_bytes_per_gpu); }},
+      {"train_weights_bytes_per_gpu", U::kBytes, S::kTraining,
+       [](const R& r) { return r.train_memory_parts ? v(r.train_memory_parts->weights) : FieldValue{}; }},
+      {"train_gradient_bytes_per_gpu", U::kBytes, S::kTraining,
+       [](const R& r) { return r.train_memory_parts ? v(r.train_memory_parts->gradients) : FieldValue{}; }},
+      {"train_optimizer_bytes_per_gpu", U::kBytes, S::kTraining,
+       [](const R& r) { return r.train_memory_parts ? v(r.train_memory_parts->optimizer) : FieldValue{}; }},
+      {"train_adapter_bytes_per_gpu", U::kBytes, S::kTraining,
+       [](const R& r) { return r.train_memory_parts ? v(r.train_memory_parts->adapters) : FieldValue{}; }},
+      {"train_activation_bytes_per_gpu", U::kBytes, S::kTraining,
+       [](const R& r) { return r.train_memory_parts ? v(r.train_memory_parts->activations) : FieldValue{}; }},
+      {"train_reserve_bytes_per_gpu", U::kBytes, S::kTraining,
+       [](const R& r) { return r.train_memory_parts ? v(r.train_memory_parts->reserve) : FieldValue{}; }},
+      {"train_free_bytes_per_gpu", U::kBytes, S::kTraining,  // capacity - training memory (< 0: over)
+       [](const R& r) {
+         return r.train_memory_bytes_per_gpu ? v(r.fit.capacity_bytes_per_gpu - *r.train_memory_bytes_per_gpu) : FieldValue{};
+       }},
+      {"billed_months", U::kCount, S::kTraining, [](const R& r) { return v(r.billed_months); }},
       {"energy_kwh_per_run", U::kKwh, S::kTraining, [](const R& r) { return v(r.energy_kwh_per_run); }},
       {"energy_usd_per_run", U::kUsd, S::kTraining, [](const R& r) { return v(r.energy_usd_per_run); }},
       {"rates_source", U::kText, S::kAll, [](const R& r) { return v(rates_source_name(r.rates_source)); }},
@@ -210,6 +230,22 @@ const ResultField* find_result_field(std::string_view name) {
   return nullptr;
 }
 
+const char* token_kind(std::string_view field) {
+  static constexpr std::pair<std::string_view, const char*> kKinds[] = {
+      {"usd_per_million_tokens", "output"},         // at the highest-throughput point
+      {"usd_per_million_total_tokens", "total"},    // the same point, input + output counted
+      {"energy_usd_per_million_tokens", "output"},  // energy per output token
+      {"max_throughput_tokens_per_s", "output"},
+      {"output_tokens_per_s_per_gpu", "output"},
+      {"total_tokens_per_s_per_gpu", "total"},
+      {"output_tokens_per_s_per_mw", "output"},
+  };
+  for (const auto& [name, kind] : kKinds) {
+    if (field == name) return kind;
+  }
+  return nullptr;
+}
+
 std::string result_fields_json() {
   detail::JsonWriter w;
   w.begin_array();
@@ -220,6 +256,7 @@ std::string result_fields_json() {
     w.field("scope", f.scope == S::kAll         ? "all"
                      : f.scope == S::kInference ? "inference"
                                                 : "training");
+    if (const char* kind = token_kind(f.name)) w.field("token_kind", kind);
     w.end_object();
   }
   w.end_array();

@@ -246,6 +246,10 @@ struct Row {
   std::string prefix;
   /** Cross-key check once every key is read (price against compare); may fix up the value. */
   std::optional<Error> (*finish)(Scenario&) = nullptr;
+  /** True when the string never named the key and its value is decided later (weights: by
+   *  the model, in evaluate): the lenient decode's text leaves it out, so the link the page
+   *  evaluates keeps leaving the choice to the core. */
+  bool (*unset)(const Scenario&) = nullptr;
 };
 
 template <auto M>
@@ -400,12 +404,13 @@ Row id_list(const char* key, std::size_t max_entries, const char* description, b
   r.info.max = static_cast<double>(max_entries);
   r.set = [](const ScenarioKey& k, const std::string& v, Scenario& s) -> std::optional<Error> {
     auto ids = split(v, ',');
-    if (static_cast<double>(ids.size()) > k.max) {
-      Error e = range(k.key, "lists at most " + std::to_string(static_cast<int>(k.max)) +
-                                 " entries, got " + std::to_string(ids.size()));
-      e.params = {{"max", k.max}, {"count", static_cast<double>(ids.size())}};
-      return e;
-    }
+    // A longer list keeps its first `max` entries (a lenient decode goes on with them) and
+    // the error names the ones it dropped.
+    std::string dropped;
+    const auto max = static_cast<std::size_t>(k.max);
+    const std::size_t count = ids.size();
+    for (std::size_t i = max; i < count; ++i) dropped += (dropped.empty() ? "" : ", ") + ids[i];
+    if (count > max) ids.resize(max);
     for (std::size_t a = 0; a < ids.size(); ++a) {
       if (!detail::is_valid_id(ids[a])) return bad(k.key, "must list catalog ids separated by commas, got \"" + v + "\"");
       for (std::size_t b = 0; b < a; ++b) {
@@ -413,6 +418,12 @@ Row id_list(const char* key, std::size_t max_entries, const char* description, b
       }
     }
     s.*M = ids;
+    if (count > max) {
+      Error e = range(k.key, "lists at most " + std::to_string(max) + " entries, got " + std::to_string(count) +
+                                 ": kept the first " + std::to_string(max) + ", dropped " + dropped);
+      e.params = {{"max", k.max}, {"count", static_cast<double>(count)}};
+      return e;
+    }
     return std::nullopt;
   };
   r.text = [](const Scenario& s, std::string& out) {
@@ -502,6 +513,7 @@ Row weights_row() {
     if (!e) s.weights_from_model = false;
     return e;
   };
+  r.unset = [](const Scenario& s) { return s.weights_from_model; };
   return r;
 }
 
@@ -735,6 +747,7 @@ std::optional<Error> decode_into(std::string_view text, Scenario& out, std::vect
       e = make_error(ErrorCode::kUnknownKey, shown, "is not a scenario key (see gpucalc --keys)");
     } else if (std::find(seen.begin(), seen.end(), row) != seen.end()) {
       e = bad(*key, "appears twice");
+      e->params = {{"repeated", 1.0}};  // the page words it apart from the key's rule
     } else {
       seen.push_back(row);
       auto value = percent_decode(pair.substr(eq + 1));
@@ -819,17 +832,26 @@ ScenarioDecode decode_scenario_lenient(std::string_view text) {
   return out;
 }
 
-std::string encode_scenario(const Scenario& s) {
+namespace {
+
+/** The canonical text; `omit_unset`: leave out the keys the string never named whose value is
+ *  decided later (Row::unset), so the text still leaves them to the core. */
+std::string encode_rows(const Scenario& s, bool omit_unset) {
   std::string out;
   out.reserve(160);
   const Scenario& d = defaults();
   for (const Row& r : rows()) {
     if (!r.info.fit_key && r.is_default(s, d)) continue;
+    if (omit_unset && r.unset != nullptr && r.unset(s)) continue;
     out.append(r.prefix, out.empty() ? 1 : 0, std::string::npos);
     r.text(s, out);
   }
   return out;
 }
+
+}  // namespace
+
+std::string encode_scenario(const Scenario& s) { return encode_rows(s, false); }
 
 std::string scenario_inputs_json(const Scenario& scenario) {
   JsonWriter w;
@@ -866,7 +888,8 @@ std::string scenario_decode_json(std::string_view text) {
   const ScenarioDecode d = decode_scenario_lenient(text);
   JsonWriter w;
   w.begin_object();
-  w.field("scenario", encode_scenario(d.scenario));
+  // The page evaluates this text: weights the link never named stay the model's to decide.
+  w.field("scenario", encode_rows(d.scenario, true));
   w.key("inputs");
   write_inputs(w, d.scenario);
   w.key("errors").begin_array();

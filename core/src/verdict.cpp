@@ -209,13 +209,28 @@ void build_verdict(Evaluation& ev) {
       // curve's interactivity point), not at the highest throughput (issue 12 item 2).
       const Getter cost = at_speed ? usd_per_million_tokens_at_speed
                                    : static_cast<Getter>([](const OfferingResult& r) { return r.usd_per_million_tokens; });
-      auto with_speed = [&](VerdictParams params) {
+      // Every cost names the speed per user it is priced at (the chosen speed, or the speed of
+      // the highest-throughput point) and the latency limits that point meets.
+      auto speed_of = [&](const OfferingResult& r) -> std::optional<double> {
+        if (at_speed) return s.interactivity;
+        if (r.max_throughput_point) return r.max_throughput_point->tokens_per_s_per_user;
+        return std::nullopt;
+      };
+      auto with_speed = [&](VerdictParams params, const OfferingResult& r, const OfferingResult* other) {
         if (at_speed) params.emplace_back("interactivity", s.interactivity);
+        if (!at_speed) {
+          if (const auto v = speed_of(r)) params.emplace_back("tokens_per_s_per_user", *v);
+          if (other != nullptr) {
+            if (const auto v = speed_of(*other)) params.emplace_back("other_tokens_per_s_per_user", *v);
+          }
+        }
+        if (s.ttft_max_s > 0.0) params.emplace_back("ttft_max_s", s.ttft_max_s);
+        if (s.tpot_max_s > 0.0) params.emplace_back("tpot_max_s", s.tpot_max_s);
         return params;
       };
       if (auto i = strict_best(rs, cost, false, 0.05, ratio)) {
         add(rs[*i], at_speed ? "cheaper_per_million_tokens_at_speed" : "cheaper_per_million_tokens", "pro",
-            with_speed({{"usd_per_million_tokens", *cost(rs[*i])}, {"ratio", ratio}}));
+            with_speed({{"usd_per_million_tokens", *cost(rs[*i])}, {"ratio", ratio}}, rs[*i], nullptr));
       }
       // Every pair, now that every GPU has a price: the cheaper per million tokens, by how much.
       for (std::size_t a = 0; a < rs.size(); ++a) {
@@ -229,7 +244,8 @@ void build_verdict(Evaluation& ev) {
           const double cheap = std::min(*x, *y), dear = std::max(*x, *y);
           add(rs[lo], at_speed ? "cheaper_per_million_tokens_than_at_speed" : "cheaper_per_million_tokens_than", "pro",
               with_speed({{"usd_per_million_tokens", cheap}, {"other_usd_per_million_tokens", dear},
-                          {"ratio", dear / cheap}, {"other_index", static_cast<double>(hi)}}));
+                          {"ratio", dear / cheap}, {"other_index", static_cast<double>(hi)}},
+                         rs[lo], &rs[hi]));
         }
       }
       if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.energy_joules_per_output_token; },

@@ -186,7 +186,7 @@ check "CSV shows the escape" grep -qF '\x1b[2J' "$tmp/t.csv"
 "$bin" --catalog "$tmp/rlo.json" --curve --format csv 'v=1&compare=rlo' >"$tmp/c.csv" 2>&1
 check "curve CSV: unpriced cost is an empty cell" python3 -c "
 import csv; rows = list(csv.reader(open('$tmp/c.csv', newline='')))
-assert rows[0][6] == 'US\$/Mtok' and len(rows) > 1 and all(r[6] == '' for r in rows[1:]), rows[:2]"
+assert rows[0][6] == 'US\$/M output tok' and len(rows) > 1 and all(r[6] == '' for r in rows[1:]), rows[:2]"
 "$bin" --catalog "$tmp/rlo.json" --curve --format json 'v=1&compare=rlo,fullgpu-8x-h200' >"$tmp/c.json"
 check "curve JSON: unpriced cost is null, priced a number" py "$tmp/c.json" "
 assert d[0]['curve'] and all(p['usd_per_million_tokens'] is None for p in d[0]['curve'])

@@ -91,3 +91,25 @@ export async function until(page, fn, arg, timeout = 10000) {
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** A page of the calculator at `url`, ready (html.ready), recording console and page errors. */
+export async function openCalculator(context, url, viewport = { width: 1280, height: 900 }) {
+  const page = await context.newPage();
+  await page.setViewportSize(viewport);
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  await page.goto(url);
+  await page.waitForSelector('html.ready', { timeout: 30000 });
+  return { page, problems };
+}
+
+/** axe-core's serious and critical violations of `target` (a page or frame), run through
+ *  DevTools, not under the page's CSP. */
+export async function axeViolations(target) {
+  const source = fs.readFileSync(path.join(repo, 'tests/js/node_modules/axe-core/axe.min.js'), 'utf8');
+  await target.evaluate(source);
+  const result = await target.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.length} nodes, e.g. ${v.nodes[0].target.join(' ')} ${v.nodes[0].failureSummary.split('\n')[1] || ''}`);
+}

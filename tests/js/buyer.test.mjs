@@ -6,12 +6,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launch, serve, repo, fullScreenshot, until } from './browser-lib.mjs';
+import { launch, serve, repo, fullScreenshot, until, axeViolations } from './browser-lib.mjs';
 
 const shots = path.join(repo, 'build', 'screenshots');
 fs.mkdirSync(shots, { recursive: true });
 const dict = Object.fromEntries(['en', 'zh'].map((l) => [l, JSON.parse(fs.readFileSync(path.join(repo, `web/i18n/${l}.json`), 'utf8'))]));
-const axeSource = fs.readFileSync(path.join(repo, 'tests/js/node_modules/axe-core/axe.min.js'), 'utf8');
 const LANGS = ['en', 'zh'];
 const WIDTHS = [1280, 390];
 const HEIGHT = { 1280: 900, 390: 844 };
@@ -69,13 +68,6 @@ const evaluation = (page) => page.evaluate(() => window.gpucalcPage.state.evalua
 const innerText = (page, sel) => page.locator(sel).innerText();
 const shot = (page, name) => page.screenshot({ path: path.join(shots, `buyer-${name}.png`) });
 
-/** axe-core's serious and critical violations (run through DevTools, not under the page's CSP). */
-async function axeViolations(target) {
-  await target.evaluate(axeSource);
-  const result = await target.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id}: ${v.nodes.length} nodes, e.g. ${v.nodes[0].target.join(' ')} ${v.nodes[0].failureSummary.split('\n')[1] || ''}`);
-}
 
 // Latin words allowed on the Chinese page: units, number formats, model, GPU, product and
 // company names, engines and standard abbreviations. Anything else is English text (or a code).
@@ -446,11 +438,12 @@ test('offering selects never cut the price: whole labels for the defaults, every
 });
 
 test('a card of an offering that does not fit says the GPUs it needs, with no layout and no speed (en, zh, 1280, 390)', async () => {
-  // DeepSeek-V3 BF16 on one H200 (no layout at all) and 16 users x 128K of DeepSeek-V3 FP8 on
-  // 8x H200 (the core still computes a decode speed for its split): neither card shows one.
+  // DeepSeek-V3 BF16 on one H200 (no layout at all) and 16 users of 121K-token requests of
+  // DeepSeek-V3 FP8 on 8x H200 (the core still computes a decode speed for its split): neither
+  // card shows one.
   const cases = [
     'v=1&model=deepseek-v3&weights=bf16&compare=fullgpu-8x-mi355x,fullgpu-1x-h200&users=8',
-    'v=1&model=deepseek-v3&weights=fp8&users=16',
+    'v=1&model=deepseek-v3&weights=fp8&users=16&input=120000&output=1024',
   ];
   for (const lang of LANGS) {
     const d = dict[lang];

@@ -6,7 +6,7 @@ import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, serve, repo, until } from './browser-lib.mjs';
+import { launch, serve, repo, until, openCalculator } from './browser-lib.mjs';
 import * as gpucalc from '../../web/gpucalc.js';
 
 const shots = path.join(repo, 'build', 'screenshots');
@@ -40,16 +40,7 @@ after(async () => {
   calc.server.close();
 });
 
-async function openPage(url, viewport = { width: 1280, height: 900 }) {
-  const page = await context.newPage();
-  await page.setViewportSize(viewport);
-  const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  await page.goto(url);
-  await page.waitForSelector('html.ready', { timeout: 30000 });
-  return { page, problems };
-}
+const openPage = (url, viewport) => openCalculator(context, url, viewport);
 
 const content = (page, sel) => page.locator(sel).evaluate((el) => el.textContent.replace(/\s+/g, ' ').trim());
 const num = (s) => Number(String(s).replace(/[^0-9.]/g, ''));
@@ -345,6 +336,7 @@ test('Chinese: the serving section and the accuracy panel in zh, screenshots at 
 test('the engine shown follows `engine`: vLLM, SGLang, TensorRT-LLM on NVIDIA, ATOM on AMD', async () => {
   const { page } = en;
   const engineRow = async () => (await servingRows(page)).find((r) => r[0] === 'Engine behind the figures').slice(1);
+  await page.click('#advanced > summary');  // the engine sits in the advanced section
   await page.selectOption('#in-engine', 'vllm');
   await until(page, () => /engine=vllm/.test(window.gpucalcPage.state.evaluation.scenario));
   assert.ok((await engineRow()).every((c) => /^vLLM /.test(c)), (await engineRow()).join(' | '));

@@ -8,23 +8,33 @@ export function renderKeyFigures(ev, inputs) {
   const inference = ev.workload === 'inference';
   const cards = ev.results.map((r, i) => {
     const rows = [
-      ['f_fits', r.fits ? h('span', { class: 'ok' }, t('fits_on', { n: i18n.num(r.gpus_needed), of: i18n.num(r.gpu_count) }))
+      // Said of the deployment the card's speeds are for: its GPUs, not the smallest instance.
+      ['f_fits', r.fits ? h('span', { class: 'ok' }, t('fits_on', { of: i18n.num(r.deployed_gpus) }))
         : h('span', { class: 'bad' }, noFit(r))],
-      ['f_kv_free_bytes', figure(r, i, 'kv_free_bytes')],
-      ['f_full_contexts', figure(r, i, 'full_contexts')],
     ];
+    // The worst case apart: every user at the full context (the core's gpus_needed_full_context).
+    if (inference && r.gpus_needed_full_context !== undefined) {
+      const n = r.gpus_needed_full_context;
+      rows.push([t('f_gpus_needed_full_context', { context: i18n.num(Number(inputs.get('context'))) }),
+        n ? tn('full_context_needs', n, { n: i18n.num(n) }) : t('full_context_none'), true]);
+    }
+    if (inference) {
+      rows.push(['f_kv_free_bytes', figure(r, i, 'kv_free_bytes')], ['f_full_contexts', figure(r, i, 'full_contexts')]);
+    }
     // The deployment every figure of the card belongs to; an offering that does not fit has none,
     // so no layout and no speed or run figures (issue 15: one deployment per card).
     if (r.fits) {
-      rows.push(['instance', tn('instance_split', r.replicas, { tp: r.tensor_parallel, pp: r.pipeline_parallel, replicas: r.replicas })]);
-      const fields = inference ? ['decode_tokens_per_s_per_user'] : ['train_hours', 'run_cost_usd'];
+      // The inference layout; a training run's own split is in its memory figures.
+      if (inference) rows.push(['instance', tn('instance_split', r.replicas, { tp: r.tensor_parallel, pp: r.pipeline_parallel, replicas: r.replicas })]);
+      const fields = inference ? ['decode_tokens_per_s_per_user']
+        : ['train_memory_bytes_per_gpu', 'train_hours', 'run_cost_usd', ...(r.billed_months ? ['billed_months'] : [])];
       for (const f of fields) rows.push([`f_${f}`, figure(r, i, f)]);
     }
     return h('article', { class: `keyfig ${seriesClass(i)}` },
       h('h3', {}, offeringName(r)),
       h('p', { class: 'price' }, figure(r, i, 'price_month_usd'),
         h('span', { class: 'unit' }, t(r.price_month_usd !== null ? 'per_month_unit' : 'unpriced_short'))),
-      h('dl', {}, rows.map(([label, value]) => h('div', {}, h('dt', {}, t(label)), h('dd', {}, value)))),
+      h('dl', {}, rows.map(([label, value, worded]) => h('div', {}, h('dt', {}, worded ? label : t(label)), h('dd', {}, value)))),
       inference ? h('p', { class: 'help card-point' }, tn('card_point', Number(inputs.get('users')), {
         users: i18n.num(Number(inputs.get('users'))), input: i18n.num(Number(inputs.get('input'))), output: i18n.num(Number(inputs.get('output'))) })) : null,
       inference && r.fits ? maxPoint(r, i) : null);

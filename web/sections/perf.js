@@ -8,7 +8,7 @@ import { ratesSource, fieldKind } from '../schema.js';
 import { lineChart } from '../charts.js';
 import { memo, chartReady, chartWidth, drawChart } from '../schedule.js';
 import { state } from '../state.js';
-import { computeSweeps, BATCH_SWEEP, CONTEXT_SWEEP } from '../compute.js';
+import { computeSweeps, contextSweep, BATCH_SWEEP } from '../compute.js';
 
 const INFERENCE = ['max_throughput_tokens_per_s', 'decode_tokens_per_s_per_user', 'ttft_s', 'tpot_s', 'usd_per_million_tokens', 'usd_per_million_total_tokens'];
 const TRAINING = ['train_tokens_per_s', 'train_hours', 'gpu_hours', 'run_cost_usd', 'train_memory_bytes_per_gpu'];
@@ -65,8 +65,8 @@ function renderSweeps(ev, inputs) {
   })));
   if (chartReady(ctxBox)) memo('context-chart', keyOf(ctxBox, ctx, ''), () => morph(ctxBox, lineChart({ name: 'context',
     width: chartWidth(ctxBox), title: t('context_chart_title'),
-    desc: describe(CONTEXT_SWEEP, ctx, i18n.tokens, (y) => i18n.num(y)),
-    xs: CONTEXT_SWEEP, xFmt: i18n.tokens, yFmt: (y) => i18n.num(y),
+    desc: describe(contextSweep(ev), ctx, i18n.tokens, (y) => i18n.num(y)),
+    xs: contextSweep(ev), xFmt: i18n.tokens, yFmt: (y) => i18n.num(y),
     series: ctx.map((values, i) => ({ name: names[i], cls: seriesClass(i), values })),
     xLabel: t('context_axis'),
   })));
@@ -78,7 +78,7 @@ function renderSweeps(ev, inputs) {
       rows: xs.map((x, j) => ({ cells: [xf(x), ...series.map((vals) => (vals[j] === null ? i18n.DASH : yf(vals[j])))] })),
     });
     sweepTable($('batch-table'), t('batch_chart_title'), BATCH_SWEEP, (x) => t('users_n', { n: i18n.num(x) }), batch, i18n.sig);
-    sweepTable($('context-table'), t('context_chart_title'), CONTEXT_SWEEP, i18n.tokens, ctx, (y) => i18n.num(y));
+    sweepTable($('context-table'), t('context_chart_title'), contextSweep(ev), i18n.tokens, ctx, (y) => i18n.num(y));
   };
   if (dataBox.open || state.printing) state.drawSweepTables();
 }

@@ -8,7 +8,7 @@ import { $, h, morph, table, seriesClass, setText } from '../dom.js';
 import { fmtField, band, pointBands, offeringName } from '../format.js';
 import { paretoChart } from '../charts.js';
 import { memo, chartReady, chartWidth, drawChart } from '../schedule.js';
-import { state } from '../state.js';
+import { state, hooks } from '../state.js';
 
 const hasCurve = (ev) => ev.workload === 'inference' && ev.results.some((r) => Array.isArray(r.curve));
 
@@ -106,8 +106,19 @@ function drawCurve(ev, speed, names) {
       series, xLabel: t('curve_x'), yLabel: t('curve_y'),
       xFmt: (x) => i18n.num(x), yFmt: (y) => i18n.num(y),
       marker: speed ? { x: speed, label: t('preset_speed', { n: i18n.num(speed) }) } : null,
-      onPoint: (s, p) => setText($('curve-readout'), s === null ? '' : `${series[s].name}: ${series[s].points[p].label}`) }));
+      onPoint: (s, p) => setText($('curve-readout'), s === null ? '' : `${series[s].name}: ${series[s].points[p].label}`),
+      onPick: (s, p) => pick(ev.results[s].curve[p]) }));
   });
+}
+
+/** A picked curve point becomes the operating point: its users and its speed per user (3
+ *  significant digits, rounded down so the point stays within reach), as the form's keys. */
+function pick(p) {
+  const digits = Math.max(0, 2 - Math.floor(Math.log10(p.tokens_per_s_per_user)));
+  const speed = Math.floor(p.tokens_per_s_per_user * 10 ** digits) / 10 ** digits;
+  $('in-users').value = String(Math.max(1, Math.round(p.users)));
+  if ($('in-interactivity')) $('in-interactivity').value = String(speed);
+  hooks.update();
 }
 
 function drawCurveTable(ev, names) {

@@ -7,24 +7,77 @@ import { verdictParams, fmtField, band, pointBands, offeringName } from '../form
 
 export function renderVerdict(ev, inputs) {
   const columns = ev.results.map((r, i) => {
-    const items = ev.verdict.filter((v) => v.offering === r.offering);
+    const items = mergePairs(ev, ev.verdict.filter((v) => v.offering === r.offering));
     const list = h('ul', {}, items.map((v) => {
-      const key = i18n.has(`v_${v.code}_${v.kind}`) ? `v_${v.code}_${v.kind}` : `v_${v.code}`;
+      if (v.merged) return v.merged;
+      const params = verdictParams(v.params);
       return h('li', { class: `reason ${v.kind}` },
         h('span', { class: 'mark', 'aria-hidden': 'true' }, v.kind === 'pro' ? '✓' : v.kind === 'con' ? '!' : 'i'),
         h('span', { class: 'visually-hidden' }, `${t(`kind_${v.kind}`)}: `),
-        t(key, verdictParams(v.params)));
+        t(reasonKey(v), params), limitsText(v.params || {}, params));
     }));
     const recommended = ev.recommended === r.offering;
     return h('div', { class: `verdict-col ${seriesClass(i)}${recommended ? ' recommended' : ''}` },
       h('h3', {}, t('choose_when', { name: offeringName(r) })),
-      recommended ? h('p', { class: 'badge' }, t(`recommended_${ev.recommendation_basis}`, { n: i18n.num(Number(inputs.get('interactivity')) || 0) })) : null,
+      recommended ? h('p', { class: 'badge' }, badgeText(ev, r, inputs)) : null,
       items.length ? list : h('p', { class: 'help' }, t('no_reasons_hint')),
       // The verdict's own con says an unreachable speed; the line below would repeat it.
       items.some((v) => v.code === 'interactivity_unreachable') ? null : speedCost(r, Number(inputs.get('interactivity')) || 0));
   });
   morph($('verdict'), ...columns);
-  setText($('verdict-summary'), summaryLine(ev, inputs));
+  const line = summaryLine(ev, inputs);
+  setText($('verdict-summary'), line);
+  setText($('phone-summary-text'), line);
+}
+
+/** With three or more offerings an offering cheaper than several others gets one sentence
+ *  (its own figure once, then each other's), not one per pair repeating its figure. */
+const PAIR = /^cheaper_per_million_tokens_than(_at_speed)?$/;
+function mergePairs(ev, items) {
+  const pairs = items.filter((v) => PAIR.test(v.code));
+  if (pairs.length < 2) return items;
+  const first = pairs[0];
+  const params = verdictParams(first.params);
+  const others = pairs.map((v) => {
+    const p = verdictParams(v.params);
+    const other = ev.results[v.params.other_index];
+    return t('v_other_cost', { usd: p.other_usd_per_million_tokens, name: other ? offeringName(other) : '?', ratio: p.ratio });
+  }).join(t('list_sep'));
+  const key = first.code.endsWith('_at_speed') ? 'v_cheaper_than_many_at_speed' : 'v_cheaper_than_many';
+  const merged = h('li', { class: 'reason pro' },
+    h('span', { class: 'mark', 'aria-hidden': 'true' }, '✓'),
+    h('span', { class: 'visually-hidden' }, `${t('kind_pro')}: `),
+    t(key, { ...params, others }), limitsText(first.params || {}, params));
+  return [...items.filter((v) => !PAIR.test(v.code) || v === first).map((v) => (v === first ? { merged } : v))];
+}
+
+/** A reason's dictionary key: by kind where the dictionary words it so, and the variant naming
+ *  the speed per user where the core gave the speed its cost was priced at. */
+function reasonKey(v) {
+  const base = i18n.has(`v_${v.code}_${v.kind}`) ? `v_${v.code}_${v.kind}` : `v_${v.code}`;
+  const speed = v.params && 'tokens_per_s_per_user' in v.params && i18n.has(`${base}_speed`);
+  return speed ? `${base}_speed` : base;
+}
+
+/** The latency limits a cost was priced within, as the core passed them. */
+function limitsText(raw, params) {
+  const ttft = 'ttft_max_s' in raw, tpot = 'tpot_max_s' in raw;
+  if (!ttft && !tpot) return null;
+  return ` ${t(ttft && tpot ? 'v_within_limits' : ttft ? 'v_within_ttft' : 'v_within_tpot', params)}`;
+}
+
+/** The recommendation, naming the speed per user its cost is priced at: the chosen speed, or the
+ *  speed of the recommended offering's highest-throughput point (the core's). */
+function badgeText(ev, r, inputs) {
+  const basis = ev.recommendation_basis;
+  const p = r.max_throughput_point;
+  const key = basis === 'usd_per_million_tokens' && !p ? 'recommended_fits' : `recommended_${basis}`;
+  const text = t(key, { n: i18n.num(Number(inputs.get('interactivity')) || 0), speed: p ? i18n.sig(p.tokens_per_s_per_user) : '' });
+  if (basis !== 'usd_per_million_tokens' && basis !== 'interactivity') return text;
+  const ttft = Number(inputs.get('ttft_max')) || 0, tpot = Number(inputs.get('tpot_max')) || 0;
+  const raw = { ...(ttft ? { ttft_max_s: ttft } : {}), ...(tpot ? { tpot_max_s: tpot } : {}) };
+  const limits = limitsText(raw, verdictParams(raw));
+  return limits ? `${text}.${limits}` : text;
 }
 
 /** The cost at the speed per user the user chose: the core's point on the curve at that speed. */
@@ -43,8 +96,9 @@ function summaryLine(ev, inputs) {
   const parts = ev.results.map((r) => t('sum_item', {
     name: offeringName(r),
     price: r.price_month_usd === null ? t('your_price') : t('per_month', { price: i18n.usd(r.price_month_usd) }),
-    fit: r.fits ? tn('sum_fits', r.gpus_needed, { n: i18n.num(r.gpus_needed) }) : t('sum_no_fit'),
+    fit: r.fits ? tn('sum_fits', r.deployed_gpus, { n: i18n.num(r.deployed_gpus) }) : t('sum_no_fit'),
   }));
-  const weights = (inputs.get('weights') || '').toUpperCase();
+  const w = inputs.get('weights') || '';
+  const weights = w === 'native' ? t('weights_native') : w.toUpperCase();
   return `${t('sum_lead', { model: ev.model.name, weights })} ${parts.join(t('list_sep'))}`;
 }

@@ -128,6 +128,8 @@ struct OfferingResult {
   std::optional<double> gpu_hours;
   std::optional<double> run_cost_usd;
   std::optional<double> train_memory_bytes_per_gpu;
+  std::optional<TrainingMemoryParts> train_memory_parts;  // train_memory_bytes_per_gpu by part
+  std::optional<double> billed_months;  // a monthly plan: the months a run pays for
   // --- energy (core/src/model/energy.cpp), at max throughput or over the training run ---
   std::optional<double> all_in_power_w_per_gpu;
   std::optional<double> energy_joules_per_output_token;
@@ -145,13 +147,13 @@ struct OfferingResult {
 };
 
 /** The (name, value) parameters of one verdict reason, held inline (no allocation per reason).
- *  The verdict's reasons carry at most five (core/src/verdict.cpp); more than kCapacity is a
+ *  The verdict's reasons carry at most eight (core/src/verdict.cpp); more than kCapacity is a
  *  programming error, asserted in debug builds (the ASan test build). Reads like a const
  *  std::vector of pairs. */
 class VerdictParams {
  public:
   using value_type = std::pair<std::string_view, double>;
-  static constexpr std::size_t kCapacity = 6;
+  static constexpr std::size_t kCapacity = 8;
   VerdictParams() = default;
   VerdictParams(std::initializer_list<value_type> items) {
     for (const value_type& x : items) push_back(x);

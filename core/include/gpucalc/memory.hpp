@@ -8,6 +8,8 @@
 
 namespace gpucalc {
 
+struct EngineProfile;  // serving.hpp: the engine whose KV pool rule an inference fit uses
+
 /**
  * Usable HBM per GPU in bytes. kMarketed: the sold figure in decimal GB (seed 002 divides
  * decimal weights by it). kDevice: what the device reports, or the marketed figure read as GiB
@@ -103,6 +105,9 @@ struct MemoryFit {
   double kv_bytes_per_token = 0.0;      // whole model, layers that keep per-token KV
   double state_bytes_per_sequence = 0.0;  // whole model, linear-attention state per sequence
   double kv_bytes_per_context = 0.0;    // one full-length sequence, whole model (TP 1), state included
+  long long request_tokens = 0;         // tokens one user's request holds: min(input + output, context)
+  bool engine_pool = false;             // KV sized by the engine's pool rule (inference), not reserve
+  int gpus_needed_full_context = 0;     // smallest legal instance holding every user at the full context
   int gpus_needed_weights_only = 0;     // ceil(weights / capacity)
   int gpus_needed = 0;                  // smallest legal instance holding weights+reserve+KV
   bool fits = false;                    // the offering can host at least one instance
@@ -112,13 +117,21 @@ struct MemoryFit {
   Deployment deployment;                // the instance size used below
   int replicas = 0;                     // instances in the offering: floor(G / instance)
   double weights_bytes_per_gpu = 0.0;   // weights / instance GPUs
-  double kv_free_bytes_per_gpu = 0.0;   // capacity - reserve - weights per GPU (may be < 0)
-  double kv_used_bytes_per_gpu = 0.0;   // KV of the scenario's users x context, spread over replicas
+  double kv_free_bytes_per_gpu = 0.0;   // the engine's KV pool, else capacity - reserve - weights, per GPU (may be < 0)
+  double kv_used_bytes_per_gpu = 0.0;   // KV the scenario's users hold (see fit_memory), spread over replicas
   double headroom_bytes_per_gpu = 0.0;  // kv_free - kv_used: memory left once the users are in
   double kv_free_bytes = 0.0;           // whole offering: replicas x instance GPUs x per GPU
   long long full_contexts_per_instance = 0;
   long long full_contexts = 0;          // whole offering
   long long max_context_tokens = 0;     // longest context for `users` sequences per instance
+};
+
+/** Training memory per GPU by part (bytes), as estimate_training (throughput.hpp) counts it.
+ *  LoRA / QLoRA: `weights` is the frozen base, the adapters' own weights, gradients and
+ *  optimizer state are `adapters`. */
+struct TrainingMemoryParts {
+  double weights = 0.0, gradients = 0.0, optimizer = 0.0, adapters = 0.0;
+  double activations = 0.0, reserve = 0.0;
 };
 
 /** Largest instance size searched (GPUs). */
@@ -132,15 +145,25 @@ struct ServerSpan {
 };
 
 /**
- * Fit of `model` on `span.servers` units of `offering` for the scenario's users x context. gpus_needed is the smallest
- * legal instance holding weights + reserve + KV. The instance used for the free-memory figures
+ * Fit of `model` on `span.servers` units of `offering`. gpus_needed is the smallest legal
+ * instance holding the weights and the KV the scenario asks for:
+ * - with `engine` (inference: the serving question): the KV of the users' requests as the
+ *   engine holds them, (users - 1) x KV(min(input + output, context)) + one request at the full
+ *   context, in the engine's KV pool (kv_pool_bytes_per_gpu, the serving model's rule), at most
+ *   capacity - reserve - weights (reserve_gb a floor under what the engine keeps back;
+ *   reserve_gb = 0 is the seeds' weights-only arithmetic: no engine rule). MLA's latent is replicated on every tensor-parallel rank unless
+ *   attention is data parallel (dpa=1): then each rank holds ceil(users / instance) sequences
+ *   at TP 1. gpus_needed_full_context is the worst case, every user at the full context.
+ * - without (the what-fits table, training): users x KV(context) in capacity - reserve.
+ * The instance used for the free-memory figures
  * is the scenario's `tp` when set (replicas = floor(G / tp)), else the largest legal instance
  * within the offering (one copy of the weights, the most room for KV).
  * With several servers an automatic instance spans the fewest servers that hold it (replicas
  * fill the rest); an instance larger than one unit of a non-stackable offering is "not_stackable".
  */
 MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offering,
-                     const Scenario& scenario, const ServerSpan& span = {});
+                     const Scenario& scenario, const ServerSpan& span = {},
+                     const EngineProfile* engine = nullptr);
 
 /** Longest context (tokens) for which `users` sequences fit in `free_bytes` on the most
  *  loaded GPU of deployment `d`; sliding windows handled exactly, linear-attention state

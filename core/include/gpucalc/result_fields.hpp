@@ -58,13 +58,20 @@ struct ResultField {
   FieldValue (*get)(const OfferingResult&);
 };
 
+/** The tokens a per-token cost or rate counts: "output" (generated tokens only) or "total"
+ *  (input + output); nullptr for a field that counts no tokens. */
+const char* token_kind(std::string_view field);
+
+/** The tokens a serving curve point's usd_per_million_tokens counts. */
+inline constexpr const char* kCurveTokenKind = "output";
+
 /** The registry in output order. */
 const std::vector<ResultField>& result_fields();
 
 /** The field named `name`, or nullptr. */
 const ResultField* find_result_field(std::string_view name);
 
-/** [{"name", "unit", "scope"}] in registry order, for the page. */
+/** [{"name", "unit", "scope", "token_kind" where it has one}] in registry order, for the page. */
 std::string result_fields_json();
 
 /**

@@ -16,7 +16,8 @@ namespace gpucalc {
 constexpr int kScenarioVersion = 1;
 /** Longest scenario string accepted (bytes). */
 constexpr std::size_t kMaxScenarioBytes = 4096;
-constexpr std::size_t kMaxCompared = 4;
+/** Offerings one scenario compares (the page draws a series colour for each). */
+constexpr std::size_t kMaxCompared = 8;
 /** Largest token count a scenario accepts (context, input, output): 2^24 tokens. */
 constexpr long long kMaxScenarioTokens = 16777216;
 
@@ -140,7 +141,8 @@ std::string scenario_inputs_json(const Scenario& scenario);
 std::string scenario_schema_json();
 
 /** {"scenario": canonical, "inputs": {...}, "errors": [{"code", "field", "message",
- *  "params"}]} from decode_scenario_lenient. */
+ *  "params"}]} from decode_scenario_lenient. The scenario text leaves out `weights` when the
+ *  link named none, so evaluating it gives the model's default (its release format). */
 std::string scenario_decode_json(std::string_view text);
 
 }  // namespace gpucalc

@@ -391,6 +391,16 @@ ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
 std::vector<Parallel> legal_layouts(const ServingContext& c, int gpu_count, int tp, int ep,
                                     int dpa);
 
+/** KV pool bytes per GPU as the engine sizes it (engines.md section 1): kUtilization
+ *  capacity x fraction - weights; kFreeFraction fraction x (capacity - weights); kReserved
+ *  capacity - reserved(chunk, tp, graphs) - weights. May be <= 0 (nothing left for KV). The
+ *  serving model's max_sequences and the memory fit (fit_memory) both size KV by it. */
+double kv_pool_bytes_per_gpu(const EngineProfile& engine, double capacity_bytes_per_gpu,
+                             double weights_bytes_per_gpu, int tp, double chunk_tokens);
+
+/** Prefill tokens per step the engine uses on `gpu` (its large-GPU setting above large_gpu_gb). */
+double engine_chunk_tokens(const EngineProfile& engine, const Gpu& gpu);
+
 /** What a layout's points share: its KV pool (max_sequences) and its prefill fit, computed
  *  once per layout for the curve and the searches. */
 struct LayoutTerms {

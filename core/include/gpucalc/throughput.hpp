@@ -150,6 +150,7 @@ struct TrainingEstimate {
   Deployment deployment;  // tensor parallel x pipeline per replica
   int data_parallel = 1;
   double trainable_params = 0.0;
+  TrainingMemoryParts parts;              // memory_bytes_per_gpu by part
   double state_bytes_per_gpu = 0.0;       // weights + gradients + optimizer
   double activation_bytes_per_gpu = 0.0;  // Korthikanti et al. 2022
   double memory_bytes_per_gpu = 0.0;      // state + activations + reserve
@@ -174,12 +175,19 @@ struct RunCostInputs {
   double storage_usd = 0.0, network_usd = 0.0, software_usd = 0.0, engineering_usd = 0.0;
   double porting_usd = 0.0;  // counted only when `porting_applies`
   bool porting_applies = false;
+  // A plan billed by the month (no per-hour rate listed): the run pays every month it
+  // occupies, ceil(hours x (1 + recovery) / 730) months; 0 = billed by the hour.
+  bool billed_monthly = false;
 };
 /**
  * Seed 000: total = billable compute + storage + networking + software + recovery +
  * attributable engineering; compute = hours x US$ per hour, recovery = compute x fraction.
+ * Billed monthly: compute + recovery = ceil(hours x (1 + recovery) / 730) x 730 x US$ per hour.
  */
 double run_cost_usd(double hours, double usd_per_hour, const RunCostInputs& inputs);
+
+/** Months a monthly plan bills for a run of `hours` with `recovery_fraction` extra. */
+double billed_months(double hours, double recovery_fraction);
 
 /** US$ per million output tokens: price per month / (tokens/s x 3600 x 730 x util) x 1e6. */
 double usd_per_million_tokens(double price_usd_per_month, double tokens_per_s,

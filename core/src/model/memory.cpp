@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 
+#include "gpucalc/serving.hpp"
 #include "gpucalc/units.hpp"
 
 namespace gpucalc {
@@ -178,47 +179,86 @@ long long max_context_for(const Model& m, KvFormat kv, const Deployment& d,
 }
 
 MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offering,
-                     const Scenario& scenario, const ServerSpan& span) {
+                     const Scenario& scenario, const ServerSpan& span, const EngineProfile* engine) {
   MemoryFit fit;
   fit.capacity_bytes_per_gpu = capacity_bytes(gpu, scenario.capacity);
   fit.reserve_bytes_per_gpu = scenario.reserve_gb_per_gpu * kBytesPerGB;
   fit.weights_bytes = weight_bytes(model, scenario.weights, gpu);
   fit.kv_bytes_per_token = kv_bytes_per_token(model, scenario.kv);
   fit.state_bytes_per_sequence = state_bytes_per_sequence(model);
+  // reserve=0 is the seeds' weights-only arithmetic (capacity - weights); any other reserve is
+  // a floor under what the engine itself keeps back.
+  if (fit.reserve_bytes_per_gpu <= 0.0) engine = nullptr;
+  fit.engine_pool = engine != nullptr;
   const auto context = static_cast<double>(scenario.context_tokens);
-  const auto users = static_cast<double>(scenario.users);
-  // KV bytes per sequence per GPU of an n-GPU instance at the context: the searches below and
-  // the chosen deployment ask for the same few n, so those inside one server are kept.
+  fit.request_tokens = std::min(scenario.input_tokens + scenario.output_tokens, scenario.context_tokens);
+  const auto request = static_cast<double>(fit.request_tokens);
+  const long long users = std::max(1LL, scenario.users);
   // Tensor parallelism stays inside the GPU's scale-up domain; pipeline stages span domains.
   const int scale_up = gpu.scale_up_gpus();
-  std::array<double, kMemoisedInstanceSizes + 1> seq_bytes_of{};
+  // Attention data parallel (MoE): each rank holds its own sequences at TP 1, so MLA's latent
+  // is no longer replicated over the instance.
+  auto split_attention = [&](int n) { return engine != nullptr && scenario.dpa && model.is_moe() && n > 1; };
+  // KV bytes per sequence per GPU of an n-GPU instance (at the context and at one request):
+  // the searches below and the chosen deployment ask for the same few n, so those inside one
+  // scale-up domain are kept.
+  struct SeqBytes {
+    double context = 0.0, request = 0.0;
+  };
+  std::array<SeqBytes, kMemoisedInstanceSizes + 1> seq_bytes_of{};
   std::array<bool, kMemoisedInstanceSizes + 1> seq_bytes_known{};
+  auto compute_seq_bytes = [&](int n) {
+    Deployment d = make_deployment(model, n, scale_up);
+    if (split_attention(n)) d.tensor_parallel = 1;
+    return SeqBytes{kv_bytes_per_sequence_per_gpu(model, scenario.kv, d, context),
+                    kv_bytes_per_sequence_per_gpu(model, scenario.kv, d, request)};
+  };
   auto seq_bytes_at = [&](int n) {
-    const Deployment d = make_deployment(model, n, scale_up);
-    if (n < 1 || n > std::min(scale_up, kMemoisedInstanceSizes)) {
-      return kv_bytes_per_sequence_per_gpu(model, scenario.kv, d, context);
-    }
+    if (n < 1 || n > std::min(scale_up, kMemoisedInstanceSizes)) return compute_seq_bytes(n);
     const auto i = static_cast<std::size_t>(n);
     if (!seq_bytes_known[i]) {
-      seq_bytes_of[i] = kv_bytes_per_sequence_per_gpu(model, scenario.kv, d, context);
+      seq_bytes_of[i] = compute_seq_bytes(n);
       seq_bytes_known[i] = true;
     }
     return seq_bytes_of[i];
   };
-  fit.kv_bytes_per_context = seq_bytes_at(1);  // one GPU: Deployment{}
+  // Sequences `u` users put on the most loaded GPU of an n-GPU instance.
+  auto users_per_gpu = [&](int n, long long u) {
+    return split_attention(n) ? (u + n - 1) / n : u;
+  };
+  // The KV `u` users hold per GPU: without an engine every user at the full context; with one,
+  // the requests as the engine holds them, one of them at the full context.
+  auto kv_of = [&](int n, long long u) {
+    const SeqBytes b = seq_bytes_at(n);
+    const auto k = static_cast<double>(users_per_gpu(n, u));
+    if (engine == nullptr) return k * b.context;
+    return std::max(0.0, k - 1.0) * b.request + b.context;
+  };
+  fit.kv_bytes_per_context = kv_bytes_per_sequence_per_gpu(model, scenario.kv, Deployment{}, context);
   // Seed 002's rule: weights only, no reserve, no KV. The epsilon keeps 140/140 at 1, not 2.
   fit.gpus_needed_weights_only = static_cast<int>(
       checked_count(std::ceil(fit.weights_bytes / fit.capacity_bytes_per_gpu - 1e-9), kMaxInt));
 
-  const double usable = fit.capacity_bytes_per_gpu - fit.reserve_bytes_per_gpu;
-  auto holds = [&](int n) { return fit.weights_bytes / n + users * seq_bytes_at(n) <= usable; };
-  fit.gpus_needed = 0;
-  for (int n = 1; n <= kMaxInstanceGpus; n = n < scale_up ? n + 1 : n + scale_up) {
-    if (deployment_is_valid(model, n, scale_up) && holds(n)) {
-      fit.gpus_needed = n;
-      break;
+  const double chunk = engine != nullptr ? engine_chunk_tokens(*engine, gpu) : 0.0;
+  // Bytes per GPU of an n-GPU instance left for KV: the engine's pool, else capacity - reserve.
+  auto pool_at = [&](int n) {
+    const double weights = fit.weights_bytes / n;
+    const double plain = fit.capacity_bytes_per_gpu - fit.reserve_bytes_per_gpu - weights;
+    if (engine == nullptr) return plain;
+    return std::min(plain, kv_pool_bytes_per_gpu(*engine, fit.capacity_bytes_per_gpu, weights,
+                                                 std::min(n, scale_up), chunk));
+  };
+  auto holds = [&](int n) { return kv_of(n, users) <= pool_at(n); };
+  auto smallest = [&](auto&& ok) {
+    for (int n = 1; n <= kMaxInstanceGpus; n = n < scale_up ? n + 1 : n + scale_up) {
+      if (deployment_is_valid(model, n, scale_up) && ok(n)) return n;
     }
-  }
+    return 0;
+  };
+  fit.gpus_needed = smallest(holds);
+  fit.gpus_needed_full_context = engine == nullptr ? fit.gpus_needed : smallest([&](int n) {
+    return static_cast<double>(users_per_gpu(n, users)) * seq_bytes_at(n).context <= pool_at(n);
+  });
 
   const int unit = offering.gpu_count;
   fit.servers = std::max(1, span.servers);
@@ -255,23 +295,32 @@ MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offerin
   const int shown = fit.fits ? n : std::min(n, instance_cap);
   fit.deployment = make_deployment(model, shown, scale_up);
   fit.weights_bytes_per_gpu = fit.weights_bytes / shown;
-  fit.kv_free_bytes_per_gpu = usable - fit.weights_bytes_per_gpu;
-  const double seq_bytes = seq_bytes_at(shown);
+  fit.kv_free_bytes_per_gpu = pool_at(shown);
+  // What the engine keeps back besides weights and its pool (its activations, graphs, buffers).
+  if (engine != nullptr) {
+    fit.reserve_bytes_per_gpu = fit.capacity_bytes_per_gpu - fit.weights_bytes_per_gpu - fit.kv_free_bytes_per_gpu;
+  }
+  const double seq_bytes = seq_bytes_at(shown).context;
+  const long long per_gpu_sequences = split_attention(shown) ? shown : 1;  // sequences per full slot
+  Deployment storage = fit.deployment;
+  if (split_attention(shown)) storage.tensor_parallel = 1;
   if (fit.fits) {
     fit.replicas = g / n;
     fit.kv_free_bytes = fit.replicas * static_cast<double>(n) * fit.kv_free_bytes_per_gpu;
     fit.full_contexts_per_instance =
-        seq_bytes > 0 ? checked_count(std::floor(fit.kv_free_bytes_per_gpu / seq_bytes), 1e18) : 0;
+        seq_bytes > 0
+            ? checked_count(std::floor(fit.kv_free_bytes_per_gpu / seq_bytes) * static_cast<double>(per_gpu_sequences), 1e18)
+            : 0;
     fit.full_contexts = fit.replicas * fit.full_contexts_per_instance;
-    fit.max_context_tokens = max_context_for(model, scenario.kv, fit.deployment,
-                                             fit.kv_free_bytes_per_gpu, scenario.users);
     // The users are spread evenly over the replicas (the busiest takes the remainder).
-    const long long users_per_instance = (scenario.users + fit.replicas - 1) / fit.replicas;
-    fit.kv_used_bytes_per_gpu = static_cast<double>(users_per_instance) * seq_bytes;
+    const long long users_per_instance = (users + fit.replicas - 1) / fit.replicas;
+    fit.max_context_tokens = max_context_for(model, scenario.kv, storage, fit.kv_free_bytes_per_gpu,
+                                             users_per_gpu(shown, scenario.users));
+    fit.kv_used_bytes_per_gpu = kv_of(shown, users_per_instance);
   } else {
     // The shortfall (negative) or slack of spreading one copy over the whole offering.
-    fit.kv_free_bytes = g * (usable - fit.weights_bytes / g);
-    fit.kv_used_bytes_per_gpu = users * seq_bytes;
+    fit.kv_free_bytes = g * pool_at(g);
+    fit.kv_used_bytes_per_gpu = kv_of(shown, users);
   }
   fit.headroom_bytes_per_gpu = fit.kv_free_bytes_per_gpu - fit.kv_used_bytes_per_gpu;
   return fit;

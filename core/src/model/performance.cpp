@@ -435,6 +435,7 @@ void estimate_training_result(const Catalog& catalog, const Scenario& s, const M
     return;
   }
   r.train_memory_bytes_per_gpu = t.memory_bytes_per_gpu;
+  r.train_memory_parts = t.parts;
   r.train_tokens_per_s = t.tokens_per_s;
   r.train_hours = t.hours;
   r.gpu_hours = t.gpu_hours;
@@ -479,7 +480,11 @@ void estimate_training_result(const Catalog& catalog, const Scenario& s, const M
     in.engineering_usd = s.engineering_usd;
     in.porting_usd = s.porting_usd;
     in.porting_applies = gpu.vendor == "amd";
+    // A catalog price listed per GPU-hour bills the hours; any other price is a monthly plan.
+    const bool price_overridden = r.unit_price_usd_per_month != offering.unit.price_usd_per_month;
+    in.billed_monthly = !offering.unit.listed_usd_per_gpu_hour || price_overridden;
     r.run_cost_usd = run_cost_usd(t.hours, usd_per_hour, in);
+    if (in.billed_monthly) r.billed_months = billed_months(t.hours, in.recovery_fraction);
     if (with_trace) {
       trace(r, "run_cost_usd",
             "run_cost_usd = train_hours x usd_per_hour x (1 + recovery) + storage + network + "
@@ -492,7 +497,10 @@ void estimate_training_result(const Catalog& catalog, const Scenario& s, const M
              {"software_usd", s.software_usd},
              {"engineering_usd", s.engineering_usd},
              {"porting_usd", in.porting_applies ? s.porting_usd : 0.0}},
-            "usd_per_hour = price_usd_per_month / 730");
+            in.billed_monthly ? "billed by the month: train_hours x usd_per_hour x (1 + recovery) becomes "
+                                "ceil(train_hours x (1 + recovery) / 730) months x price_usd_per_month; "
+                                "usd_per_hour = price_usd_per_month / 730"
+                              : "usd_per_hour = price_usd_per_month / 730");
     }
   }
 }

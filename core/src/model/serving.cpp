@@ -146,9 +146,7 @@ ServingContext make_serving_context(const Catalog& catalog, const Scenario& scen
   c.request_overhead_s =
       std::string_view(gpu.vendor) == "amd" ? engine.request_overhead_amd_s : engine.request_overhead_nvidia_s;
   c.capacity_bytes_per_gpu = capacity_bytes(gpu, scenario.capacity);
-  c.chunk_tokens = gpu.hbm_marketed_bytes / kBytesPerGB >= engine.large_gpu_gb
-                       ? engine.chunk_tokens_large_gpu
-                       : engine.chunk_tokens;
+  c.chunk_tokens = engine_chunk_tokens(engine, gpu);
   c.input_tokens = static_cast<double>(scenario.input_tokens);
   c.output_tokens = static_cast<double>(scenario.output_tokens);
   c.kv = scenario.kv;
@@ -322,11 +320,34 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   return b;
 }
 
+double kv_pool_bytes_per_gpu(const EngineProfile& e, double capacity_bytes_per_gpu,
+                             double weights_bytes_per_gpu, int tp, double chunk_tokens) {
+  const double cap = capacity_bytes_per_gpu;
+  const double weights = weights_bytes_per_gpu;
+  switch (e.kv_rule) {
+    case KvRule::kUtilization:
+      return cap * e.kv_fraction - weights;
+    case KvRule::kFreeFraction:
+      return e.kv_fraction * (cap - weights);
+    case KvRule::kReserved: {
+      double mb = e.reserved_base_mb + e.reserved_per_chunk_token_mb * std::max(chunk_tokens, 2048.0) +
+                  e.reserved_per_tp_mb * tp + e.reserved_per_graph_bs_mb * e.graph_max_batch;
+      if (cap > 60e9) mb = std::max(mb, e.reserved_floor_mb);
+      return cap - mb * kMiB - weights;
+    }
+  }
+  return 0.0;
+}
+
+double engine_chunk_tokens(const EngineProfile& e, const Gpu& gpu) {
+  return gpu.hbm_marketed_bytes / kBytesPerGB >= e.large_gpu_gb ? e.chunk_tokens_large_gpu
+                                                                : e.chunk_tokens;
+}
+
 double max_sequences(const ServingContext& c, const Parallel& p) {
   const EngineProfile& e = *c.engine;
   const int tp = std::max(1, p.tp);
   const int span = std::max(1, p.servers);
-  const double cap = c.capacity_bytes_per_gpu;
   double weights = c.weight_bytes / tp;
   if (span > 1) {
     // Experts (MoE) or layers (dense) spread over every server's GPUs.
@@ -336,22 +357,7 @@ double max_sequences(const ServingContext& c, const Parallel& p) {
                                 : c.weight_bytes / (tp * span);
   }
   if (p.dpa) weights += c.shape.attention_params * c.shape.layers * c.weight_bytes_per_param * (tp - 1.0) / tp;
-  double kv_budget = 0.0;
-  switch (e.kv_rule) {
-    case KvRule::kUtilization:
-      kv_budget = cap * e.kv_fraction - weights;
-      break;
-    case KvRule::kFreeFraction:
-      kv_budget = e.kv_fraction * (cap - weights);
-      break;
-    case KvRule::kReserved: {
-      double mb = e.reserved_base_mb + e.reserved_per_chunk_token_mb * std::max(c.chunk_tokens, 2048.0) +
-                  e.reserved_per_tp_mb * tp + e.reserved_per_graph_bs_mb * e.graph_max_batch;
-      if (cap > 60e9) mb = std::max(mb, e.reserved_floor_mb);
-      kv_budget = cap - mb * kMiB - weights;
-      break;
-    }
-  }
+  const double kv_budget = kv_pool_bytes_per_gpu(e, c.capacity_bytes_per_gpu, weights, tp, c.chunk_tokens);
   if (kv_budget <= 0.0) return 0.0;
   Deployment d;
   d.gpus = tp;

@@ -389,22 +389,26 @@ TrainingEstimate estimate_training(const Catalog& catalog, const Scenario& scena
     return seq * mb * per_token / tp;  // sequence parallel splits the rest over TP
   };
 
-  auto state_bytes = [&](int tp, int dp) {
+  auto state_parts = [&](int tp, int dp) {
     const double shard = 1.0 / dp;
-    double bytes = 0.0;
+    TrainingMemoryParts parts;
     if (lora) {
       const WeightFormat frozen = w == Workload::kQlora ? WeightFormat::kInt4 : scenario.weights;
       const double frozen_bytes = weight_bytes(m, frozen, gpu) / tp;
-      bytes += frozen_bytes * (scenario.zero_stage >= 3 ? shard : 1.0);
+      parts.weights = frozen_bytes * (scenario.zero_stage >= 3 ? shard : 1.0);
       const double p = t.trainable_params / tp;
-      bytes += p * (kWeightBytes16 + kGradBytes16 + kOptimizerBytes);  // adapters: tiny
+      parts.adapters = p * (kWeightBytes16 + kGradBytes16 + kOptimizerBytes);  // adapters: tiny
     } else {
       const double p = m.params_total / tp;
-      bytes += p * kWeightBytes16 * (scenario.zero_stage >= 3 ? shard : 1.0);
-      bytes += p * kGradBytes16 * (scenario.zero_stage >= 2 ? shard : 1.0);
-      bytes += p * kOptimizerBytes * (scenario.zero_stage >= 1 ? shard : 1.0);
+      parts.weights = p * kWeightBytes16 * (scenario.zero_stage >= 3 ? shard : 1.0);
+      parts.gradients = p * kGradBytes16 * (scenario.zero_stage >= 2 ? shard : 1.0);
+      parts.optimizer = p * kOptimizerBytes * (scenario.zero_stage >= 1 ? shard : 1.0);
     }
-    return bytes;
+    return parts;
+  };
+  auto state_bytes = [&](int tp, int dp) {
+    const TrainingMemoryParts parts = state_parts(tp, dp);
+    return parts.weights + parts.gradients + parts.optimizer + parts.adapters;
   };
 
   // Smallest tensor-parallel degree (inside the scale-up domain) whose state and activations fit.
@@ -420,8 +424,11 @@ TrainingEstimate estimate_training(const Catalog& catalog, const Scenario& scena
   }
   t.deployment = make_deployment(m, tp, scale_up);
   t.data_parallel = std::max(1, gpu_count / tp);
+  t.parts = state_parts(tp, t.data_parallel);
   t.state_bytes_per_gpu = state_bytes(tp, t.data_parallel);
   t.activation_bytes_per_gpu = layers * activation_bytes_per_layer(tp);
+  t.parts.activations = t.activation_bytes_per_gpu;
+  t.parts.reserve = reserve;
   t.memory_bytes_per_gpu = t.state_bytes_per_gpu + t.activation_bytes_per_gpu + reserve;
   t.fits = t.memory_bytes_per_gpu <= capacity_bytes_per_gpu;
 
@@ -477,10 +484,18 @@ TrainingEstimate estimate_training(const Catalog& catalog, const Scenario& scena
   return t;
 }
 
+double billed_months(double hours, double recovery_fraction) {
+  // The epsilon keeps a run of exactly 730 h at one month.
+  return std::max(1.0, std::ceil(hours * (1.0 + recovery_fraction) / kHoursPerMonth - 1e-9));
+}
+
 double run_cost_usd(double hours, double usd_per_hour, const RunCostInputs& in) {
   const double compute = hours * usd_per_hour;
-  return compute + compute * in.recovery_fraction + in.storage_usd + in.network_usd +
-         in.software_usd + in.engineering_usd + (in.porting_applies ? in.porting_usd : 0.0);
+  const double billed = in.billed_monthly
+                            ? billed_months(hours, in.recovery_fraction) * kHoursPerMonth * usd_per_hour
+                            : compute + compute * in.recovery_fraction;
+  return billed + in.storage_usd + in.network_usd + in.software_usd + in.engineering_usd +
+         (in.porting_applies ? in.porting_usd : 0.0);
 }
 
 double usd_per_million_tokens(double price_usd_per_month, double tokens_per_s,

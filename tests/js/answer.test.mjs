@@ -1,0 +1,259 @@
+// One answer a buyer can act on, in headless Chromium: the fit and the speeds agree on one
+// deployment, the headline names the speed and the token kind it is priced at, training shows
+// training memory, the page writes the core's defaults, the curve sets the operating point, the
+// phone keeps the answer in sight, the levers have controls, and the smaller findings. Each
+// test names the finding it covers. Screenshots go to build/screenshots/answer-*.png.
+import test, { before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { launch, serve, repo, until, openCalculator, axeViolations } from './browser-lib.mjs';
+
+const shots = path.join(repo, 'build', 'screenshots');
+fs.mkdirSync(shots, { recursive: true });
+
+let calc;
+let context;
+let closeBrowser;
+
+before(async () => {
+  calc = await serve();
+  ({ context, close: closeBrowser } = await launch());
+});
+
+after(async () => {
+  await closeBrowser();
+  calc.server.close();
+});
+
+const openPage = (url, { width = 1280, height = 900 } = {}) => openCalculator(context, url, { width, height });
+
+const evaluation = (page) => page.evaluate(() => window.gpucalcPage.state.evaluation);
+const scenario = (page) => page.evaluate(() => window.gpucalcPage.state.evaluation.scenario);
+const text = (page, sel) => page.locator(sel).innerText();
+const shot = (page, name) => page.screenshot({ path: path.join(shots, `answer-${name}.png`) });
+
+const DEEPSEEK_CHAT = 'v=1&model=deepseek-r1-0528&weights=fp8&users=64&input=1024&output=1024&context=131072';
+
+test('finding 1: DeepSeek-R1, 64 users of chat 1K/1K fit one 8-GPU server, and the full-context worst case is its own figure', async () => {
+  const { page, problems } = await openPage(`${calc.url}#${DEEPSEEK_CHAT}`);
+  const ev = await evaluation(page);
+  for (const r of ev.results) {
+    assert.equal(r.fits, true, `${r.offering}: ${r.fit_reason}`);
+    assert.ok(r.decode_tokens_per_s_per_user > 0);
+    assert.equal(r.serving_tensor_parallel, r.instance_gpus, `${r.offering}: the speeds are for the fit's deployment`);
+  }
+  const h200 = ev.results.find((r) => r.offering === 'fullgpu-8x-h200');
+  assert.ok(h200.gpus_needed_full_context > 8, `every user at 128K: ${h200.gpus_needed_full_context}`);
+  const cards = await text(page, '#keyfigs');
+  assert.match(cards, /Every user at the full context/);
+  assert.doesNotMatch(cards, /Does not fit/);
+  await shot(page, 'deepseek-chat');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('finding 2: a request-shape preset carries its speed, and the verdict names the speed it is priced at', async () => {
+  const { page } = await openPage(`${calc.url}#v=1&model=llama-3.1-70b`);
+  await page.click('#workload-presets button:first-child');
+  await until(page, () => /interactivity=25/.test(window.gpucalcPage.state.evaluation.scenario));
+  const ev = await evaluation(page);
+  assert.equal(ev.inputs.interactivity, 25);
+  if (ev.recommended) assert.match(await text(page, '#verdict .badge'), /25 tokens\/s per user/);
+  // Any speed: the badge names the speed of the recommended offering's highest-throughput point.
+  await page.fill('#in-interactivity', '0');
+  await until(page, () => !/interactivity=/.test(window.gpucalcPage.state.evaluation.scenario));
+  const any = await evaluation(page);
+  if (any.recommendation_basis === 'usd_per_million_tokens') {
+    const r = any.results.find((x) => x.offering === any.recommended);
+    assert.match(await text(page, '#verdict .badge'), /tokens\/s per user/);
+    assert.ok(r.max_throughput_point);
+  }
+  await page.close();
+});
+
+test('finding 3: every per-million-tokens label names its token kind (output, or input + output)', async () => {
+  const { page } = await openPage(`${calc.url}#v=1&model=llama-3.1-70b&ttft_max=2&tpot_max=0.2`);
+  const labels = await page.locator('#keyfigs dt, #perf-table th, #serving-table th').allInnerTexts();
+  for (const l of labels.filter((x) => /per million/i.test(x))) assert.match(l, /output|input \+ output/, l);
+  const verdict = await text(page, '#verdict');
+  for (const line of verdict.split('\n').filter((x) => /per million/i.test(x))) assert.match(line, /output tokens/, line);
+  // The limits the cost was priced within are named with it.
+  if (/per million/i.test(verdict)) assert.match(verdict, /time to first token ≤ 2 s/);
+  await page.close();
+});
+
+test('finding 5: training shows training memory by part and bills a monthly plan by the month', async () => {
+  const { page, problems } = await openPage(`${calc.url}#v=1&model=llama-3.1-8b&workload=lora&tokens=100000000&compare=fullgpu-8x-h200,ref-8x-h200-neocloud`);
+  const cards = await text(page, '#keyfigs');
+  assert.doesNotMatch(cards, /KV/);
+  assert.doesNotMatch(cards, /Full-length contexts/);
+  const legend = await text(page, '#memory-legend');
+  assert.match(legend, /Adapters/);
+  assert.match(legend, /Activations/);
+  assert.doesNotMatch(legend, /KV/);
+  const ev = await evaluation(page);
+  const monthly = ev.results.find((r) => r.offering === 'fullgpu-8x-h200');
+  assert.equal(monthly.billed_months, 1);
+  assert.ok(monthly.run_cost_usd >= monthly.price_month_usd, `${monthly.run_cost_usd} for ${monthly.train_hours} h`);
+  assert.match(cards, /Months billed/);
+  assert.deepEqual(await axeViolations(page), [], 'training view');
+  await shot(page, 'training');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('finding 6: one deployment per card: the GPUs said are the deployment\'s, never "n of m"', async () => {
+  const { page } = await openPage(`${calc.url}#v=1&model=deepseek-r1-0528&weights=fp8&compare=fullgpu-8x-h200&servers=2`);
+  const ev = await evaluation(page);
+  const cards = await text(page, '#keyfigs');
+  assert.doesNotMatch(cards, /needs \d+ of \d+/);
+  if (ev.results[0].fits) assert.match(cards, new RegExp(`Yes, on ${ev.results[0].deployed_gpus} GPUs`));
+  await page.close();
+});
+
+test('finding 7: the release format by default: gpt-oss keeps MXFP4 on load and after an edit, and on a model switch', async () => {
+  const { page } = await openPage(`${calc.url}#v=1&model=gpt-oss-120b`);
+  assert.equal(await page.inputValue('#in-weights'), 'native');
+  await page.fill('#in-users', '3');
+  await until(page, () => /users=3/.test(window.gpucalcPage.state.evaluation.scenario));
+  assert.doesNotMatch(await scenario(page), /weights=fp8/);
+  assert.equal((await evaluation(page)).inputs.weights, 'native');
+  await page.close();
+  const { page: p2 } = await openPage(`${calc.url}#v=1&model=llama-3.1-70b`);
+  await p2.selectOption('#in-model', 'kimi-k2.5');
+  await until(p2, () => /model=kimi-k2.5/.test(window.gpucalcPage.state.evaluation.scenario));
+  assert.equal((await evaluation(p2)).inputs.weights, 'native');
+  await p2.close();
+});
+
+test('finding 8: context is explained, and its chart stops at the model\'s maximum on a doubling axis', async () => {
+  const { page } = await openPage(`${calc.url}#v=1&model=llama-3.1-70b`);
+  assert.match(await page.getAttribute('#in-context', 'aria-describedby'), /context-help/);
+  assert.ok((await text(page, '#context-help')).length > 20);
+  await page.click('#sec-perf .chart-data summary');
+  await until(page, () => document.querySelectorAll('#context-table tbody tr').length > 0, undefined, 30000);
+  const rows = await page.locator('#context-table tbody tr').count();
+  const max = (await evaluation(page)).model.max_context_tokens;
+  assert.equal(rows, Math.log2(max / 4096) + 1, `${rows} context rows for a ${max}-token model`);
+  await page.close();
+});
+
+test('finding 9: click or Enter on a curve point sets the operating point', async () => {
+  const { page } = await openPage(`${calc.url}#v=1&model=llama-3.1-70b`);
+  await page.locator('#curve-chart').scrollIntoViewIfNeeded();
+  await page.waitForSelector('#curve-chart circle.point');
+  const point = await page.evaluate(() => {
+    const c = document.querySelector('#curve-chart circle.point[data-s="0"]');
+    const p = window.gpucalcPage.state.evaluation.results[0].curve[Number(c.dataset.p)];
+    return { users: Math.round(p.users), speed: p.tokens_per_s_per_user };
+  });
+  await page.locator('#curve-chart circle.point[data-s="0"]').first().click();
+  await until(page, (u) => window.gpucalcPage.state.evaluation.inputs.users === u, point.users);
+  const ev = await evaluation(page);
+  assert.ok(ev.inputs.interactivity > 0 && ev.inputs.interactivity <= point.speed);
+  // The keyboard: focus a point, Enter.
+  await page.locator('#curve-chart circle.point[tabindex="0"]').first().focus();
+  await page.keyboard.press('End');
+  const last = await page.evaluate(() => {
+    const c = document.activeElement;
+    return Math.round(window.gpucalcPage.state.evaluation.results[Number(c.dataset.s)].curve[Number(c.dataset.p)].users);
+  });
+  await page.keyboard.press('Enter');
+  await until(page, (u) => window.gpucalcPage.state.evaluation.inputs.users === u, last);
+  await page.close();
+});
+
+test('finding 10: on a phone the answer stays in sight while the form is edited, with a way back', async () => {
+  const { page, problems } = await openPage(`${calc.url}#v=1&model=llama-3.1-70b`, { width: 390, height: 844 });
+  await page.locator('#in-users').scrollIntoViewIfNeeded();
+  await page.fill('#in-users', '5');
+  await until(page, () => /users=5/.test(window.gpucalcPage.state.evaluation.scenario));
+  const box = await page.locator('#phone-summary').boundingBox();
+  assert.ok(box && box.y >= 0 && box.y + box.height <= 844 + 1, `summary at ${box && box.y}`);
+  assert.equal(await text(page, '#phone-summary-text'), await text(page, '#verdict-summary'));
+  await shot(page, 'phone-edit');
+  assert.deepEqual(await axeViolations(page), [], 'phone after an edit');
+  await page.click('#phone-summary a');
+  await until(page, () => location.hash.includes('v=1') || document.activeElement.id === 'results');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('finding 11: servers, expert parallelism and DP attention have controls; up to 8 configurations, a longer link names what it dropped', async () => {
+  const { page } = await openPage(`${calc.url}#v=1&model=deepseek-r1-0528&weights=fp8`);
+  await page.click('#advanced > summary');
+  await page.fill('#in-ep', '8');
+  await until(page, () => /ep=8/.test(window.gpucalcPage.state.evaluation.scenario));
+  await page.check('#in-dpa');
+  await until(page, () => /dpa=1/.test(window.gpucalcPage.state.evaluation.scenario));
+  await page.fill('#in-servers-0', '2');
+  await until(page, () => /servers=2/.test(window.gpucalcPage.state.evaluation.scenario));
+  assert.equal((await evaluation(page)).results[0].servers, 2);
+  await page.close();
+  const ids = ['fullgpu-8x-mi355x', 'fullgpu-8x-h200', 'fullgpu-1x-h200', 'ref-8x-h100-neocloud', 'ref-8x-h200-neocloud',
+    'ref-8x-b200-neocloud', 'ref-8x-mi300x-neocloud', 'ref-8x-mi325x-neocloud', 'ref-8x-mi355x-neocloud', 'ref-8x-h100-hyperscaler'];
+  const { page: seven } = await openPage(`${calc.url}#v=1&compare=${ids.slice(0, 7).join(',')}`);
+  assert.equal(await seven.locator('#offerings li').count(), 7);
+  assert.deepEqual(await axeViolations(seven), [], '7 configurations');
+  await shot(seven, 'seven');
+  await seven.close();
+  const { page: ten } = await openPage(`${calc.url}#v=1&compare=${ids.join(',')}`);
+  assert.equal(await ten.locator('#offerings li').count(), 8);
+  const notice = await text(ten, '#notice');
+  assert.match(notice, /ref-8x-mi355x-neocloud/);
+  assert.match(notice, /ref-8x-h100-hyperscaler/);
+  await ten.close();
+});
+
+test('finding 12: the smaller items', async () => {
+  // Three offerings: one cost sentence per offering, no "the other", no "1.0×".
+  const { page } = await openPage(`${calc.url}#v=1&model=llama-3.1-70b&compare=fullgpu-8x-mi355x,fullgpu-8x-h200,ref-8x-h100-neocloud`);
+  const verdict = await text(page, '#verdict');
+  assert.doesNotMatch(verdict, /the other\b/);
+  assert.doesNotMatch(verdict, /\b1\.0×/);
+  for (const col of await page.locator('#verdict .verdict-col').allInnerTexts()) {
+    assert.ok((col.match(/Per million output tokens/g) || []).length <= 1, col);
+  }
+  // The price's source, date and billing.
+  const prices = await text(page, '#price-table');
+  assert.match(prices, /Price source and date/);
+  assert.match(prices, /2026-10-22/);
+  assert.match(prices, /per GPU-hour/);
+  assert.doesNotMatch(await text(page, '#sec-price'), /all plans bill a fixed monthly price/);
+  // The curve table's scroll box takes focus.
+  assert.equal(await page.getAttribute('#curve-data .table-scroll', 'tabindex'), '0');
+  await page.close();
+  // A key given twice names the value left out.
+  const { page: twice } = await openPage(`${calc.url}#v=1&users=4&users=8`);
+  const n1 = await text(twice, '#notice');
+  assert.match(n1, /given twice/);
+  assert.match(n1, /["“]8["”]/);
+  assert.equal((await evaluation(twice)).inputs.users, 4);
+  await twice.close();
+  // A bad id in compare: that id is named and dropped, the others stay.
+  const { page: bad } = await openPage(`${calc.url}#v=1&compare=fullgpu-8x-mi355x,nope-8x,fullgpu-8x-h200`);
+  assert.match(await text(bad, '#notice'), /nope-8x/);
+  assert.deepEqual((await evaluation(bad)).inputs.compare, ['fullgpu-8x-mi355x', 'fullgpu-8x-h200']);
+  await bad.close();
+  // The embed has a heading for assistive technology.
+  const { page: embed } = await openPage(`${calc.url}?embed=1`);
+  assert.equal(await embed.evaluate(() => [...document.querySelectorAll('h1')].some((h) => getComputedStyle(h).display !== 'none')), true);
+  assert.deepEqual(await axeViolations(embed), [], 'embed');
+  await embed.close();
+  const { page: summary } = await openPage(`${calc.url}?embed=1&view=summary`);
+  assert.deepEqual(await axeViolations(summary), [], 'summary embed');
+  await summary.close();
+});
+
+test('screenshots at 1280 and 390 px in en and zh (look at them)', async () => {
+  for (const lang of ['en', 'zh']) {
+    for (const [width, height] of [[1280, 900], [390, 844]]) {
+      const { page, problems } = await openPage(`${calc.url}?lang=${lang}#${DEEPSEEK_CHAT}`, { width, height });
+      await shot(page, `${lang}-${width}`);
+      assert.deepEqual(await axeViolations(page), [], `${lang} ${width}`);
+      assert.deepEqual(problems, []);
+      await page.close();
+    }
+  }
+});

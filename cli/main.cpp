@@ -271,6 +271,25 @@ void print_evaluation_table(const gpucalc::Evaluation& ev, bool explain) {
     std::cout << "recommended: " << ev.recommended_offering_id << " (by " << ev.recommendation_basis << ")\n";
   }
   for (const auto& r : ev.results) {
+    if (r.error_band.empty()) continue;
+    std::cout << (&r == &ev.results.front() ? "\nerror band (out of sample):\n" : "");
+    std::string line = "  " + r.offering_id + ":";
+    bool extrapolated = false;
+    for (const auto& b : r.error_band) {
+      line += " " + b.metric + " ±" + fmt(100.0 * b.p80, 0) + " % (80 % of " + std::to_string(b.points) + " unseen points);";
+      extrapolated = extrapolated || b.model_unmeasured || b.users_beyond_measured || b.engine_unmeasured || b.gpu_unmeasured;
+    }
+    if (extrapolated) {
+      const auto& b = r.error_band[0];
+      line += " extrapolated:";
+      if (b.model_unmeasured) line += " model unmeasured";
+      if (b.users_beyond_measured) line += " users beyond measured";
+      if (b.engine_unmeasured) line += " engine unmeasured";
+      if (b.gpu_unmeasured) line += " GPU unmeasured";
+    }
+    std::cout << line << "\n";
+  }
+  for (const auto& r : ev.results) {
     for (const auto& w : r.warnings) std::cout << "warning: " << r.offering_id << ": " << w << "\n";
   }
   if (explain) {
@@ -502,7 +521,7 @@ int main(int argc, char** argv) {
                 << " bytes); the next build embeds it\n";
       return 0;
     }
-    auto serving = gpucalc::run_serving_validation(catalog, serving_text);
+    auto serving = gpucalc::run_serving_validation(catalog, serving_text, true);
     if (!serving) fail(serving.error());
     if (format == "json") {
       std::cout << "{\"mlperf\": " << gpucalc::validation_report_to_json(report.value())

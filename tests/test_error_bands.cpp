@@ -72,7 +72,8 @@ TEST_CASE("error bands: data/error-bands.json is fresh") {
         }
         for (std::size_t k = 0; k < a.size(); ++k) {
           if (a[k].metric != b[k].metric || a[k].group != b[k].group || a[k].points != b[k].points ||
-              !same(a[k].mape, b[k].mape)) {
+              !same(a[k].mape, b[k].mape) || !same(a[k].p50, b[k].p50) || !same(a[k].p80, b[k].p80) ||
+              a[k].basis != b[k].basis) {
             differs(cell + " " + b[k].metric + ": file " + std::to_string(a[k].mape) + " on " +
                     std::to_string(a[k].points) + " (" + a[k].group + "), model " +
                     std::to_string(b[k].mape) + " on " + std::to_string(b[k].points) + " (" + b[k].group + ")");
@@ -80,6 +81,21 @@ TEST_CASE("error bands: data/error-bands.json is fresh") {
         }
       }
     }
+  }
+  if (have.widening.size() != want.widening.size()) {
+    differs("widening count");
+  } else {
+    for (std::size_t i = 0; i < have.widening.size(); ++i) {
+      const BandWidening &a = have.widening[i], &b = want.widening[i];
+      if (a.flag != b.flag || a.fold != b.fold || !same(a.interactivity, b.interactivity) ||
+          !same(a.throughput_per_gpu, b.throughput_per_gpu) || !same(a.ttft, b.ttft)) {
+        differs("widening " + b.flag);
+      }
+    }
+  }
+  if (have.measured.models != want.measured.models || have.measured.engines != want.measured.engines ||
+      have.measured.gpus != want.measured.gpus || have.measured.users_max != want.measured.users_max) {
+    differs("measured");
   }
   const ValidationSummary& hs = have.summary;
   const ValidationSummary& ws = want.summary;
@@ -153,7 +169,15 @@ TEST_CASE("error bands: a broken error-bands document fails loudly, naming the f
   CHECK(r.error().field.find("bands[0]") != std::string::npos);
   auto missing = parse_error_bands(R"({"bands": []})");
   REQUIRE_FALSE(missing);
-  CHECK(missing.error().field.find("summary") != std::string::npos);
+  CHECK(missing.error().field.find("widening") != std::string::npos);
+  auto no_summary = parse_error_bands(
+      R"({"bands": [], "widening": [{"flag": "a", "fold": "model", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1},
+          {"flag": "b", "fold": "users", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1},
+          {"flag": "c", "fold": "engine", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1},
+          {"flag": "d", "fold": "gpu", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1}],
+          "measured": {"models": [], "engines": [], "gpus": [], "users_max": 1}})");
+  REQUIRE_FALSE(no_summary);
+  CHECK(no_summary.error().field.find("summary") != std::string::npos);
 }
 
 TEST_CASE("error bands: a replacement document changes the band an evaluation carries") {
@@ -213,4 +237,57 @@ TEST_CASE("error bands: a result's band stays valid after the catalog it came fr
   CHECK(band[0].group == group);
   CHECK(band[0].metric == "interactivity");
   CHECK(ErrorBandList{}.empty());
+}
+
+TEST_CASE("error bands: on the folds at least 75 % of points lie inside their own p80, per metric") {
+  const char* mlperf = embedded("validation.json");
+  const char* serving = embedded("validation-serving.json");
+  REQUIRE(mlperf != nullptr);
+  REQUIRE(serving != nullptr);
+  auto report = run_serving_validation(default_catalog(), serving, true);
+  REQUIRE(report);
+  const ErrorBandTable& table = *default_catalog().error_bands;
+  const auto share = band_coverage(report.value(), table);
+  // Pooled over the fold kinds, each held-out point against the band its fold's kind of
+  // extrapolation gets (the request-shape folds: no flag).
+  for (std::size_t m = 0; m < kFoldMetrics; ++m) {
+    double sum = 0.0;
+    for (std::size_t kind = 0; kind < kFoldKinds; ++kind) {
+      CAPTURE(kind);
+      CAPTURE(m);
+      CHECK(share[kind][m] > 0.5);
+      sum += share[kind][m];
+    }
+    CAPTURE(m);
+    CHECK(sum / kFoldKinds >= 0.75);
+  }
+}
+
+TEST_CASE("error bands: a prediction beyond what was measured is flagged and its band widened") {
+  const auto band_of = [](const std::string& scenario) {
+    auto ev = evaluate_text(default_catalog(), scenario, false);
+    REQUIRE(ev);
+    REQUIRE(!ev.value().results.empty());
+    const auto& b = ev.value().results[0].error_band;
+    REQUIRE(b.size() == 3);
+    return std::vector<ErrorBand>(b.begin(), b.end());
+  };
+  const auto measured = band_of("v=1&model=deepseek-v3&weights=fp8&compare=fullgpu-8x-h200&users=32");
+  const auto same_arch = band_of("v=1&model=deepseek-r1-0528&weights=fp8&compare=fullgpu-8x-h200&users=32");
+  const auto unmeasured = band_of("v=1&model=qwen3-235b-a22b&weights=fp8&compare=fullgpu-8x-h200&users=32");
+  CHECK_FALSE(measured[0].model_unmeasured);
+  CHECK_FALSE(same_arch[0].model_unmeasured);  // the same architecture (same_architecture)
+  CHECK(same_arch[0].p80 == measured[0].p80);
+  CHECK(unmeasured[0].model_unmeasured);
+  for (std::size_t m = 0; m < 3; ++m) {
+    CAPTURE(m);
+    CHECK(measured[m].p80 > 0.0);
+    CHECK(measured[m].p80 >= measured[m].p50);
+    CHECK(unmeasured[m].p80 >= measured[m].p80);
+    CHECK(unmeasured[m].basis.find("model_unmeasured") != std::string::npos);
+  }
+  const auto many = band_of("v=1&model=deepseek-v3&weights=fp8&compare=fullgpu-8x-h200&users=8000");
+  CHECK(many[0].users_beyond_measured);
+  const auto mi350 = band_of("v=1&model=deepseek-v3&weights=fp8&compare=server-8x-mi350x&users=32");
+  CHECK(mi350[0].gpu_unmeasured);
 }

@@ -42,7 +42,6 @@ export function isTraced(field) {
   return Boolean(set && set.has(field));
 }
 
-/** The error band beside a predicted figure ("±18 % · 40 points"), or null. */
 /** The core's error band for curve point `p` of result `r`: the band of the point's own users
  *  per instance (`error_band_index` into `curve_error_bands`), else the result's. */
 export function pointBands(r, p) {
@@ -50,13 +49,20 @@ export function pointBands(r, p) {
   return (Number.isInteger(i) && Array.isArray(r.curve_error_bands) && r.curve_error_bands[i]) || r.error_band;
 }
 
+const BAND_FLAGS = ['model_unmeasured', 'users_beyond_measured', 'engine_unmeasured', 'gpu_unmeasured'];
+
+/** The error band beside a predicted figure: "±p80 %", with "80 % of N unseen points" and what
+ *  it extrapolates in its tooltip; or null. */
 export function band(r, field) {
   const b = bandOf(r, field);
   if (!b || r[field] === null || r[field] === undefined) return null;
-  const params = { pct: i18n.num(b.mape * 100, 0), n: i18n.num(b.points) };
+  const params = { pct: i18n.num(b.p80 * 100, 0), n: i18n.num(b.points) };
+  // Extrapolation flags of the core's band, worded; the band is already widened for them.
+  const flags = BAND_FLAGS.filter((f) => b[f]).map((f) => t(`band_${f}`));
+  const hint = t('band_hint', params) + (flags.length ? ` ${t('band_extrapolated', { what: flags.join(', ') })}` : '');
   // The point count is in the tooltip and, for screen readers, in the text.
-  return h('span', { class: 'band', title: t('band_hint', params) }, t('band', params),
-    h('span', { class: 'visually-hidden' }, ` (${t('band_hint', params)})`));
+  return h('span', { class: flags.length ? 'band extrapolated' : 'band', title: hint }, t('band', params),
+    h('span', { class: 'visually-hidden' }, ` (${hint})`));
 }
 
 /** A figure of result `r` (offering `index`): a button revealing its formula when traced, and

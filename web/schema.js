@@ -67,11 +67,11 @@ const BAND_METRIC = {
   max_throughput_tokens_per_s: 'throughput_per_gpu', usd_per_million_tokens: 'throughput_per_gpu',
   usd_per_million_total_tokens: 'throughput_per_gpu',
 };
-/** The error band of a predicted figure of `result`: {mape, points} or null. */
+/** The error band of a predicted figure of `result`: {p50, p80, points, flags...} or null. */
 export function bandOf(result, field) {
   const bands = result.error_band;
   const b = bands && typeof bands === 'object' ? bands[BAND_METRIC[field]] : null;
-  return b && typeof b.mape === 'number' && b.points > 0 ? b : null;
+  return b && typeof b.p80 === 'number' && b.points > 0 ? b : null;
 }
 
 /**

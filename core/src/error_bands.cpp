@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <type_traits>
@@ -221,6 +222,52 @@ std::optional<Error> read_summary(const Json& j, ValidationSummary& s) {
 
 }  // namespace
 
+void widen_bands(ErrorBandTable& t) {
+  for (std::size_t v = 0; v < kErrorBandVendors; ++v) {
+    for (std::size_t f = 0; f < kErrorBandFormats; ++f) {
+      for (std::size_t r = 0; r < kErrorBandRegimes; ++r) {
+        for (unsigned combo = 0; combo < kBandFlagCombos; ++combo) {
+          std::vector<ErrorBand> bands = t.bands[v][f][r];
+          for (std::size_t m = 0; m < bands.size(); ++m) {
+            ErrorBand& b = bands[m];
+            for (std::size_t k = 0; k < 4 && k < t.widening.size(); ++k) {
+              if ((combo & (1u << k)) == 0) continue;
+              const double x = (m == 0 ? t.widening[k].interactivity : m == 1 ? t.widening[k].throughput_per_gpu : t.widening[k].ttft);
+              b.p50 *= x;
+              b.p80 *= x;
+              b.mape *= x;
+              char factor[32];
+              std::snprintf(factor, sizeof factor, "%.2f", x);
+              b.basis += std::string("; x") + factor + " " + t.widening[k].flag + " (" + t.widening[k].fold + " folds)";
+            }
+            b.model_unmeasured = (combo & kBandModelUnmeasured) != 0;
+            b.users_beyond_measured = (combo & kBandUsersBeyondMeasured) != 0;
+            b.engine_unmeasured = (combo & kBandEngineUnmeasured) != 0;
+            b.gpu_unmeasured = (combo & kBandGpuUnmeasured) != 0;
+          }
+          t.widened[v][f][r][combo] = std::move(bands);
+        }
+      }
+    }
+  }
+}
+
+
+unsigned band_flags(const ErrorBandTable& t, std::string_view model_id, std::string_view engine_id,
+                    std::string_view vendor, std::string_view gpu_id, double users_per_instance) {
+  const auto has = [](const std::vector<std::string>& v, std::string_view x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  const MeasuredSet& m = t.measured;
+  if (m.gpus.empty()) return 0;  // a table without its measured set: no flags
+  unsigned flags = 0;
+  if (!has(m.models, model_id)) flags |= kBandModelUnmeasured;
+  if (users_per_instance > m.users_max) flags |= kBandUsersBeyondMeasured;
+  if (!has(m.engines, std::string(engine_id) + "@" + std::string(vendor))) flags |= kBandEngineUnmeasured;
+  if (!has(m.gpus, gpu_id)) flags |= kBandGpuUnmeasured;
+  return flags;
+}
+
 const char* users_regime(double users_per_instance) {
   return kRegimes[regime_index(users_per_instance)];
 }
@@ -229,9 +276,11 @@ Result<ErrorBandTable> compute_error_bands(const Catalog& catalog, std::string_v
                                            std::string_view serving_json) {
   auto mlperf = run_validation(catalog, validation_json);
   if (!mlperf) return mlperf.error();
-  auto serving = run_serving_validation(catalog, serving_json);
+  auto serving = run_serving_validation(catalog, serving_json, true);
   if (!serving) return serving.error();
   ErrorBandTable t;
+  t.widening = band_widening(serving.value());
+  t.measured = measured_set(serving.value());
   for (std::size_t v = 0; v < kErrorBandVendors; ++v) {
     for (std::size_t f = 0; f < kErrorBandFormats; ++f) {
       for (std::size_t r = 0; r < kErrorBandRegimes; ++r) {
@@ -262,6 +311,7 @@ Result<ErrorBandTable> compute_error_bands(const Catalog& catalog, std::string_v
   for (const Mape& g : serving.value().per_gpu) s.serving_per_gpu.push_back(serving_error(g));
   s.serving_all = serving_error(serving.value().all);
   s.serving_all.gpu = "all";
+  widen_bands(t);
   return t;
 }
 
@@ -272,9 +322,15 @@ std::string error_bands_to_json(const ErrorBandTable& t) {
   w.field("generated_by", "make error-bands (gpucalc --validate --write-error-bands data/error-bands.json)");
   w.field("note",
           "Generated from data/validation.json and data/validation-serving.json by the model; do "
-          "not edit. bands: per vendor, weight format and users per instance, the MAPE of the "
-          "nearest group of newest serving rows with at least 3 points (error_band_for() in "
-          "core/src/validation.cpp). summary: per-GPU error of both tables, for the page's "
+          "not edit. bands: per vendor, weight format and users per instance, the out-of-sample "
+          "error (mape, p50, p80 of |predicted / measured - 1|) of the nearest group of newest "
+          "serving rows with at least 3 points, each predicted with the constants re-set without "
+          "its request shape (error_band_for() in core/src/validation.cpp). widening: per "
+          "extrapolation flag and metric, how much more the folds that held out a whole model, "
+          "engine, GPU or the rows above 32 users erred (p80 over the request-shape folds' p80 on "
+          "the same rows, at least 1): a prediction so flagged has its band multiplied by it "
+          "(band_widening()). measured: what the newest rows measured, for the flags. "
+          "summary: per-GPU in-sample error of both tables, for the page's "
           "accuracy panel. The test 'error bands: data/error-bands.json is fresh' fails when the "
           "model or the tables change and this file was not regenerated.");
   w.key("bands").begin_array();
@@ -288,13 +344,31 @@ std::string error_bands_to_json(const ErrorBandTable& t) {
         w.key("metrics").begin_array();
         for (const ErrorBand& b : t.bands[v][f][r]) {
           w.begin_object().field("metric", b.metric).field("mape", rounded(b.mape));
-          w.field("points", b.points).field("group", b.group).field("source", kServingSource).end_object();
+          w.field("p50", rounded(b.p50)).field("p80", rounded(b.p80));
+          w.field("points", b.points).field("group", b.group).field("basis", b.basis);
+          w.field("source", kServingSource).end_object();
         }
         w.end_array().end_object();
       }
     }
   }
   w.end_array();
+  w.key("widening").begin_array();
+  for (const BandWidening& x : t.widening) {
+    w.begin_object().field("flag", x.flag).field("fold", x.fold);
+    w.field("interactivity", rounded(x.interactivity)).field("throughput_per_gpu", rounded(x.throughput_per_gpu));
+    w.field("ttft", rounded(x.ttft)).field("source", kServingSource).end_object();
+  }
+  w.end_array();
+  w.key("measured").begin_object();
+  for (const auto& [key, list] : {std::pair<const char*, const std::vector<std::string>*>{"models", &t.measured.models},
+                                  {"engines", &t.measured.engines},
+                                  {"gpus", &t.measured.gpus}}) {
+    w.key(key).begin_array();
+    for (const auto& x : *list) w.value(x);
+    w.end_array();
+  }
+  w.field("users_max", t.measured.users_max).field("source", kServingSource).end_object();
   w.key("summary");
   write_summary(w, t.summary);
   w.end_object();
@@ -320,7 +394,9 @@ Result<ErrorBandTable> parse_error_bands(std::string_view json_text) {
   if (!j.is_object() || !j.contains("bands") || !j.at("bands").is_array()) {
     return bad("bands", "is required (an array)");
   }
-  if (auto e = unknown(j, "", {"schema", "generated_by", "note", "bands", "summary"})) return *e;
+  if (auto e = unknown(j, "", {"schema", "generated_by", "note", "bands", "widening", "measured", "summary"})) {
+    return *e;
+  }
   ErrorBandTable t;
   std::array<std::array<std::array<bool, kErrorBandRegimes>, kErrorBandFormats>, kErrorBandVendors> seen{};
   std::size_t i = 0;
@@ -344,37 +420,88 @@ Result<ErrorBandTable> parse_error_bands(std::string_view json_text) {
     std::size_t k = 0;
     for (const Json& m : b.at("metrics")) {
       const std::string mpath = path + ".metrics[" + std::to_string(k++) + "]";
-      if (auto e = unknown(m, mpath, {"metric", "mape", "points", "group", "source"})) return *e;
+      if (auto e = unknown(m, mpath, {"metric", "mape", "p50", "p80", "points", "group", "basis", "source"})) {
+        return *e;
+      }
       const auto metric = read<std::string>(m, "metric");
       const auto mape = read<double>(m, "mape");
       const auto points = read<int>(m, "points");
       const auto group = read<std::string>(m, "group");
+      const auto p50 = read<double>(m, "p50");
+      const auto p80 = read<double>(m, "p80");
+      const auto basis = read<std::string>(m, "basis");
       bool known = false;
       for (const char* name : kMetrics) known = known || (metric && *metric == name);
-      if (!known || !mape || !points || !group) {
-        return bad(mpath, "needs metric (interactivity, throughput_per_gpu, ttft), mape, points, group");
+      if (!known || !mape || !points || !group || !p50 || !p80 || !basis) {
+        return bad(mpath, "needs metric (interactivity, throughput_per_gpu, ttft), mape, p50, p80, points, group, basis");
       }
       if (auto e = bad_error_fraction(mpath + ".mape", *mape)) return *e;
-      t.bands[v][f][r].push_back(ErrorBand{*metric, *mape, *points, *group});
+      if (auto e = bad_error_fraction(mpath + ".p50", *p50)) return *e;
+      if (auto e = bad_error_fraction(mpath + ".p80", *p80)) return *e;
+      ErrorBand band;
+      band.metric = *metric;
+      band.mape = *mape;
+      band.points = *points;
+      band.group = *group;
+      band.p50 = *p50;
+      band.p80 = *p80;
+      band.basis = *basis;
+      t.bands[v][f][r].push_back(std::move(band));
     }
   }
+  if (!j.contains("widening") || !j.at("widening").is_array() || j.at("widening").size() != 4) {
+    return bad("widening", "is required: one entry per flag (model, users, engine, GPU)");
+  }
+  i = 0;
+  for (const Json& x : j.at("widening")) {
+    const std::string path = "widening[" + std::to_string(i++) + "]";
+    if (auto e = unknown(x, path, {"flag", "fold", "interactivity", "throughput_per_gpu", "ttft", "source"})) {
+      return *e;
+    }
+    BandWidening w;
+    const auto flag = read<std::string>(x, "flag");
+    const auto fold = read<std::string>(x, "fold");
+    const auto a = read<double>(x, "interactivity"), b = read<double>(x, "throughput_per_gpu"), c = read<double>(x, "ttft");
+    if (!flag || !fold || !a || !b || !c || *a < 1.0 || *b < 1.0 || *c < 1.0) {
+      return bad(path, "needs flag, fold and interactivity, throughput_per_gpu, ttft (factors >= 1)");
+    }
+    t.widening.push_back(BandWidening{*flag, *fold, *a, *b, *c});
+  }
+  if (!j.contains("measured") || !j.at("measured").is_object()) return bad("measured", "is required");
+  const Json& ms = j.at("measured");
+  if (auto e = unknown(ms, "measured", {"models", "engines", "gpus", "users_max", "source"})) return *e;
+  for (const auto& [key, list] : {std::pair<const char*, std::vector<std::string>*>{"models", &t.measured.models},
+                                  {"engines", &t.measured.engines},
+                                  {"gpus", &t.measured.gpus}}) {
+    if (!ms.contains(key) || !ms.at(key).is_array()) return bad(std::string("measured.") + key, "is required (an array of ids)");
+    for (const Json& x : ms.at(key)) {
+      if (!x.is_string()) return bad(std::string("measured.") + key, "must hold strings");
+      list->push_back(x.get<std::string>());
+    }
+  }
+  const auto users_max = read<double>(ms, "users_max");
+  if (!users_max) return bad("measured.users_max", "is required (a number)");
+  t.measured.users_max = *users_max;
   if (!j.contains("summary")) return bad("summary", "is required");
   if (auto e = read_summary(j.at("summary"), t.summary)) return *e;
+  widen_bands(t);
   return t;
 }
 
 const std::vector<ErrorBand>& catalog_error_band(const Catalog& catalog, const std::string& vendor,
-                                                 WeightFormat weights, double users_per_instance) {
+                                                 WeightFormat weights, double users_per_instance,
+                                                 unsigned flags) {
   static const std::vector<ErrorBand> kNone;
   if (!catalog.error_bands) return kNone;
   const std::size_t v = std::string_view(vendor) == "amd" ? 0 : 1;
   const std::size_t f = std::min(kErrorBandFormats - 1, static_cast<std::size_t>(weights));
-  return catalog.error_bands->bands[v][f][regime_index(users_per_instance)];
+  return catalog.error_bands->widened[v][f][regime_index(users_per_instance)][flags % kBandFlagCombos];
 }
 
 ErrorBandList catalog_error_band_list(const Catalog& catalog, const std::string& vendor,
-                                      WeightFormat weights, double users_per_instance) {
-  const std::vector<ErrorBand>& bands = catalog_error_band(catalog, vendor, weights, users_per_instance);
+                                      WeightFormat weights, double users_per_instance,
+                                      unsigned flags) {
+  const std::vector<ErrorBand>& bands = catalog_error_band(catalog, vendor, weights, users_per_instance, flags);
   if (bands.empty()) return ErrorBandList{};
   // Aliasing: shares ownership of the whole table, points at this cell's bands.
   return ErrorBandList(std::shared_ptr<const std::vector<ErrorBand>>(catalog.error_bands, &bands));

@@ -306,9 +306,7 @@ std::optional<Error> check_scenario(const Catalog& catalog, const Scenario& as_g
     return make_error(ErrorCode::kBadValue, "dpa", "data-parallel attention is modelled for MoE models only");
   }
   if (as_given.mtp > 0) {
-    bool known = false;
-    for (const auto& [id, lengths] : catalog.constants->mtp_acceptance_length) known = known || id == model->id;
-    if (!known) {
+    if (mtp_acceptance(*catalog.constants, model->id) == nullptr) {
       return make_error(ErrorCode::kBadValue, "mtp",
                         model->name + " has no MTP acceptance data (data/performance.json mtp_acceptance_length)");
     }

@@ -58,8 +58,15 @@ void write_error_band(JsonWriter& w, const std::vector<ErrorBand>& bands) {
   for (const auto& b : bands) {
     w.key(b.metric).begin_object();
     w.field("mape", b.mape);
+    w.field("p50", b.p50);
+    w.field("p80", b.p80);
     w.field("points", b.points);
     w.field("group", b.group);
+    w.field("basis", b.basis);
+    w.field("model_unmeasured", b.model_unmeasured);
+    w.field("users_beyond_measured", b.users_beyond_measured);
+    w.field("engine_unmeasured", b.engine_unmeasured);
+    w.field("gpu_unmeasured", b.gpu_unmeasured);
     w.end_object();
   }
   w.end_object();

@@ -276,51 +276,53 @@ Mape mape_of(const std::string& name, const std::vector<const ServingValidationR
   return m;
 }
 
-/** MAPE per metric over the rows no constant was set on for that metric. */
-Mape held_out_mape(const std::string& name, const std::vector<const ServingValidationRow*>& rows,
-                   bool local_only) {
-  Mape m;
-  m.group = name;
-  for (const auto* r : rows) {
-    if (!(local_only ? r->local_for_interactivity : r->used_for_interactivity)) {
-      add_error(r->predicted_interactivity, r->measured_interactivity, m.interactivity, m.n_interactivity);
-    }
-    if (!(local_only ? r->local_for_throughput : r->used_for_throughput)) {
-      add_error(r->predicted_throughput_per_gpu, r->measured_throughput_per_gpu, m.throughput, m.n_throughput);
-    }
-    if (!(local_only ? r->local_for_ttft : r->used_for_ttft)) {
-      add_error(r->predicted_ttft_s, r->measured_ttft_s, m.ttft, m.n_ttft);
-    }
-  }
-  if (m.n_interactivity) m.interactivity /= m.n_interactivity;
-  if (m.n_throughput) m.throughput /= m.n_throughput;
-  if (m.n_ttft) m.ttft /= m.n_ttft;
-  return m;
-}
-
-/** One constant set against rows of the serving table: which rows, which metrics. */
+/** One constant set against rows of the serving table: which rows, which metrics, and how the
+ *  folds re-set it (a grid over `lo`..`hi`; `prior` where a fold leaves it no row). */
 struct Calibration {
   std::string constant;
   bool interactivity = false, throughput = false, ttft = false;
-  bool local = false;  // one engine's or GPU family's constant (scope "local"), else global
-  std::string model, engine, version;
+  std::string model, engine, version, vendor;
   std::vector<std::string> gpus;
   double users_min = 0, users_max = 1e300;
+  double lo = 0, hi = 0, prior = 0;
   bool matches(const ServingValidationRow& r) const {
     if (!model.empty() && r.model != model) return false;
     if (!engine.empty() && r.engine != engine) return false;
     if (!version.empty() && r.engine_version.find(version) == std::string::npos) return false;
+    if (!vendor.empty() && vendor_of_gpu(r.gpu) != vendor) return false;
     if (!gpus.empty() && std::find(gpus.begin(), gpus.end(), r.gpu) == gpus.end()) return false;
     return r.concurrency >= users_min && r.concurrency <= users_max;
   }
 };
 
-Result<std::vector<Calibration>> parse_calibration(const Json& j) {
+/** The catalog the folds change: its own copies of the constants and engine profiles. */
+struct WorkingCatalog {
+  Catalog catalog;
+  std::shared_ptr<EngineCatalog> engines;
+};
+
+WorkingCatalog working_copy(const Catalog& base) {
+  WorkingCatalog w{base, std::make_shared<EngineCatalog>(catalog_engines(base))};
+  w.catalog.engines = w.engines;
+  if (!w.catalog.constants) w.catalog.constants = default_model_constants();
+  return w;
+}
+
+/** "performance.<key>" or "engines.<engine>.<field>": the slot of the working catalog. */
+double* constant_slot(WorkingCatalog& w, std::string_view name) {
+  constexpr std::string_view kPerf = "performance.", kEngines = "engines.";
+  if (name.substr(0, kPerf.size()) == kPerf) return model_constant(*w.catalog.constants, name.substr(kPerf.size()));
+  if (name.substr(0, kEngines.size()) == kEngines) return engine_constant(*w.engines, name.substr(kEngines.size()));
+  return nullptr;
+}
+
+Result<std::vector<Calibration>> parse_calibration(const Json& j, const Catalog& catalog) {
   std::vector<Calibration> out;
   if (!j.contains("calibration")) return out;
   if (!j.at("calibration").is_array()) {
     return make_error(ErrorCode::kInvalidCatalog, "validation-serving.json.calibration", "must be an array");
   }
+  WorkingCatalog probe = working_copy(catalog);
   std::size_t i = 0;
   for (const auto& entry : j.at("calibration")) {
     const Json& e = entry;
@@ -351,15 +353,26 @@ Result<std::vector<Calibration>> parse_calibration(const Json& j) {
       return make_error(ErrorCode::kInvalidCatalog, path + ".source",
                         "must name where the constant's value comes from and the rows it was set on");
     }
-    const std::string scope = str_or(e, "scope");
-    if (scope != "local" && scope != "global") {
-      return make_error(ErrorCode::kInvalidCatalog, path + ".scope", "must be local or global");
+    if (constant_slot(probe, c.constant) == nullptr) {
+      return make_error(ErrorCode::kInvalidCatalog, path + ".constant",
+                        "must name a constant of data/performance.json or data/engines.json");
     }
-    c.local = scope == "local";
+    const Json& range = e.contains("range") ? e.at("range") : Json();
+    if (!range.is_array() || range.size() != 2 || !range[0].is_number() || !range[1].is_number() ||
+        !(range[0].get<double>() >= 0.0 && range[1].get<double>() > range[0].get<double>()) ||
+        !e.contains("prior") || !e.at("prior").is_number()) {
+      return make_error(ErrorCode::kInvalidCatalog, path + ".range",
+                        "needs range [lo, hi] (0 <= lo < hi) and prior (a number): the folds re-set "
+                        "the constant on a grid over the range");
+    }
+    c.lo = range[0].get<double>();
+    c.hi = range[1].get<double>();
+    c.prior = e.at("prior").get<double>();
     const Json& rows = e.at("rows");
     c.model = str_or(rows, "model");
     c.engine = str_or(rows, "engine");
     c.version = str_or(rows, "engine_version");
+    c.vendor = str_or(rows, "vendor");
     c.users_min = num_or(rows, "users_min", 0.0);
     c.users_max = num_or(rows, "users_max", 1e300);
     if (rows.contains("gpus") && rows.at("gpus").is_array()) {
@@ -374,14 +387,141 @@ Result<std::vector<Calibration>> parse_calibration(const Json& j) {
 
 std::string config_key(const ServingValidationRow& r) {
   return r.gpu + "|" + r.model + "|" + r.weights + "|" + r.engine + "|" + std::to_string(r.tp) +
-         "|" + std::to_string(r.ep) + "|" + std::to_string(r.dpa) + "|" + fmt("%g", r.isl) + "|" +
-         fmt("%g", r.osl) + "|" + fmt("%g", r.concurrency);
+         "|" + std::to_string(r.ep) + "|" + std::to_string(r.dpa) + "|" + std::to_string(r.mtp) +
+         "|" + fmt("%g", r.isl) + "|" + fmt("%g", r.osl) + "|" + fmt("%g", r.concurrency);
+}
+
+/** What a row needs to be predicted again under other constants. */
+struct RowSetup {
+  Scenario scenario;
+  const Model* model = nullptr;
+  const Gpu* gpu = nullptr;
+  Parallel par;
+  int replicas = 1;
+};
+
+ServingPoint predict_row(const Catalog& catalog, const ServingValidationRow& r, const RowSetup& s) {
+  auto engine = select_engine(catalog_engines(catalog), r.engine, *s.gpu, *s.model);
+  if (!engine) return ServingPoint{};
+  ServingContext c = make_serving_context(catalog, s.scenario, *s.model, *s.gpu, *engine.value(),
+                                          r.engine_version);
+  c.input_tokens = 0.9 * r.isl;  // the mean request, unrounded
+  c.output_tokens = 0.9 * r.osl;
+  return serve(c, s.par, s.replicas, r.concurrency);
+}
+
+FoldFigures figures_of(const ServingPoint& pt) {
+  if (!pt.fits) return FoldFigures{};
+  return FoldFigures{pt.tokens_per_s_per_user, pt.total_tokens_per_s_per_gpu, pt.ttft_s};
+}
+
+FoldFigures measured_of(const ServingValidationRow& r) {
+  return FoldFigures{r.measured_interactivity, r.measured_throughput_per_gpu, r.measured_ttft_s};
+}
+
+constexpr int kGridSteps = 40;   // the first pass over lo..hi
+constexpr int kRefineSteps = 10;  // then within one step either side of the best
+
+/**
+ * The procedure that sets the constants "set against" the serving table, run on the rows with
+ * train[i] true (newest runs only): each constant in the table's order, on the training rows it
+ * names, takes the value of a grid over its range (41 points, then 21 within a step of the
+ * best) with the least mean |relative error| over its metrics, the constants before it already
+ * set; a constant with no training row takes its prior. Returns the values chosen.
+ */
+std::vector<double> reset_constants(WorkingCatalog& w, const std::vector<Calibration>& cals,
+                                    const std::vector<ServingValidationRow>& rows,
+                                    const std::vector<RowSetup>& setups, const std::vector<bool>& train) {
+  std::vector<double> chosen;
+  for (const Calibration& cal : cals) {
+    double* slot = constant_slot(w, cal.constant);
+    const bool uses[kFoldMetrics] = {cal.interactivity, cal.throughput, cal.ttft};
+    std::vector<std::size_t> on;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (!train[i] || !rows[i].newest || !cal.matches(rows[i])) continue;
+      const FoldFigures m = measured_of(rows[i]);
+      bool any = false;
+      for (std::size_t k = 0; k < kFoldMetrics; ++k) any = any || (uses[k] && m[k] > 0.0);
+      if (any) on.push_back(i);
+    }
+    if (on.empty()) {
+      *slot = cal.prior;
+      chosen.push_back(cal.prior);
+      continue;
+    }
+    const auto cost = [&](double v) {
+      *slot = v;
+      double sum = 0.0;
+      int n = 0;
+      for (std::size_t i : on) {
+        const FoldFigures e = relative_errors(figures_of(predict_row(w.catalog, rows[i], setups[i])),
+                                              measured_of(rows[i]));
+        for (std::size_t k = 0; k < kFoldMetrics; ++k) {
+          if (!uses[k]) continue;
+          // A row the model cannot fit counts as fully wrong, so no value wins by dropping rows.
+          sum += e[k] >= 0.0 ? e[k] : (measured_of(rows[i])[k] > 0.0 ? 1.0 : 0.0);
+          n += measured_of(rows[i])[k] > 0.0 ? 1 : 0;
+        }
+      }
+      return n > 0 ? sum / n : 0.0;
+    };
+    const double step = (cal.hi - cal.lo) / kGridSteps;
+    double best = cal.lo, best_cost = cost(cal.lo);
+    for (int k = 1; k <= kGridSteps; ++k) {
+      const double v = cal.lo + step * k;
+      const double c = cost(v);
+      if (c < best_cost) best = v, best_cost = c;
+    }
+    const double centre = best;
+    for (int k = -kRefineSteps; k <= kRefineSteps; ++k) {
+      const double v = centre + step * k / kRefineSteps;
+      if (k == 0 || v < cal.lo || v > cal.hi) continue;
+      const double c = cost(v);
+      if (c < best_cost) best = v, best_cost = c;
+    }
+    *slot = best;
+    chosen.push_back(best);
+  }
+  return chosen;
+}
+
+std::string fold_label(const ServingValidationRow& r, std::size_t kind) {
+  if (!r.newest) return "";
+  switch (kind) {
+    case 0: return r.model;
+    case 1: return r.engine;
+    case 2: return fmt("%g", r.isl) + "/" + fmt("%g", r.osl);
+    case 3: return r.gpu;
+    default: return r.concurrency > kFoldUsersMeasured ? "beyond" : "";
+  }
+}
+
+Mape mape_of_figures(const std::string& name, const std::vector<const ServingValidationRow*>& rows,
+                     std::size_t kind) {
+  Mape m;
+  m.group = name;
+  for (const auto* r : rows) {
+    const FoldFigures& p = r->out_of_sample[kind];
+    add_error(p[0], r->measured_interactivity, m.interactivity, m.n_interactivity);
+    add_error(p[1], r->measured_throughput_per_gpu, m.throughput, m.n_throughput);
+    add_error(p[2], r->measured_ttft_s, m.ttft, m.n_ttft);
+  }
+  if (m.n_interactivity) m.interactivity /= m.n_interactivity;
+  if (m.n_throughput) m.throughput /= m.n_throughput;
+  if (m.n_ttft) m.ttft /= m.n_ttft;
+  return m;
 }
 
 }  // namespace
 
+const char* const kFoldKindNames[kFoldKinds] = {"model", "engine", "shape", "gpu", "users"};
+
+std::string vendor_of_gpu(std::string_view gpu_id) {
+  return gpu_id.substr(0, 2) == "mi" ? "amd" : "nvidia";
+}
+
 Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
-                                                       std::string_view serving_json) {
+                                                       std::string_view serving_json, bool folds) {
   const Json j = Json::parse(serving_json.begin(), serving_json.end(), nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     return make_error(ErrorCode::kInvalidJson, "validation-serving.json", "is not a JSON object");
@@ -393,9 +533,21 @@ Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
   }
   ServingValidationReport report;
   report.note = str_or(j, "note");
-  auto calibration = parse_calibration(j);
+  auto calibration = parse_calibration(j, catalog);
   if (!calibration) return calibration.error();
-  const EngineCatalog& engines = default_engines();
+  if (j.contains("same_architecture") && j.at("same_architecture").is_object()) {
+    for (const auto& [model, ids] : j.at("same_architecture").items()) {
+      std::vector<std::string> list;
+      if (ids.is_array()) {
+        for (const auto& id : ids) {
+          if (id.is_string()) list.push_back(id.get<std::string>());
+        }
+      }
+      report.same_architecture.emplace_back(model, std::move(list));
+    }
+  }
+  const EngineCatalog& engines = catalog_engines(catalog);
+  std::vector<RowSetup> setups;
   std::size_t i = 0;
   for (const auto& e : j.at("rows")) {
     const std::string path = "validation-serving.json.rows[" + std::to_string(i++) + "]";
@@ -410,6 +562,11 @@ Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
     r.tp = static_cast<int>(num_or(e, "tp", 0));
     r.ep = static_cast<int>(num_or(e, "ep", 1));
     r.dpa = static_cast<int>(num_or(e, "dp_attention", 0));
+    const std::string spec = str_or(e, "spec_decode");
+    if (spec != "none" && spec != "mtp" && !spec.empty()) {
+      return make_error(ErrorCode::kInvalidCatalog, path + ".spec_decode", "must be none or mtp");
+    }
+    r.mtp = spec == "mtp" ? 1 : 0;  // serving-measured.md: one draft token
     r.isl = num_or(e, "isl", 0);
     r.osl = num_or(e, "osl", 0);
     r.concurrency = num_or(e, "concurrency", 0);
@@ -437,7 +594,8 @@ Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
       err.field = path + ".engine";
       return err;
     }
-    Scenario s;
+    RowSetup setup;
+    Scenario& s = setup.scenario;
     s.model = r.model;
     s.weights = *weights;
     s.kv = engine.value()->kv_cache;
@@ -446,6 +604,7 @@ Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
     s.tp = r.tp;
     s.ep = r.ep;
     s.dpa = r.dpa == 1;
+    s.mtp = r.mtp;
     for (ServingEngine id : {ServingEngine::kVllm, ServingEngine::kSglang, ServingEngine::kTrtllm,
                              ServingEngine::kAtom}) {
       if (r.engine == serving_engine_name(id)) s.engine = id;
@@ -454,11 +613,11 @@ Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
     s.compare = {off->id};
     s.context_tokens = s.input_tokens + s.output_tokens;
     r.scenario = encode_scenario(s);
-    ServingContext c = make_serving_context(catalog, s, *model, *gpu, *engine.value(), r.engine_version);
-    c.input_tokens = 0.9 * r.isl;  // the mean request, unrounded
-    c.output_tokens = 0.9 * r.osl;
-    const Parallel p{r.tp, r.ep, r.dpa == 1};
-    const ServingPoint pt = serve(c, p, off->gpu_count / r.tp, r.concurrency);
+    setup.model = model;
+    setup.gpu = gpu;
+    setup.par = Parallel{r.tp, r.ep, r.dpa == 1};
+    setup.replicas = off->gpu_count / r.tp;
+    const ServingPoint pt = predict_row(catalog, r, setup);
     if (pt.fits) {
       r.predicted_interactivity = pt.tokens_per_s_per_user;
       r.predicted_throughput_per_gpu = pt.total_tokens_per_s_per_gpu;
@@ -466,17 +625,10 @@ Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
       r.predicted_tpot_s = pt.tpot_s;
     }
     for (const Calibration& cal : calibration.value()) {
-      if (!cal.matches(r)) continue;
-      r.set_constants.push_back(cal.constant);
-      r.used_for_interactivity = r.used_for_interactivity || cal.interactivity;
-      r.used_for_throughput = r.used_for_throughput || cal.throughput;
-      r.used_for_ttft = r.used_for_ttft || cal.ttft;
-      if (!cal.local) continue;
-      r.local_for_interactivity = r.local_for_interactivity || cal.interactivity;
-      r.local_for_throughput = r.local_for_throughput || cal.throughput;
-      r.local_for_ttft = r.local_for_ttft || cal.ttft;
+      if (cal.matches(r)) r.set_constants.push_back(cal.constant);
     }
     report.rows.push_back(std::move(r));
+    setups.push_back(std::move(setup));
   }
   // Newest row of each configuration and concurrency.
   std::map<std::string, std::size_t> newest;
@@ -496,16 +648,63 @@ Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
     by_group["model " + r.model].push_back(&r);
     by_group["engine " + r.engine].push_back(&r);
     by_group["weights " + r.weights].push_back(&r);
-    by_group[std::string("vendor ") + (r.gpu_id.rfind("mi", 0) == 0 ? "amd" : "nvidia")].push_back(&r);
+    by_group["vendor " + vendor_of_gpu(r.gpu_id)].push_back(&r);
     by_group[std::string("users ") + users_regime(r.concurrency)].push_back(&r);
   }
   for (const auto& [gpu, rows] : by_gpu) report.per_gpu.push_back(mape_of(gpu, rows));
   report.all = mape_of("all", scored);
   report.drift = mape_of("older runs (drift)", older);
-  report.held_out = held_out_mape("held out (newest)", scored, false);
-  report.held_out_drift = held_out_mape("held out (older runs)", older, false);
-  report.held_out_local = held_out_mape("held out of local", scored, true);
   for (const auto& [name, rows] : by_group) report.groups.push_back(mape_of(name, rows));
+  if (!folds) return report;
+
+  // The constants re-set by the same procedure on every newest row, then without each group.
+  const std::vector<Calibration>& cals = calibration.value();
+  for (const Calibration& cal : cals) {
+    WorkingCatalog probe = working_copy(catalog);
+    const double value = *constant_slot(probe, cal.constant);
+    report.constants.push_back(RefitConstant{cal.constant, value, 0.0, value, value});
+  }
+  {
+    WorkingCatalog w = working_copy(catalog);
+    const std::vector<double> all = reset_constants(w, cals, report.rows, setups,
+                                                    std::vector<bool>(report.rows.size(), true));
+    for (std::size_t k = 0; k < all.size(); ++k) {
+      report.constants[k].all_rows = all[k];
+      report.constants[k].fold_min = report.constants[k].fold_max = all[k];
+    }
+  }
+  for (std::size_t kind = 0; kind < kFoldKinds; ++kind) {
+    std::vector<std::string> labels;
+    for (const auto& r : report.rows) labels.push_back(fold_label(r, kind));
+    const FitAndPredict fit_and_predict = [&](const std::vector<bool>& train) {
+      WorkingCatalog w = working_copy(catalog);
+      const std::vector<double> values = reset_constants(w, cals, report.rows, setups, train);
+      for (std::size_t k = 0; k < values.size(); ++k) {
+        report.constants[k].fold_min = std::min(report.constants[k].fold_min, values[k]);
+        report.constants[k].fold_max = std::max(report.constants[k].fold_max, values[k]);
+      }
+      std::vector<FoldFigures> out;
+      for (std::size_t k = 0; k < report.rows.size(); ++k) {
+        out.push_back(train[k] ? FoldFigures{} : figures_of(predict_row(w.catalog, report.rows[k], setups[k])));
+      }
+      return out;
+    };
+    const std::vector<FoldFigures> predicted = leave_one_group_out(labels, fit_and_predict);
+    for (std::size_t k = 0; k < report.rows.size(); ++k) report.rows[k].out_of_sample[kind] = predicted[k];
+    FoldReport fr;
+    fr.kind = kFoldKindNames[kind];
+    std::vector<const ServingValidationRow*> held;
+    std::map<std::string, std::vector<const ServingValidationRow*>> held_by_gpu;
+    for (std::size_t k = 0; k < report.rows.size(); ++k) {
+      if (labels[k].empty()) continue;
+      held.push_back(&report.rows[k]);
+      held_by_gpu[report.rows[k].gpu_id].push_back(&report.rows[k]);
+    }
+    for (const auto& [gpu, rows] : held_by_gpu) fr.per_gpu.push_back(mape_of_figures(gpu, rows, kind));
+    fr.all = mape_of_figures("all", held, kind);
+    report.folds.push_back(std::move(fr));
+  }
+  report.has_folds = true;
   return report;
 }
 
@@ -557,12 +756,26 @@ std::string serving_report_to_text(const ServingValidationReport& r) {
   for (const auto& m : r.per_gpu) out += mape_line(m, w);
   out += mape_line(r.all, w);
   out += mape_line(r.drift, w);
-  out += "\nOut of sample: per metric, only the rows no constant was set on (\"calibration\" in\n"
-         "data/validation-serving.json; a metric with no such row shows -)\n";
-  out += mape_line(r.held_out, w);
-  out += mape_line(r.held_out_drift, w);
-  out += "Newest rows no engine or GPU-family constant was set on (global constants may be):\n";
-  out += mape_line(r.held_out_local, w);
+  if (r.has_folds) {
+    out += "\nLeave one group out: the constants of \"calibration\" (data/validation-serving.json)\n"
+           "re-set without the group by the same procedure, the group predicted (MAPE, points)\n";
+    out += pad("held out / gpu", w, false) + "  " + pad("interactivity", 16, true) + "  " +
+           pad("throughput/GPU", 16, true) + "  " + pad("mean TTFT", 16, true) + "\n";
+    for (const FoldReport& f : r.folds) {
+      Mape all = f.all;
+      all.group = f.kind == "users" ? "users > 32 (all)" : "one " + f.kind + " (all)";
+      out += mape_line(all, w);
+      for (Mape m : f.per_gpu) {
+        m.group = "  " + m.group;
+        out += mape_line(m, w);
+      }
+    }
+    out += "\nConstants set against this table: value in data/, re-set on every newest row, range over the folds\n";
+    for (const RefitConstant& c : r.constants) {
+      out += pad(c.name, 48, false) + fmt("  %-10.4g", c.data_value) + fmt("  %-10.4g", c.all_rows) +
+             fmt("  %.4g", c.fold_min) + fmt("..%.4g", c.fold_max) + "\n";
+    }
+  }
   out += "\nMAPE by group (newest runs)\n";
   for (const auto& m : r.groups) out += mape_line(m, w);
   return out;
@@ -594,6 +807,7 @@ std::string serving_report_to_json(const ServingValidationReport& r) {
                     {"tp", x.tp},
                     {"ep", x.ep},
                     {"dp_attention", x.dpa},
+                    {"mtp", x.mtp},
                     {"concurrency", x.concurrency},
                     {"newest", x.newest},
                     {"scenario", x.scenario},
@@ -608,9 +822,21 @@ std::string serving_report_to_json(const ServingValidationReport& r) {
   j["mape_per_gpu"] = per;
   j["mape_all"] = mj(r.all);
   j["mape_drift"] = mj(r.drift);
-  j["mape_held_out"] = mj(r.held_out);
-  j["mape_held_out_drift"] = mj(r.held_out_drift);
-  j["mape_held_out_local"] = mj(r.held_out_local);
+  if (r.has_folds) {
+    Json folds = Json::array();
+    for (const FoldReport& f : r.folds) {
+      Json fp = Json::array();
+      for (const auto& m : f.per_gpu) fp.push_back(mj(m));
+      folds.push_back({{"held_out", f.kind}, {"mape_all", mj(f.all)}, {"mape_per_gpu", fp}});
+    }
+    j["leave_one_group_out"] = folds;
+    Json consts = Json::array();
+    for (const RefitConstant& c : r.constants) {
+      consts.push_back({{"constant", c.name}, {"data_value", c.data_value}, {"all_rows", c.all_rows},
+                        {"fold_min", c.fold_min}, {"fold_max", c.fold_max}});
+    }
+    j["constants"] = consts;
+  }
   j["mape_groups"] = groups;
   j["rows"] = rows;
   j["note"] = r.note;
@@ -621,13 +847,28 @@ std::string serving_report_to_json(const ServingValidationReport& r) {
 
 namespace gpucalc {
 
+namespace {
+
+const FoldKind kFlagFolds[] = {kFoldModel, kFoldUsers, kFoldEngine, kFoldGpu};
+const char* const kFlagNames[] = {"model_unmeasured", "users_beyond_measured", "engine_unmeasured",
+                                  "gpu_unmeasured"};
+
+double measured_metric(const ServingValidationRow& r, std::size_t m) {
+  return m == 0 ? r.measured_interactivity : m == 1 ? r.measured_throughput_per_gpu : r.measured_ttft_s;
+}
+
+/** |relative error| of metric m of the row in fold kind `kind`, or -1 when none. */
+double fold_error(const ServingValidationRow& r, std::size_t kind, std::size_t m) {
+  const double p = r.out_of_sample[kind][m], x = measured_metric(r, m);
+  return p > 0.0 && x > 0.0 ? std::fabs(p / x - 1.0) : -1.0;
+}
+
+}  // namespace
+
 std::vector<ErrorBand> error_band_for(const ServingValidationReport& report,
                                       const std::string& vendor, const std::string& weights,
                                       double users_per_instance) {
   const std::string regime = users_regime(users_per_instance);
-  auto vendor_of = [](const ServingValidationRow& r) {
-    return r.gpu_id.rfind("mi", 0) == 0 ? std::string("amd") : std::string("nvidia");
-  };
   struct Level {
     std::string name;
     bool use_weights, use_regime, use_vendor;
@@ -638,26 +879,105 @@ std::vector<ErrorBand> error_band_for(const ServingValidationReport& report,
                           {"all", false, false, false}};
   std::vector<ErrorBand> out;
   const char* metrics[] = {"interactivity", "throughput_per_gpu", "ttft"};
-  for (int mi = 0; mi < 3; ++mi) {
+  for (std::size_t mi = 0; mi < kFoldMetrics; ++mi) {
     for (const Level& l : levels) {
-      std::vector<const ServingValidationRow*> rows;
+      std::vector<double> errors;
       for (const auto& r : report.rows) {
         if (!r.newest) continue;
-        if (l.use_vendor && vendor_of(r) != vendor) continue;
+        if (l.use_vendor && vendor_of_gpu(r.gpu_id) != vendor) continue;
         if (l.use_weights && r.weights != weights) continue;
         if (l.use_regime && users_regime(r.concurrency) != regime) continue;
-        rows.push_back(&r);
+        const double e = fold_error(r, kFoldShape, mi);
+        if (e >= 0.0) errors.push_back(e);
       }
-      const Mape m = mape_of(l.name, rows);
-      const double mape = mi == 0 ? m.interactivity : mi == 1 ? m.throughput : m.ttft;
-      const int n = mi == 0 ? m.n_interactivity : mi == 1 ? m.n_throughput : m.n_ttft;
-      if (n >= 3 || !l.use_vendor) {
-        out.push_back(ErrorBand{metrics[mi], mape, n, l.name});
+      if (errors.size() >= 3 || !l.use_vendor) {
+        ErrorBand b;
+        b.metric = metrics[mi];
+        b.points = static_cast<int>(errors.size());
+        for (double e : errors) b.mape += e / static_cast<double>(errors.size());
+        b.group = l.name;
+        b.p50 = quantile(errors, 0.5);
+        b.p80 = quantile(errors, 0.8);
+        b.basis = "request-shape folds: " + l.name;
+        out.push_back(std::move(b));
         break;
       }
     }
   }
   return out;
+}
+
+std::vector<BandWidening> band_widening(const ServingValidationReport& report) {
+  std::vector<BandWidening> out;
+  for (std::size_t f = 0; f < 4; ++f) {
+    BandWidening w;
+    w.flag = kFlagNames[f];
+    w.fold = kFoldKindNames[kFlagFolds[f]];
+    double* slots[] = {&w.interactivity, &w.throughput_per_gpu, &w.ttft};
+    for (std::size_t m = 0; m < kFoldMetrics; ++m) {
+      std::vector<double> far, near;
+      for (const auto& r : report.rows) {
+        const double a = fold_error(r, kFlagFolds[f], m), b = fold_error(r, kFoldShape, m);
+        if (a < 0.0 || b < 0.0) continue;
+        far.push_back(a);
+        near.push_back(b);
+      }
+      const double q = quantile(near, 0.8);
+      *slots[m] = q > 0.0 ? std::max(1.0, quantile(far, 0.8) / q) : 1.0;
+    }
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+MeasuredSet measured_set(const ServingValidationReport& report) {
+  MeasuredSet s;
+  auto add = [](std::vector<std::string>& v, const std::string& x) {
+    if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+  };
+  for (const auto& r : report.rows) {
+    if (!r.newest) continue;
+    add(s.models, r.model);
+    for (const auto& [model, ids] : report.same_architecture) {
+      if (model != r.model) continue;
+      for (const auto& id : ids) add(s.models, id);
+    }
+    add(s.engines, r.engine + "@" + vendor_of_gpu(r.gpu_id));
+    add(s.gpus, r.gpu_id);
+    s.users_max = std::max(s.users_max, r.concurrency);
+  }
+  std::sort(s.models.begin(), s.models.end());
+  std::sort(s.engines.begin(), s.engines.end());
+  std::sort(s.gpus.begin(), s.gpus.end());
+  return s;
+}
+
+std::array<FoldFigures, kFoldKinds> band_coverage(const ServingValidationReport& report,
+                                                  const ErrorBandTable& table) {
+  std::array<FoldFigures, kFoldKinds> share{};
+  for (std::size_t kind = 0; kind < kFoldKinds; ++kind) {
+    unsigned flags = 0;
+    for (std::size_t f = 0; f < 4; ++f) {
+      if (kFlagFolds[f] == kind) flags = 1u << f;
+    }
+    for (std::size_t m = 0; m < kFoldMetrics; ++m) {
+      int inside = 0, n = 0;
+      for (const auto& r : report.rows) {
+        const double e = fold_error(r, kind, m);
+        if (e < 0.0) continue;
+        const auto weights = parse_weight_format(r.weights);
+        const std::size_t v = vendor_of_gpu(r.gpu_id) == "amd" ? 0 : 1;
+        const std::size_t f = std::min(kErrorBandFormats - 1, static_cast<std::size_t>(weights ? *weights : WeightFormat::kFp8));
+        const std::size_t g = r.concurrency <= 8 ? 0 : r.concurrency <= 32 ? 1 : 2;
+        const auto& bands = table.widened[v][f][g][flags];
+        if (m >= bands.size()) continue;
+        ++n;
+        inside += e <= bands[m].p80 ? 1 : 0;
+      }
+      share[kind][m] = n > 0 ? static_cast<double>(inside) / n : 0.0;
+    }
+  }
+  return share;
 }
 
 }  // namespace gpucalc

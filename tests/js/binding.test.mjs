@@ -166,5 +166,7 @@ test('validationJson: the precomputed validation summary (data/error-bands.json)
   for (const metric of ['interactivity', 'throughput_per_gpu', 'ttft']) {
     assert.ok(r.error_band[metric].points >= 3, metric);
     assert.equal(typeof r.error_band[metric].group, 'string');
+    assert.ok(r.error_band[metric].p80 >= r.error_band[metric].p50, metric);
+    assert.equal(typeof r.error_band[metric].model_unmeasured, 'boolean');
   }
 });

@@ -86,7 +86,7 @@ test('the chart draws one front per compared offering, and the table holds the s
     [...tr.children].slice(2).map((c) => (c.querySelector('.band') ? c.querySelector('.band').firstChild.textContent : null))));
   const expected = rs.flatMap((r) => r.curve.map((p) => {
     const b = r.curve_error_bands[p.error_band_index];
-    return [b.throughput_per_gpu, b.ttft].map((m) => `±${Math.round(m.mape * 100)} %`);
+    return [b.throughput_per_gpu, b.ttft].map((m) => `±${Math.round(m.p80 * 100)} %`);
   }));
   assert.deepEqual(bands.map((b) => [b[1], b[3]]), expected);
   assert.ok(bands.every((b) => b.slice(0, 5).every((x) => x)), 'a band beside every figure of the curve table');
@@ -137,11 +137,17 @@ test('every predicted throughput and latency figure has an error band beside it'
   for (const f of ['decode_tokens_per_s_per_user', 'ttft_s', 'tpot_s', 'total_tokens_per_s_per_gpu', 'max_throughput_tokens_per_s']) {
     assert.ok(banded.includes(f), `${f} is shown`);
   }
-  // The band is the core's: ±MAPE % of the result's error_band.
+  // The band is the core's: ±p80 % of the result's error_band, out of sample.
   const rs = await results(page);
   const cells = await page.evaluate(() => [...document.querySelectorAll('#perf-table tbody tr')]
     .filter((tr) => tr.querySelector('[data-f="ttft_s"]')).map((tr) => [...tr.querySelectorAll('.band')].map((b) => b.textContent))[0]);
-  assert.deepEqual(cells, rs.map((r) => `±${Math.round(r.error_band.ttft.mape * 100)} % (Mean error of the model on ${r.error_band.ttft.points} measured serving points of this kind)`));
+  const words = { model_unmeasured: 'no measured point for this model', users_beyond_measured: 'more users than any measured point',
+    engine_unmeasured: 'this engine never measured on this vendor', gpu_unmeasured: 'this GPU never measured' };
+  const extrapolated = (b) => {
+    const what = Object.keys(words).filter((f) => b[f]).map((f) => words[f]);
+    return what.length ? ` Extrapolated: ${what.join(', ')}.` : '';
+  };
+  assert.deepEqual(cells, rs.map((r) => `±${Math.round(r.error_band.ttft.p80 * 100)} % (80 % of ${r.error_band.ttft.points} measured serving points the model had not seen lay within this band${extrapolated(r.error_band.ttft)})`));
 });
 
 test('changing the speed per user changes the cost there and its verdict line', async () => {

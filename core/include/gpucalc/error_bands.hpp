@@ -60,16 +60,53 @@ constexpr std::size_t kErrorBandVendors = 2;  // amd, nvidia
 constexpr std::size_t kErrorBandFormats = 6;  // WeightFormat bf16 .. native
 constexpr std::size_t kErrorBandRegimes = 3;  // users per instance 1-8, 9-32, 33+
 
+/** Extrapolation flags of a band, as bits: combinations index ErrorBandTable::widened. */
+enum BandFlag : unsigned {
+  kBandModelUnmeasured = 1,
+  kBandUsersBeyondMeasured = 2,
+  kBandEngineUnmeasured = 4,
+  kBandGpuUnmeasured = 8,
+};
+constexpr std::size_t kBandFlagCombos = 16;
+
+/** How much a flag widens a band, per metric: the fold kind that held out the same kind of
+ *  group, p80 of its out-of-sample |relative error| over p80 of the request-shape folds' on
+ *  the same rows (at least 1). */
+struct BandWidening {
+  std::string flag, fold;
+  double interactivity = 1.0, throughput_per_gpu = 1.0, ttft = 1.0;
+};
+
+/** What the serving table measured, for the flags of a prediction. */
+struct MeasuredSet {
+  std::vector<std::string> models;   // model ids, and those of the same architecture
+  std::vector<std::string> engines;  // "<engine>@<vendor>"
+  std::vector<std::string> gpus;     // GPU ids
+  double users_max = 0.0;            // largest measured users per instance
+};
+
 /** Bands per (vendor, weight format, users-per-instance regime), plus the summary. */
 struct ErrorBandTable {
   using Bands = std::vector<ErrorBand>;
-  std::array<std::array<std::array<Bands, kErrorBandRegimes>, kErrorBandFormats>, kErrorBandVendors>
-      bands{};
+  template <class T>
+  using PerCell = std::array<std::array<std::array<T, kErrorBandRegimes>, kErrorBandFormats>, kErrorBandVendors>;
+  PerCell<Bands> bands{};  // nothing extrapolated
+  std::vector<BandWidening> widening;  // one per flag, in BandFlag order
+  MeasuredSet measured;
+  // Every cell under every combination of flags (bands widened), built from the above.
+  PerCell<std::array<Bands, kBandFlagCombos>> widened{};
   ValidationSummary summary;
 };
 
+/** The flags (BandFlag bits) of a prediction for `model_id` on `engine_id` and `gpu_id`. */
+unsigned band_flags(const ErrorBandTable& table, std::string_view model_id, std::string_view engine_id,
+                    std::string_view vendor, std::string_view gpu_id, double users_per_instance);
+
 /** "1-8" | "9-32" | "33+": the users-per-instance regime of the serving error bands. */
 const char* users_regime(double users_per_instance);
+
+/** Fills `table.widened` from its bands and widening factors (the parser and the generator). */
+void widen_bands(ErrorBandTable& table);
 
 /** Runs both validation tables on `catalog` and builds the table error_band_for() defines. */
 Result<ErrorBandTable> compute_error_bands(const Catalog& catalog, std::string_view validation_json,
@@ -83,11 +120,13 @@ Result<ErrorBandTable> parse_error_bands(std::string_view json_text);
 
 /** The catalog's band for a prediction: empty when the catalog has no error-bands document. */
 const std::vector<ErrorBand>& catalog_error_band(const Catalog& catalog, const std::string& vendor,
-                                                 WeightFormat weights, double users_per_instance);
+                                                 WeightFormat weights, double users_per_instance,
+                                                 unsigned flags = 0);
 
 /** The same band as a list shared with the catalog's table (no copy; empty when none). */
 ErrorBandList catalog_error_band_list(const Catalog& catalog, const std::string& vendor,
-                                      WeightFormat weights, double users_per_instance);
+                                      WeightFormat weights, double users_per_instance,
+                                      unsigned flags = 0);
 
 /** The summary from the catalog's error-bands document as JSON, or {"error": {...}} when it has
  *  none: {"mlperf": {median_abs_error, max_abs_error, ranks_match, ranks_match_beyond_ties,

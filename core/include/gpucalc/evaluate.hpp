@@ -48,12 +48,20 @@ struct ServingCurveEntry {
   int error_band_index = -1;
 };
 
-/** Validation error of the nearest measured group for one metric (serving table). */
+/** Validation error of the nearest measured group for one metric (serving table), out of
+ *  sample: the errors of its rows when the leave-one-group-out folds predicted them. */
 struct ErrorBand {
   std::string metric;  // "interactivity" | "throughput_per_gpu" | "ttft"
-  double mape = 0.0;   // fraction
-  int points = 0;
+  double mape = 0.0;   // fraction: mean out-of-sample |relative error|
+  int points = 0;      // unseen points the percentiles rest on
   std::string group;   // e.g. "nvidia fp8 1-8 users"
+  double p50 = 0.0, p80 = 0.0;  // fractions: percentiles of the out-of-sample |relative error|
+  std::string basis;   // which folds, and the widening applied for extrapolation
+  // Extrapolation (the band is widened by the factor data/error-bands.json "widening" gives):
+  bool model_unmeasured = false;       // no measured point for the model or its architecture
+  bool users_beyond_measured = false;  // users per instance above the measured range
+  bool engine_unmeasured = false;      // the engine never measured on this vendor
+  bool gpu_unmeasured = false;         // the GPU never measured
 };
 
 /** A read-only list of error bands shared with the catalog's error-band table that holds it

@@ -44,11 +44,21 @@ struct ModelConstants {
                                             // fraction of its end-to-end latency
   /** model id -> mean tokens per step at 1, 2, ... draft tokens (speculative decoding). */
   std::vector<std::pair<std::string, std::vector<double>>> mtp_acceptance_length;
+  /** model id -> the model id whose MTP head (and acceptance table) it shares. */
+  std::vector<std::pair<std::string, std::string>> mtp_shares_head;
 };
+
+/** Mean tokens per step at 1, 2, ... draft tokens for `model_id` (its own table, or that of the
+ *  model whose MTP head it shares), or nullptr when the constants have none. */
+const std::vector<double>* mtp_acceptance(const ModelConstants& constants, std::string_view model_id);
 
 /** Parses a gpucalc-performance/1 document. Each constant is a number or {"value": number,
  *  "source": "..."}; every constant is required and range-checked; errors name the field. */
 Result<ModelConstants> parse_model_constants(std::string_view json_text);
+
+/** The constant named `name` (a key of data/performance.json) in `constants`, for the
+ *  validation's re-setting of constants; nullptr for an unknown name. */
+double* model_constant(ModelConstants& constants, std::string_view name);
 
 /** The built-in catalog's constants (data/performance.json as compiled in). */
 const ModelConstants& default_model_constants();

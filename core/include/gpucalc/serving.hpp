@@ -78,6 +78,12 @@ struct EngineCatalog {
 /** Parses data/engines.json ("gpucalc-engines/1"). */
 constexpr std::string_view kEnginesSchema = "gpucalc-engines/1";
 Result<EngineCatalog> parse_engines(std::string_view json_text);
+/** An engine constant by path "<engine id>.<field>": request_overhead_s.nvidia / .amd,
+ *  step_overhead_s, per_sequence_overhead_s, extra_layer_latency_s.<arch target>,
+ *  older_versions.<version> (its extra layer latency); nullptr when the path names none. For
+ *  the validation's re-setting of the constants set against the serving table. */
+double* engine_constant(EngineCatalog& engines, std::string_view path);
+
 /** The catalog's engine profiles (a --catalog engines document replaces the built-in ones). */
 const EngineCatalog& catalog_engines(const Catalog& catalog);
 /** The engines compiled in from data/engines.json (empty if absent or invalid). */

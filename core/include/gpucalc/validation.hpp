@@ -3,6 +3,7 @@
  * The validation table: the model's prediction against public end-to-end results
  * (data/validation.json, from shared/reference/measured.md), with the error of each.
  */
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/error_bands.hpp"
 #include "gpucalc/evaluate.hpp"
+#include "gpucalc/folds.hpp"
 #include "gpucalc/result.hpp"
 
 namespace gpucalc {
@@ -49,10 +51,21 @@ std::string validation_report_to_text(const ValidationReport& report);
 /** {"rows": [...], "median_abs_error", "max_abs_error", "ranks_match", ...} */
 std::string validation_report_to_json(const ValidationReport& report);
 
+/** Fold kinds of the serving table's leave-one-group-out scoring: model family, engine, request
+ *  shape (isl/osl), GPU, and "users": the rows above kFoldUsersMeasured users per instance
+ *  predicted from the rows at or below (how error grows beyond the measured concurrency). */
+constexpr std::size_t kFoldKinds = 5;
+extern const char* const kFoldKindNames[kFoldKinds];
+constexpr double kFoldUsersMeasured = 32;
+enum FoldKind : std::size_t { kFoldModel = 0, kFoldEngine, kFoldShape, kFoldGpu, kFoldUsers };
+
+/** "amd" for an MI GPU id, else "nvidia". */
+std::string vendor_of_gpu(std::string_view gpu_id);
+
 /** One measured serving point (data/validation-serving.json) against the serving model. */
 struct ServingValidationRow {
   std::string date, gpu, gpu_id, model, weights, engine, engine_version;
-  int tp = 1, ep = 1, dpa = 0;
+  int tp = 1, ep = 1, dpa = 0, mtp = 0;
   double isl = 0, osl = 0, concurrency = 0;
   bool newest = false;  // the newest row of its configuration and concurrency (scored)
   // Measured (0 = the row has none) and predicted.
@@ -60,12 +73,9 @@ struct ServingValidationRow {
   double predicted_interactivity = 0, predicted_throughput_per_gpu = 0, predicted_ttft_s = 0;
   double predicted_tpot_s = 0;
   std::string scenario;  // the calculator's scenario string for the row
-  // The constants set against this row (validation-serving.json "calibration"), and per metric
-  // (interactivity, throughput per GPU, TTFT) whether any constant was set on it.
-  std::vector<std::string> set_constants;
-  bool used_for_interactivity = false, used_for_throughput = false, used_for_ttft = false;
-  // The same, counting only constants of one engine or GPU family (scope "local").
-  bool local_for_interactivity = false, local_for_throughput = false, local_for_ttft = false;
+  std::vector<std::string> set_constants;  // the "calibration" entries whose rows include it
+  // Per fold kind, the prediction of the fold that held this row out (0 = not held out).
+  std::array<FoldFigures, kFoldKinds> out_of_sample{};
 };
 
 /** Mean absolute percentage error of one metric over a group of rows. */
@@ -75,37 +85,70 @@ struct Mape {
   int n_interactivity = 0, n_throughput = 0, n_ttft = 0;
 };
 
+/** One fold kind's out-of-sample error: every held-out row predicted by its own fold. */
+struct FoldReport {
+  std::string kind;
+  std::vector<Mape> per_gpu;
+  Mape all;
+};
+
+/** A constant set against the serving table: its value in data/, the value the procedure
+ *  gives on every newest row, and the range of values the folds gave it. */
+struct RefitConstant {
+  std::string name;
+  double data_value = 0, all_rows = 0, fold_min = 0, fold_max = 0;
+};
+
 struct ServingValidationReport {
   std::vector<ServingValidationRow> rows;
-  std::vector<Mape> per_gpu;  // newest rows, one per GPU, then "all"
-  Mape all;                   // newest rows
+  std::vector<Mape> per_gpu;  // newest rows, one per GPU (in sample)
+  Mape all;                   // newest rows (in sample)
   Mape drift;                 // the older rows
-  // Per metric, only the rows no constant was set on (validation-serving.json "calibration"):
-  // the model's error out of sample, on the newest runs and on the older runs.
-  Mape held_out;
-  Mape held_out_drift;
-  // Newest rows no engine or GPU-family constant was set on (global constants may be).
-  Mape held_out_local;
   std::vector<Mape> groups;   // newest rows by model, engine, vendor and precision
+  bool has_folds = false;
+  std::vector<FoldReport> folds;  // kFoldKinds, in kFoldKindNames order
+  std::vector<RefitConstant> constants;
+  // validation-serving.json "same_architecture": measured model -> catalog ids of its architecture.
+  std::vector<std::pair<std::string, std::vector<std::string>>> same_architecture;
   std::string note;
 };
 
 /**
  * Runs every row of `serving_json` (data/validation-serving.json, "gpucalc-validation-serving/1")
  * through the serving model: input = 0.9 x isl, output = 0.9 x osl, concurrency per instance,
- * tp / ep / dp_attention / engine / engine_version from the row, on the GPU's 8-GPU offering.
+ * tp / ep / dp_attention / engine / engine_version / MTP from the row, on the GPU's 8-GPU
+ * offering. With `folds`, also leave-one-group-out per fold kind: the constants of the table's
+ * "calibration" list re-set without the group by the procedure in validation.cpp
+ * (reset_constants), the group predicted.
  */
 Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
-                                                       std::string_view serving_json);
+                                                       std::string_view serving_json,
+                                                       bool folds = false);
 std::string serving_report_to_text(const ServingValidationReport& report);
 
-/** Error band of a prediction: per metric, the MAPE of the newest measured rows nearest to it:
- *  same vendor, weight format and users-per-instance regime (1-8, 9-32, 33+), widened to
- *  vendor + weights, then vendor, then all rows when a group has fewer than 3 points.
+/** Error band of a prediction: per metric, the out-of-sample errors (request-shape folds) of the
+ *  newest measured rows nearest to it: same vendor, weight format and users-per-instance regime
+ *  (1-8, 9-32, 33+), widened to vendor + weights, then vendor, then all rows when a group has
+ *  fewer than 3 points; mape, p50 and p80 of their |relative error|. Needs the report's folds.
  *  Precomputed per regime into data/error-bands.json (error_bands.hpp): evaluations read that. */
 std::vector<ErrorBand> error_band_for(const ServingValidationReport& report,
                                       const std::string& vendor, const std::string& weights,
                                       double users_per_instance);
 std::string serving_report_to_json(const ServingValidationReport& report);
+
+/** Per extrapolation flag (BandFlag order), how much the folds that extrapolated that way
+ *  (model, users, engine, GPU) erred beyond the request-shape folds, per metric: p80 of the
+ *  one over p80 of the other on the same held-out rows, at least 1. Needs the report's folds. */
+std::vector<BandWidening> band_widening(const ServingValidationReport& report);
+
+/** The models (with `same_architecture`), engine@vendor pairs, GPUs and users per instance
+ *  the report's newest rows measured. */
+MeasuredSet measured_set(const ServingValidationReport& report);
+
+/** Per fold kind and metric, the share of held-out rows whose out-of-sample error lies inside
+ *  the p80 of their own band (the cell of their vendor, weights and users, widened by the
+ *  flag of the fold's kind): what the bands promise, checked on the folds. */
+std::array<FoldFigures, kFoldKinds> band_coverage(const ServingValidationReport& report,
+                                                  const ErrorBandTable& table);
 
 }  // namespace gpucalc

@@ -109,7 +109,7 @@ Result<ModelConstants> parse_model_constants(std::string_view json_text) {
       return invalid("mtp_acceptance_length",
                      "must be {\"models\": {model: [tokens per step at 1, 2, ... drafts]}}");
     }
-    if (auto e = detail::unknown_key(t, "performance.mtp_acceptance_length", {"models", "source", "note"})) {
+    if (auto e = detail::unknown_key(t, "performance.mtp_acceptance_length", {"models", "shares_head", "source", "note"})) {
       return *e;
     }
     for (const auto& [model, v] : t.at("models").items()) {
@@ -132,8 +132,37 @@ Result<ModelConstants> parse_model_constants(std::string_view json_text) {
       }
       c.mtp_acceptance_length.emplace_back(model, std::move(lengths));
     }
+    if (t.contains("shares_head")) {
+      const Json& h = t.at("shares_head");
+      if (!h.is_object()) return invalid("mtp_acceptance_length.shares_head", "must be {model: model}");
+      for (const auto& [model, v] : h.items()) {
+        if (model == "source" || model == "note") continue;
+        if (!v.is_string()) {
+          return invalid("mtp_acceptance_length.shares_head." + model, "must name a model of models");
+        }
+        c.mtp_shares_head.emplace_back(model, v.get<std::string>());
+      }
+    }
   }
   return c;
+}
+
+const std::vector<double>* mtp_acceptance(const ModelConstants& constants, std::string_view model_id) {
+  std::string_view id = model_id;
+  for (const auto& [model, head] : constants.mtp_shares_head) {
+    if (model == model_id) id = head;
+  }
+  for (const auto& [model, lengths] : constants.mtp_acceptance_length) {
+    if (model == id && !lengths.empty()) return &lengths;
+  }
+  return nullptr;
+}
+
+double* model_constant(ModelConstants& constants, std::string_view name) {
+  for (const ConstantRow& row : kConstants) {
+    if (name == row.name) return &(constants.*row.member);
+  }
+  return nullptr;
 }
 
 const ModelConstants& default_model_constants() {

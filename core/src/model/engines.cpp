@@ -232,6 +232,35 @@ const EngineProfile* EngineCatalog::find(std::string_view id) const {
   return nullptr;
 }
 
+double* engine_constant(EngineCatalog& engines, std::string_view path) {
+  const std::size_t dot = path.find('.');
+  if (dot == std::string_view::npos) return nullptr;
+  EngineProfile* e = nullptr;
+  for (auto& p : engines.engines) {
+    if (p.id == path.substr(0, dot)) e = &p;
+  }
+  if (e == nullptr) return nullptr;
+  const std::string_view field = path.substr(dot + 1);
+  if (field == "request_overhead_s.nvidia") return &e->request_overhead_nvidia_s;
+  if (field == "request_overhead_s.amd") return &e->request_overhead_amd_s;
+  if (field == "step_overhead_s") return &e->step_overhead_s;
+  if (field == "per_sequence_overhead_s") return &e->per_sequence_overhead_s;
+  const auto suffix = [&](std::string_view prefix) {
+    return field.substr(0, prefix.size()) == prefix ? field.substr(prefix.size()) : std::string_view();
+  };
+  if (const std::string_view arch = suffix("extra_layer_latency_s."); !arch.empty()) {
+    for (auto& [a, s] : e->extra_layer_latency_s) {
+      if (a == arch) return &s;
+    }
+  }
+  if (const std::string_view version = suffix("older_versions."); !version.empty()) {
+    for (auto& d : e->older_versions) {
+      if (d.version == version) return &d.extra_layer_latency_s;
+    }
+  }
+  return nullptr;
+}
+
 Result<EngineCatalog> parse_engines(std::string_view json_text) {
   auto parsed = detail::parse_json_strict(json_text, "engines.json");
   if (!parsed) return parsed.error();

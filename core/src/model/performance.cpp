@@ -316,7 +316,9 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     }
     if (u.users_per_instance > u.running_per_instance) r.warnings.emplace_back("users_exceed_kv_slots");
     if (u.running_per_instance > e.graph_max_batch) r.warnings.emplace_back("batch_exceeds_cuda_graph");
-    r.error_band = catalog_error_band_list(catalog, gpu.vendor, s.weights, u.users_per_instance);
+    r.error_band = catalog_error_band_list(
+        catalog, gpu.vendor, s.weights, u.users_per_instance,
+        catalog.error_bands ? band_flags(*catalog.error_bands, model.id, e.id, gpu.vendor, gpu.id, u.users_per_instance) : 0);
     if (with_trace) {
       trace_step(r, "tpot_s", u.decode,
                  "decode step at the users per instance, mean context input + output / 2; "
@@ -359,7 +361,10 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
   // Each point's band by its own users per instance; the few distinct bands are kept once.
   std::vector<const std::vector<ErrorBand>*> bands_seen;
   auto band_index = [&](double users_per_instance) {
-    const std::vector<ErrorBand>& b = catalog_error_band(catalog, gpu.vendor, s.weights, users_per_instance);
+    const unsigned flags = catalog.error_bands ? band_flags(*catalog.error_bands, model.id, e.id, gpu.vendor,
+                                                            gpu.id, users_per_instance)
+                                               : 0;
+    const std::vector<ErrorBand>& b = catalog_error_band(catalog, gpu.vendor, s.weights, users_per_instance, flags);
     if (b.empty()) return -1;
     const auto it = std::find(bands_seen.begin(), bands_seen.end(), &b);
     if (it != bands_seen.end()) return static_cast<int>(it - bands_seen.begin());

@@ -154,10 +154,9 @@ ServingContext make_serving_context(const Catalog& catalog, const Scenario& scen
   c.matmul_log_span = matmul_log_span(k);
   c.mtp_draft_tokens = std::max(0, scenario.mtp);
   if (c.mtp_draft_tokens > 0) {
-    for (const auto& [id, lengths] : k.mtp_acceptance_length) {
-      if (id != model.id || lengths.empty()) continue;
-      const std::size_t i = std::min(lengths.size(), static_cast<std::size_t>(c.mtp_draft_tokens));
-      c.mtp_tokens_per_step = lengths[i - 1];
+    if (const std::vector<double>* lengths = mtp_acceptance(k, model.id)) {
+      const std::size_t i = std::min(lengths->size(), static_cast<std::size_t>(c.mtp_draft_tokens));
+      c.mtp_tokens_per_step = (*lengths)[i - 1];
     }
   }
   return c;

@@ -185,7 +185,8 @@ constexpr Label kLabels[] = {
 // Shown in the header line instead of as rows.
 constexpr const char* kHeaderFields[] = {"offering", "offering_name", "gpu"};
 // Folded into the "rates" row's words.
-constexpr const char* kFoldedFields[] = {"rates_estimate", "calibration_device", "calibration_date"};
+constexpr const char* kFoldedFields[] = {"rates_estimate", "calibration_device", "calibration_date",
+                                         "supplied_by", "error_bands_supplied_by"};
 
 /** Which rates the figures used, in words made from the codes. */
 std::string rates_words(const gpucalc::OfferingResult& r) {
@@ -196,6 +197,8 @@ std::string rates_words(const gpucalc::OfferingResult& r) {
     case gpucalc::RatesSource::kMeasured: return "public measurements" + some;
     case gpucalc::RatesSource::kPeak: return "datasheet peak" + some;
     case gpucalc::RatesSource::kOverride: return "scenario override of the achieved fraction" + some;
+    case gpucalc::RatesSource::kSupplied:
+      return "supplied by " + r.supplied_by + ", not gpucalc's data" + some;
   }
   return "-";
 }
@@ -258,6 +261,10 @@ void print_evaluation_table(const gpucalc::Evaluation& ev, bool explain) {
     rows.push_back(cells);
   }
   print_table(header, rows);
+  if (!ev.results.empty() && !ev.results.front().error_bands_supplied_by.empty()) {
+    std::cout << "error bands: from " << ev.results.front().error_bands_supplied_by
+              << ", not gpucalc's\n";
+  }
   if (!ev.verdict.empty()) {
     std::cout << "\nverdict:\n";
     for (const auto& v : ev.verdict) {

@@ -15,7 +15,8 @@
 //   index.html                    -> module preloads of what the bundle imports, the module's
 //                                    preload first; indentation dropped; the English strings
 //                                    it carries are not repeated in the bundle's en.json
-//   favicon.png, oembed.json (minified), EMBED.md -> copied
+//   favicon.png, oembed.json (minified) -> copied (web/EMBED.md is the hoster's guide, not part
+//                                    of the page: it does not ship)
 //
 // esbuild (scripts/package.json, `npm ci` from the lock file) emits no eval or new Function, so
 // the page keeps its CSP (script-src 'self' 'wasm-unsafe-eval'). Each text file and the module
@@ -167,7 +168,7 @@ for (const f of fs.readdirSync(path.join(src, 'i18n'), { recursive: true })) {
   minJson(path.join(src, 'i18n', f), path.join(out, 'i18n', f));
 }
 minJson(path.join(src, 'oembed.json'), path.join(out, 'oembed.json'));
-for (const f of ['favicon.png', 'EMBED.md']) fs.copyFileSync(path.join(src, f), path.join(out, f));
+for (const f of ['favicon.png']) fs.copyFileSync(path.join(src, f), path.join(out, f));
 
 // 4. index.html: the source's preloads (one per module) become the bundle's: the module first
 //    (the largest fetch), then the glue and any static chunk; the entry script last.

@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 // Static server for the page (build/web-dist/ or web/): the right MIME types (application/wasm),
-// gzip (a precompressed `<file>.gz` beside a file when there is one, else gzip -9 on the fly), and the strict
+// gzip (a precompressed `<file>.gz` beside a file when it holds the file's current bytes, else gzip -9 on the fly), and the strict
 // Content-Security-Policy the page must run under. Used by `make serve` and the browser tests.
 //
 //   node scripts/serve.mjs [--root web] [--host 127.0.0.1] [--port 8000] [--base /sub/path/]
+//                          [--catalog-origin https://vendor.example]...
 //
+// --catalog-origin lets the page fetch price lists from that origin (connect-src): a link made
+// in a vendor's embed carries `catalog=<the vendor's list>` (web/EMBED.md).
 // --base serves the page under a sub-path (the tests check it works from one).
 //
 // No request can stop the server: a path that does not decode or parse gets 400, a method other
@@ -12,6 +15,7 @@
 // handler. Every response carries the security headers (tests/js/serve.test.mjs checks it).
 // Framing (web/EMBED.md): only the embed view (`?embed=1`, as web/app.js selects it) may be
 // framed by any site; the full page, with its price-list loader, sends frame-ancestors 'none'.
+import crypto from 'node:crypto';
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,6 +28,14 @@ const CSP_BASE = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; " +
 export const CSP = `${CSP_BASE}; frame-ancestors 'none'`;
 /** The embed view (`?embed=1`): any site may frame it. */
 export const EMBED_CSP = `${CSP_BASE}; frame-ancestors *`;
+
+/** The page's policy when it may fetch price lists (`catalog=<url>`, links made in a vendor's
+ *  embed) from `catalogOrigins` as well as its own origin; the plain policy when none. */
+export function policy(catalogOrigins, frameable) {
+  const base = frameable ? EMBED_CSP : CSP;
+  const origins = (catalogOrigins || []).map((o) => new URL(o).origin);
+  return origins.length ? `${base}; connect-src 'self' ${origins.join(' ')}` : base;
+}
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8',
@@ -41,21 +53,22 @@ const TYPES = {
 const COMPRESSIBLE = new Set(['.html', '.js', '.mjs', '.css', '.json', '.wasm', '.svg', '.md', '.txt']);
 const STATUS_TEXT = { 400: 'bad request', 404: 'not found', 405: 'method not allowed', 500: 'server error' };
 
-/** `<file>.gz` beside the file (the page build writes them with zopfli), when it is at least as
- *  new as the file (as nginx's gzip_static serves them); else null. */
-function precompressed(file, stat) {
+/** `<file>.gz` beside the file (the page build writes them with zopfli) when it holds exactly
+ *  `body`, the file as it is now; else null. A modification time proves nothing here: a copy or
+ *  an update that keeps an older or equal mtime leaves a stale .gz that looks new. */
+function precompressed(file, body) {
   try {
-    const gz = fs.statSync(`${file}.gz`);
-    return gz.isFile() && gz.mtimeMs >= stat.mtimeMs ? fs.readFileSync(`${file}.gz`) : null;
+    const gz = fs.readFileSync(`${file}.gz`);
+    return zlib.gunzipSync(gz).equals(body) ? gz : null;
   } catch {
     return null;
   }
 }
 
 /** Headers every response carries; `frameable` only for the embed view's HTML. */
-function securityHeaders(csp, frameable) {
+function securityHeaders(csp, frameable, catalogOrigins) {
   const headers = {
-    'Content-Security-Policy': csp ?? (frameable ? EMBED_CSP : CSP),
+    'Content-Security-Policy': csp ?? policy(catalogOrigins, frameable),
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
     'Cache-Control': 'no-cache',
@@ -66,17 +79,20 @@ function securityHeaders(csp, frameable) {
 }
 
 /** Starts a server; resolves to {server, url}. `extraRoutes` maps a path to a file. `csp`, when
- *  given, replaces the policy of every response (the tests' host page uses its own). */
+ *  given, replaces the policy of every response (the tests' host page uses its own).
+ *  `catalogOrigins`: origins the page may fetch vendors' price lists from (connect-src), read at
+ *  each response; `headers`: added to every response (a vendor's host sending CORS headers). */
 export function startServer({ root, host = '127.0.0.1', port = 8000, base = '/', csp,
-  extraRoutes = {}, log = false } = {}) {
+  catalogOrigins = [], headers: extraHeaders = {}, extraRoutes = {}, log = false } = {}) {
+  const headersFor = (frameable) => ({ ...securityHeaders(csp, frameable, catalogOrigins), ...extraHeaders });
   const rootDir = path.resolve(root);
   const prefix = base.endsWith('/') ? base : `${base}/`;
-  const gzipCache = new Map();
+  const gzipCache = new Map(); // file -> {hash, gz}: the compressed body of the file's content
 
   const plain = (req, res, status, extra = {}) => {
     const body = `${STATUS_TEXT[status] || 'error'}\n`;
     res.writeHead(status, {
-      ...securityHeaders(csp, false),
+      ...headersFor(false),
       'Content-Type': 'text/plain; charset=utf-8',
       'Content-Length': Buffer.byteLength(body),
       ...extra,
@@ -117,7 +133,7 @@ export function startServer({ root, host = '127.0.0.1', port = 8000, base = '/',
       if (file !== rootDir && !file.startsWith(rootDir + path.sep)) file = null;
     }
     if (url.pathname === prefix.slice(0, -1) && prefix !== '/') {
-      res.writeHead(301, { ...securityHeaders(csp, false), Location: prefix + url.search, 'Content-Length': 0 });
+      res.writeHead(301, { ...headersFor(false), Location: prefix + url.search, 'Content-Length': 0 });
       res.end();
       return;
     }
@@ -130,14 +146,19 @@ export function startServer({ root, host = '127.0.0.1', port = 8000, base = '/',
     const ext = path.extname(file).toLowerCase();
     const frameable = ext === '.html' && url.searchParams.get('embed') === '1';
     const headers = {
-      ...securityHeaders(csp, frameable),
+      ...headersFor(frameable),
       'Content-Type': TYPES[ext] || 'application/octet-stream',
     };
     let body = fs.readFileSync(file);
     if (COMPRESSIBLE.has(ext) && /\bgzip\b/.test(req.headers['accept-encoding'] || '')) {
-      const key = `${file}:${stat.mtimeMs}:${stat.size}`;
-      if (!gzipCache.has(key)) gzipCache.set(key, precompressed(file, stat) || zlib.gzipSync(body, { level: 9 }));
-      body = gzipCache.get(key);
+      // Keyed by the content itself, not its mtime or size (an update may keep both).
+      const hash = crypto.createHash('sha256').update(body).digest('base64');
+      let cached = gzipCache.get(file);
+      if (!cached || cached.hash !== hash) {
+        cached = { hash, gz: precompressed(file, body) || zlib.gzipSync(body, { level: 9 }) };
+        gzipCache.set(file, cached);
+      }
+      body = cached.gz;
       headers['Content-Encoding'] = 'gzip';
       headers.Vary = 'Accept-Encoding';
     }
@@ -160,7 +181,7 @@ export function startServer({ root, host = '127.0.0.1', port = 8000, base = '/',
   const refuseOnSocket = (status, reason, extra) => (req, socket) => {
     const body = `${STATUS_TEXT[status]}\n`;
     const head = Object.entries({
-      ...securityHeaders(csp, false),
+      ...headersFor(false),
       'Content-Type': 'text/plain; charset=utf-8',
       'Content-Length': Buffer.byteLength(body),
       Connection: 'close',
@@ -198,9 +219,10 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     console.error(`${root}/gen/gpucalc_wasm.wasm is missing: run \`make wasm\` first.`);
     process.exit(1);
   }
+  const catalogOrigins = args.flatMap((a, i) => (a === '--catalog-origin' && i + 1 < args.length ? [args[i + 1]] : []));
   const { url } = await startServer({
     root, host: opt('host', '127.0.0.1'), port: Number(opt('port', '8000')), base: opt('base', '/'),
-    log: args.includes('--log'),
+    catalogOrigins, log: args.includes('--log'),
   });
   console.log(`gpucalc is served at ${url}  (Ctrl-C stops)`);
 }

@@ -48,7 +48,16 @@ export async function copyLink() {
   setTimeout(() => { if (status.textContent === t('copied')) status.textContent = ''; }, 4000);
 }
 
+/** The footer's embed snippet, for the scenario on screen and this page's address (the markup
+ *  carries no Markdown link: the guide is web/EMBED.md in the source, not a page of the site). */
+function fillEmbedSnippet() {
+  const base = `${location.origin}${location.pathname.replace(/[^/]*$/, '')}`;
+  const scenario = state.evaluation ? state.evaluation.scenario : 'v=1';
+  $('embed-snippet').textContent = `<iframe data-gpucalc src="${base}?embed=1#${scenario}" title="${t('title')}" width="100%" height="1200" loading="lazy"></iframe>\n<script src="${base}embed.js" async></script>`;
+}
+
 export function bindActions() {
+  $('embed-help').addEventListener('toggle', (e) => { if (e.target.open) fillEmbedSnippet(); });
   $('copy-link').addEventListener('click', copyLink);
   $('export-csv').addEventListener('click', exportCsv);
   $('export-json').addEventListener('click', exportJson);

@@ -229,7 +229,8 @@ async function start() {
     render();
     if (embedding) {
       const { initEmbed } = await embedding;
-      initEmbed({ allowed: query.get('parent'), fullUrl: shareUrl, label: t('open_full'), onCatalog: applyHostCatalog,
+      initEmbed({ allowed: query.get('parent'), fullUrl: shareUrl, label: t('open_full'),
+        listLabel: (name) => t('open_full_list', { name }), onCatalog: applyHostCatalog,
         onLanguage: (lang) => {
           const l = lang.toLowerCase().slice(0, 2);
           if (!query.get('lang') && i18n.LANGS.includes(l) && l !== i18n.language()) switchLanguage(l, redrawWords);

@@ -4,7 +4,7 @@ import * as gpucalc from './gpucalc.js';
 import * as i18n from './i18n.js';
 import { t } from './i18n.js';
 import { $ } from './dom.js';
-import { state, query, hooks } from './state.js';
+import { state, query, embedded, hooks } from './state.js';
 import { errorText } from './format.js';
 import { renderModelOptions, renderOfferingRows, showNotice } from './form.js';
 
@@ -36,16 +36,20 @@ function importModel() {
   }
 }
 
+/** The user's own file: it may replace any figure (GPU, model constants, error bands...); every
+ *  result built on one names it (the core's `supplied_by`). */
 async function loadPriceList() {
   const input = $('in-pricelist');
   const file = input.files && input.files[0];
   if (!file) return;
-  await loadCatalogText(await file.text(), file.name, $('err-pricelist'), $('ok-pricelist'));
+  await loadCatalogText(await file.text(), file.name, $('err-pricelist'), $('ok-pricelist'), 'user');
 }
 
-async function loadCatalogText(text, name, errEl, okEl) {
+/** Loads a catalog document; `trust` 'price_list' (a link's or an embedding host's list:
+ *  offerings, prices and names only, the core refuses the rest) or 'user'. */
+async function loadCatalogText(text, name, errEl, okEl, trust = 'price_list') {
   try {
-    gpucalc.loadCatalog(text, name);
+    gpucalc.loadCatalog(text, name, { trust });
     refreshCatalog();
     if (okEl) { okEl.textContent = t('pricelist_ok', { name }); okEl.hidden = false; }
     if (errEl) errEl.hidden = true;
@@ -76,32 +80,71 @@ export function keepListedOfferings() {
  * A price list the embedding host supplied (embed.js) or the frame that opened this page passed
  * on: added to the catalog, or with mode "replace" the only offerings shown and compared.
  */
-export async function applyHostCatalog({ text, name, mode }) {
+export async function applyHostCatalog({ text, name, mode, url }) {
   let ids = null;
   if (mode === 'replace') {
     try { ids = new Set((JSON.parse(text).offerings || []).map((o) => o && o.id).filter((id) => typeof id === 'string')); } catch { ids = null; }
   }
+  const filter = state.offeringFilter;
   state.offeringFilter = ids && ids.size ? ids : null;
-  return loadCatalogText(text, name, null, null);
+  const loaded = await loadCatalogText(text, name, null, null);
+  // A list the core refused leaves the offerings as they were.
+  if (loaded) carried(name, catalogReference(url)); else state.offeringFilter = filter;
+  return loaded;
 }
 
-/** A same-origin catalog named by `catalog=` in the query (a vendor's price list). */
-export async function loadQueryCatalog() {
-  const name = query.get('catalog');
-  if (!name || name === 'opener') return;
+/** Keeps the price list a link or a host supplied, for the links made here, and (full page)
+ *  says whose prices are shown. */
+function carried(name, url) {
+  state.priceList = { name, url };
+  if (embedded) return;
+  let origin = '';
+  try { origin = url ? new URL(url, location.href).host : ''; } catch { origin = ''; }
+  showNotice(t(origin ? 'pricelist_carried_from' : 'pricelist_carried', { name, origin }));
+}
+
+/**
+ * Where a link may fetch a price list from (`catalog=`), the embed's origin rule: this page's
+ * origin, or an http(s) origin the link's `parent=` lists (any, when it lists none). The URL,
+ * or null.
+ */
+export function catalogUrl(reference, allowedParents) {
   let url;
-  try { url = new URL(name, location.href); } catch { url = null; }
-  if (!url || url.origin !== location.origin) {
+  try { url = new URL(reference, location.href); } catch { return null; }
+  if (url.origin === location.origin) return url;
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+  return !allowedParents.length || allowedParents.includes(url.origin) ? url : null;
+}
+
+/** The reference a link carries for a list from `url` (as the page names it: a same-origin
+ *  path stays as written), or '' when there is none. */
+function catalogReference(url) {
+  return typeof url === 'string' && /^https?:\/\//.test(url) ? url.slice(0, 2000) : '';
+}
+
+/**
+ * The price list `catalog=` names (a vendor's list): loaded as a price list (offerings and
+ * prices only). When it cannot be loaded the notice says so, names the link's offerings that
+ * came from it, and the link keeps them.
+ */
+export async function loadQueryCatalog() {
+  const reference = query.get('catalog');
+  if (!reference || reference === 'opener') return;
+  const { allowedParentOrigins } = await import('./embed-frame.js');
+  const url = catalogUrl(reference, allowedParentOrigins(query.get('parent')));
+  if (!url) {
     showNotice(t('pricelist_origin'));
     return;
   }
   try {
-    const res = await fetch(url);
+    const res = await fetch(url, { credentials: 'omit' });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    await loadCatalogText(await res.text(), url.pathname.split('/').pop(), null, null);
+    const name = url.pathname.split('/').pop() || 'catalog.json';
+    if (await loadCatalogText(await res.text(), name, null, null)) carried(name, reference);
   } catch (e) {
     if (e instanceof gpucalc.GpucalcError) throw e;
-    showNotice(t('pricelist_failed', { name, message: e.message }));
+    state.priceListMissing = reference;
+    showNotice(t('pricelist_failed', { name: reference, message: e.message }));
   }
 }
 

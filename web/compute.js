@@ -62,10 +62,11 @@ export function fitTable() {
 
 // --- the URL ------------------------------------------------------------------------------------
 
-/** The fragment, as the user wrote it (browsers percent-encode some characters in it). */
+/** The fragment as the scenario text the core decodes. The core's decoder percent-decodes each
+ *  value itself, so the page passes the fragment as it is: decoding it here too would turn an
+ *  encoded "&" or "=" inside a value into a key of its own. */
 export function fragmentText() {
-  const raw = location.hash.replace(/^#/, '');
-  try { return decodeURIComponent(raw); } catch { return raw; }
+  return location.hash.replace(/^#/, '');
 }
 
 let urlTimer = 0;
@@ -84,11 +85,18 @@ function writeUrl() {
   for (const fn of urlListeners) fn();
 }
 
-/** The link that reproduces the page: language if chosen, the catalog a vendor named, the scenario. */
+/** The price list a link carries (`catalog=`): the one loaded from a link or passed on by an
+ *  embedding host, or the link's own when it could not be loaded (kept, not dropped). */
+export function catalogReference() {
+  const named = query.get('catalog');
+  return (state.priceList && state.priceList.url) || state.priceListMissing || (named && named !== 'opener' ? named : '');
+}
+
+/** The link that reproduces the page: language if chosen, the vendor's price list, the scenario. */
 export function shareUrl() {
   const q = new URLSearchParams();
   if (query.get('lang')) q.set('lang', i18n.language());
-  if (query.get('catalog') && query.get('catalog') !== 'opener') q.set('catalog', query.get('catalog'));
+  if (catalogReference()) q.set('catalog', catalogReference());
   const qs = q.toString();
   return `${location.origin}${location.pathname}${qs ? `?${qs}` : ''}#${state.evaluation ? state.evaluation.scenario : ''}`;
 }

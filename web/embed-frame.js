@@ -4,11 +4,13 @@
 // 2. embed.js in the host answers {type: "gpucalc:hello", lang}; the page accepts it only from
 //    window.parent (the message's source) and, when `parent=` lists origins, only from those.
 // 3. From then on the page posts {type: "gpucalc:height", height} to that origin alone, and
-//    accepts {type: "gpucalc:catalog", text, name, mode} (a price list the host supplies) from
-//    that origin alone.
+//    accepts {type: "gpucalc:catalog", text, name, url, mode} (a price list the host supplies,
+//    `url` where it is published) from that origin alone. The list is loaded as a price list:
+//    offerings, prices and names; the core refuses GPU figures, model constants, error bands.
 // 4. "Open the full calculator" opens the page with `catalog=opener` when a host price list is
-//    loaded; the new page (same origin as this frame) asks for it with
-//    {type: "gpucalc:want-catalog"} and gets the same catalog message back.
+//    loaded, and names the list; the new page (same origin as this frame) asks for it with
+//    {type: "gpucalc:want-catalog"} and gets the same catalog message back. Links made there
+//    (Copy link) carry `catalog=<url>`.
 export const MAX_CATALOG_CHARS = 2 * 1024 * 1024;
 
 /**
@@ -22,7 +24,14 @@ export function allowedParentOrigins(allowed) {
   return (allowed || '').split(/[\s,]+/).filter(Boolean).map(originOf).filter((o) => o !== 'null');
 }
 
-export function initEmbed({ allowed, fullUrl, label, onCatalog, onLanguage }) {
+/** The fields of a catalog message the page keeps: {text, name, url, mode}, or null. */
+function catalogMessage(d) {
+  if (typeof d.text !== 'string' || d.text.length > MAX_CATALOG_CHARS) return null;
+  return { text: d.text, name: typeof d.name === 'string' ? d.name.slice(0, 200) : 'catalog.json',
+    url: typeof d.url === 'string' ? d.url.slice(0, 2000) : '', mode: d.mode === 'replace' ? 'replace' : 'add' };
+}
+
+export function initEmbed({ allowed, fullUrl, label, listLabel, onCatalog, onLanguage }) {
   if (window.parent === window) return;
   const allowedOrigins = allowedParentOrigins(allowed);
   const restricted = (allowed || '').trim() !== '';
@@ -58,11 +67,13 @@ export function initEmbed({ allowed, fullUrl, label, onCatalog, onLanguage }) {
       if (typeof data.lang === 'string' && onLanguage) onLanguage(data.lang.slice(0, 35));
       post();
     } else if (data.type === 'gpucalc:catalog' && parentOrigin && e.origin === parentOrigin) {
-      if (typeof data.text !== 'string' || data.text.length > MAX_CATALOG_CHARS) return;
-      if (hostCatalog && hostCatalog.text === data.text) return;
-      hostCatalog = { text: data.text, name: typeof data.name === 'string' ? data.name.slice(0, 200) : 'catalog.json',
-        mode: data.mode === 'replace' ? 'replace' : 'add' };
-      onCatalog(hostCatalog);
+      const list = catalogMessage(data);
+      if (!list || (hostCatalog && hostCatalog.text === list.text)) return;
+      Promise.resolve(onCatalog(list)).then((loaded) => {
+        // A list the core refused is not passed on to the full calculator.
+        hostCatalog = loaded ? list : null;
+        refresh();
+      });
     }
   });
   new ResizeObserver(post).observe(document.documentElement);
@@ -86,7 +97,14 @@ export function initEmbed({ allowed, fullUrl, label, onCatalog, onLanguage }) {
     const url = new URL(fullUrl());
     if (hostCatalog) url.searchParams.set('catalog', 'opener');
     link.href = url.href;
+    // Which price list the full calculator opens with, said on the link.
+    if (hostCatalog && listLabel) {
+      link.textContent = listLabel(hostCatalog.name);
+      delete link.dataset.i18n;
+    }
   };
+  // The label names the list in the page's language: re-worded when the language changes.
+  new MutationObserver(refresh).observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] });
   link.addEventListener('focus', refresh);
   link.addEventListener('pointerenter', refresh);
   link.addEventListener('click', (e) => {
@@ -111,8 +129,8 @@ export function catalogFromOpener(timeoutMs = 3000) {
     const onMessage = (e) => {
       const d = e.data;
       if (e.source !== opener || e.origin !== location.origin || !d || d.type !== 'gpucalc:catalog') return;
-      if (typeof d.text !== 'string' || d.text.length > MAX_CATALOG_CHARS) return;
-      done({ text: d.text, name: typeof d.name === 'string' ? d.name.slice(0, 200) : 'catalog.json', mode: d.mode === 'replace' ? 'replace' : 'add' });
+      const list = catalogMessage(d);
+      if (list) done(list);
     };
     window.addEventListener('message', onMessage);
     opener.postMessage({ type: 'gpucalc:want-catalog' }, location.origin);

@@ -36,8 +36,10 @@
     const target = frame.contentWindow;
     catalogs.get(frame).then((text) => {
       if (typeof text !== 'string' || frame.contentWindow !== target) return;
-      const name = new URL(url, location.href).pathname.split('/').pop() || 'catalog.json';
-      target.postMessage({ type: 'gpucalc:catalog', text, name, mode: frame.dataset.catalogMode === 'replace' ? 'replace' : 'add' }, origin);
+      const abs = new URL(url, location.href);
+      const name = abs.pathname.split('/').pop() || 'catalog.json';
+      // `url`: where a link made in the frame fetches the same list (EMBED.md, "Links").
+      target.postMessage({ type: 'gpucalc:catalog', text, name, url: abs.href, mode: frame.dataset.catalogMode === 'replace' ? 'replace' : 'add' }, origin);
     });
   };
 

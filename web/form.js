@@ -171,9 +171,13 @@ export function setStale(stale) {
   $('stale-note').hidden = !stale;
 }
 
+/** Adds `text` to the notice: a notice already shown (a price list that failed, then the link's
+ *  own errors) stays, the new one follows it. */
 export function showNotice(text) {
   const n = $('notice');
-  n.replaceChildren(h('span', {}, text), h('button', { type: 'button', class: 'icon-button', 'aria-label': t('dismiss') }, '×'));
+  const kept = n.hidden ? [] : [...n.querySelectorAll('.notice-text')].filter((p) => p.textContent !== text);
+  n.replaceChildren(h('div', {}, ...kept, h('p', { class: 'notice-text' }, text)),
+    h('button', { type: 'button', class: 'icon-button', 'aria-label': t('dismiss') }, '×'));
   n.lastChild.addEventListener('click', () => { n.hidden = true; });
   n.hidden = false;
 }

@@ -60,9 +60,20 @@ export function band(r, field) {
   // Extrapolation flags of the core's band, worded; the band is already widened for them.
   const flags = BAND_FLAGS.filter((f) => b[f]).map((f) => t(`band_${f}`));
   const hint = t('band_hint', params) + (flags.length ? ` ${t('band_extrapolated', { what: flags.join(', ') })}` : '');
+  // Bands from a file the user loaded are not gpucalc's measurements: said beside each one.
+  const theirs = r.error_bands_supplied_by ? t('band_supplied', { name: r.error_bands_supplied_by }) : '';
   // The point count is in the tooltip and, for screen readers, in the text.
   return h('span', { class: flags.length ? 'band extrapolated' : 'band', title: hint }, t('band', params),
+    theirs ? h('span', { class: 'supplied' }, ' ', theirs) : null,
     h('span', { class: 'visually-hidden' }, ` (${hint})`));
+}
+
+/** The files that replaced figures `r` is built on (the core's `supplied_by`), named beside a
+ *  figure; null when the figures are gpucalc's. */
+export function suppliedTag(r) {
+  if (!r.supplied_by) return null;
+  return h('span', { class: 'supplied', title: t('supplied_hint', { name: r.supplied_by }) },
+    t('supplied_tag', { name: r.supplied_by }));
 }
 
 /** A figure of result `r` (offering `index`): a button revealing its formula when traced, and
@@ -77,7 +88,9 @@ export function figure(r, index, field, text = fmtField(field, r[field])) {
     if (r[field] === null && fieldKind(field) === 'usd') node.title = t('unpriced_hint');
   }
   const b = band(r, field);
-  return b ? h('span', { class: 'with-band' }, node, ' ', b) : node;
+  const tag = r[field] === null || r[field] === undefined ? null : suppliedTag(r);
+  if (!b && !tag) return node;
+  return h('span', { class: 'with-band' }, node, tag ? ' ' : null, tag, b ? ' ' : null, b);
 }
 
 /** Verdict parameters, formatted by the unit in their names (`_usd`, `_gb`, `ratio`). */
@@ -97,7 +110,9 @@ export function verdictParams(params) {
 /** A catalog text in the page's language: `<field>_<lang>` where the catalog gives one. */
 export function localized(entry, field) {
   const own = entry[`${field}_${i18n.language()}`];
-  return typeof own === 'string' && own ? own : entry[field];
+  const text = typeof own === 'string' && own ? own : entry[field];
+  // Isolated where it could reorder its neighbours (a bidi override in an offering's name).
+  return typeof text === 'string' ? i18n.isolated(text) : text;
 }
 
 /** An offering's name in the page's language (the catalog's `name_<lang>`, else the core's name). */
@@ -125,6 +140,17 @@ function ruleText(info, params) {
   }
 }
 
+/** The rule a value breaks against another key or the model (tp against the attention heads,
+ *  ep against the experts or tp), from the numbers the core's error names; '' for none. */
+function crossKeyRule(p) {
+  const value = i18n.num(p.value);
+  if (typeof p.heads === 'number') return t('rule_tp_heads', { heads: i18n.num(p.heads), value });
+  if (p.experts === 0) return t('rule_ep_dense', { value });
+  if (typeof p.experts === 'number') return t('rule_ep_experts', { experts: i18n.num(p.experts), value });
+  if (typeof p.tp === 'number') return t('rule_ep_tp', { tp: i18n.num(p.tp), value });
+  return '';
+}
+
 /**
  * An error of the core as a sentence of the page's language, naming the field: words from the
  * core's code, the key's schema row and the error's numbers; the value a link carried, where
@@ -144,6 +170,7 @@ export function errorText(error) {
   if (params.repeated) what = t('error_repeated');
   else if (error.code === 'unsupported_version') what = t('error_version', { version: error.value || i18n.num(params.version) });
   else if (error.code === 'unknown_id') what = t(field === 'model' ? 'error_unknown_model' : 'error_unknown_offering');
+  else if (error.code === 'bad_value' && crossKeyRule(params)) what = crossKeyRule(params);
   else if (error.code === 'bad_value' || error.code === 'out_of_range') what = ruleText(info, params) || t(`error_${error.code}`);
   else what = i18n.has(`error_${error.code}`) ? t(`error_${error.code}`) : error.message;
   return t('error_for_key', { key: keyLabel(field), message: what }) + (error.code === 'unsupported_version' ? '' : got);

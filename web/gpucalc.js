@@ -99,9 +99,14 @@ export function catalog(what) {
   return listing[what];
 }
 
-/** Extends the working catalog by a JSON document (price list, extra GPUs or models). */
-export function loadCatalog(jsonText, sourceName = 'catalog.json') {
-  unwrap(requireModule().loadCatalog(text(jsonText, 'json'), text(sourceName, 'sourceName')));
+/**
+ * Extends the working catalog by a JSON document. `trust`: 'price_list' (the default: a list from
+ * a link or an embedding page, offerings, prices and names only; anything else is refused) or
+ * 'user' (the user's own file: it may replace GPU figures, model constants, error bands..., and
+ * the results built on them name it in `supplied_by`).
+ */
+export function loadCatalog(jsonText, sourceName = 'catalog.json', { trust = 'price_list' } = {}) {
+  unwrap(requireModule().loadCatalog(text(jsonText, 'json'), text(sourceName, 'sourceName'), trust === 'user' ? 'user' : 'price_list'));
 }
 
 /** Restores the compiled-in default catalog. */

@@ -84,7 +84,25 @@ export function has(key) { return key in dict || key in fallback; }
 /** The string for `key` with {name} placeholders filled from `params` (already formatted). */
 export function t(key, params = {}) {
   const template = dict[key] ?? fallback[key] ?? key;
-  return template.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
+  return template.replace(/\{(\w+)\}/g, (m, name) => (name in params ? isolated(String(params[name])) : m));
+}
+
+// Characters that change the direction of the text around them: right-to-left letters (Hebrew,
+// Arabic, Syriac, Thaana, N'Ko...) and the explicit marks, embeddings, overrides and isolates.
+// Text isolated() already wrapped: FSI ... PDI with no control of its own inside.
+const ISOLATED = /^\u2068[^\u202a-\u202e\u2066-\u2069]*\u2069$/;
+const BIDI = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
+
+/**
+ * `text` (a catalog name, a link's value) that can reorder what is around it, between FIRST
+ * STRONG ISOLATE and POP DIRECTIONAL ISOLATE (as <bdi> does): the sentence it is put in keeps
+ * its order. Other text is returned as it is.
+ */
+export function isolated(text) {
+  if (!BIDI.test(text) || ISOLATED.test(text)) return text;
+  // Its own embeddings, overrides and isolates are shown as U+FFFD: a stray POP DIRECTIONAL
+  // ISOLATE would otherwise end the isolate early.
+  return `\u2068${text.replace(/[\u202a-\u202e\u2066-\u2069]/g, '\ufffd')}\u2069`;
 }
 
 /** Like t(), choosing `<key>_one` when n is 1 and the dictionary has it (English plurals). */

@@ -24,15 +24,30 @@ export const fitKeys = () => keyRows.filter((k) => k.fit).map((k) => k.key);
 /** Offerings a scenario may compare. */
 export const maxCompare = () => (byKey.get('compare') || {}).max || 1;
 
+/** A number as scenario text: plain decimal digits, never an exponent (String(1e-30) is "1e-30",
+ *  which the scenario grammar does not read), the same digits otherwise. */
+export function plainNumber(v) {
+  const text = String(v);
+  const m = /^(-?)(\d)(?:\.(\d+))?e([+-]\d+)$/.exec(text);
+  if (!m) return text;
+  const [, sign, lead, frac = '', expText] = m;
+  const exp = Number(expText);
+  const digits = lead + frac;
+  if (exp < 0) return `${sign}0.${'0'.repeat(-exp - 1)}${digits}`;
+  if (exp >= frac.length) return `${sign}${digits}${'0'.repeat(exp - frac.length)}`;
+  return `${sign}${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
+}
+
 /** A decoded value as scenario text, by its key's kind. */
 function asText(key, value) {
   if (value === null || value === undefined) return '';
   if (typeof value === 'boolean') return value ? '1' : '0';
+  const one = (x) => (typeof x === 'number' ? plainNumber(x) : String(x));
   if (Array.isArray(value)) {
-    const items = value.map((x) => (x === null ? '-' : String(x)));
+    const items = value.map((x) => (x === null ? '-' : one(x)));
     return key === 'price' && items.every((x) => x === '-') ? '' : items.join(',');
   }
-  return String(value);
+  return one(value);
 }
 
 /** key -> text of every scenario key of an evaluation (the core's `inputs`: defaults applied). */
@@ -118,12 +133,14 @@ export function decodeLenient(text) {
   return { scenario, errors, evaluation };
 }
 
-/** What the link's text gave `key` (shown in the message next to the field; never decoded). */
+/** What the link's text gave `key`, percent-decoded as the core decodes it (shown in the
+ *  message next to the field, as text; never evaluated). */
 function rawValue(text, key) {
   const base = (key || '').replace(/\[.*$/, '');
   // The last pair of the key: a key given twice is rejected at its second value.
   const hit = pairs(text).reverse().find(([k]) => k === base);
-  return hit ? hit[1] : undefined;
+  if (!hit) return undefined;
+  try { return decodeURIComponent(hit[1]); } catch { return hit[1]; }
 }
 
 function pairs(text) {

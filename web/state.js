@@ -13,6 +13,9 @@ export const state = {
   gpus: [],
   catalogVersion: 0,
   offeringFilter: null, // Set of offering ids a vendor's list replaced the built-in ones with
+  priceList: null, // {name, url}: the price list a link or an embedding host supplied; url '' when
+  // it has none a link can carry
+  priceListMissing: '', // the `catalog=` reference that could not be loaded (the link keeps it)
   fit: null, // the what-fits table of the scenario's offerings
   fitKey: '',
   fitWeights: null, // precision filter of the what-fits table; null follows the scenario

@@ -340,7 +340,10 @@ const DocumentKind kDocumentKinds[] = {
        return std::nullopt;
      },
      [](Catalog& base, Catalog& part) {
-       if (part.constants) base.constants = part.constants;
+       if (part.constants) {
+         base.constants = part.constants;
+         base.supplied.constants = part.supplied.constants;
+       }
      }},
     {kEnginesSchema,
      [](std::string_view text, const std::string& source, Catalog& part) -> std::optional<Error> {
@@ -350,7 +353,10 @@ const DocumentKind kDocumentKinds[] = {
        return std::nullopt;
      },
      [](Catalog& base, Catalog& part) {
-       if (part.engines) base.engines = part.engines;
+       if (part.engines) {
+         base.engines = part.engines;
+         base.supplied.engines = part.supplied.engines;
+       }
      }},
     {kKernelsSchema,
      [](std::string_view text, const std::string& source, Catalog& part) -> std::optional<Error> {
@@ -360,7 +366,10 @@ const DocumentKind kDocumentKinds[] = {
        return std::nullopt;
      },
      [](Catalog& base, Catalog& part) {
-       if (part.kernels) base.kernels = part.kernels;
+       if (part.kernels) {
+         base.kernels = part.kernels;
+         base.supplied.kernels = part.supplied.kernels;
+       }
      }},
     {kErrorBandsSchema,
      [](std::string_view text, const std::string& source, Catalog& part) -> std::optional<Error> {
@@ -370,9 +379,43 @@ const DocumentKind kDocumentKinds[] = {
        return std::nullopt;
      },
      [](Catalog& base, Catalog& part) {
-       if (part.error_bands) base.error_bands = part.error_bands;
+       if (part.error_bands) {
+         base.error_bands = part.error_bands;
+         base.supplied.error_bands = part.supplied.error_bands;
+       }
      }},
 };
+
+/** A price list (CatalogTrust::kPriceList) carries offerings only: the first other thing it
+ *  holds, as an error naming it. */
+std::optional<Error> refuse_beyond_prices(const Catalog& part, const std::string& source) {
+  const char* what = !part.gpus.empty()           ? "gpus"
+                     : !part.models.empty()       ? "models"
+                     : !part.networks.empty()     ? "networks"
+                     : part.constants             ? kPerformanceSchema.data()
+                     : part.engines               ? kEnginesSchema.data()
+                     : part.kernels               ? kKernelsSchema.data()
+                     : part.error_bands           ? kErrorBandsSchema.data()
+                     : !part.calibrations.empty() ? kCalibrationSchema.data()
+                                                  : nullptr;
+  if (what == nullptr) return std::nullopt;
+  return make_error(ErrorCode::kNotAllowed, source + ": " + what,
+                    "a price list from a link or an embedding page may carry offerings, their "
+                    "prices and names only; GPU and model figures, model constants, engine and "
+                    "kernel data, error bands and calibration come from gpucalc's data or from a "
+                    "file you load yourself");
+}
+
+/** Names `source` as the supplier of every figure `part` gives (CatalogTrust::kUser). */
+void mark_supplied(Catalog& part, const std::string& source) {
+  for (auto& g : part.gpus) g.supplied_by = source;
+  for (auto& m : part.models) m.supplied_by = source;
+  for (auto& n : part.networks) n.supplied_by = source;
+  if (part.constants) part.supplied.constants = source;
+  if (part.engines) part.supplied.engines = source;
+  if (part.kernels) part.supplied.kernels = source;
+  if (part.error_bands) part.supplied.error_bands = source;
+}
 
 /** Every embedded data file but the validation tables (they are read by --validate). */
 bool is_catalog_file(std::string_view name) { return name.rfind("validation", 0) != 0; }
@@ -381,7 +424,7 @@ Result<Catalog> load_default_catalog(std::string_view skip_file) {
   Catalog catalog;
   for (const auto& file : embedded_data_files()) {
     if (!is_catalog_file(file.name) || file.name == skip_file) continue;
-    auto next = extend_catalog(catalog, file.text, file.name);
+    auto next = extend_catalog(catalog, file.text, file.name, CatalogTrust::kBuiltIn);
     if (!next) return next.error();
     catalog = std::move(next).value();
   }
@@ -453,11 +496,17 @@ Result<Catalog> parse_catalog_json(std::string_view json_text, std::string_view 
 }
 
 Result<Catalog> extend_catalog(const Catalog& base, std::string_view json_text,
-                               std::string_view source_name) {
+                               std::string_view source_name, CatalogTrust trust) {
   auto part = parse_catalog_json(json_text, source_name);
   if (!part) return part.error();
-  Catalog out = base;
   Catalog& extra = part.value();
+  const std::string source = source_name.empty() ? "catalog" : std::string(source_name);
+  if (trust == CatalogTrust::kPriceList) {
+    if (auto e = refuse_beyond_prices(extra, source)) return *e;
+  } else if (trust == CatalogTrust::kUser) {
+    mark_supplied(extra, source);
+  }
+  Catalog out = base;
   merge_by_id(out.gpus, extra.gpus);
   merge_by_id(out.networks, extra.networks);
   merge_by_id(out.offerings, extra.offerings);

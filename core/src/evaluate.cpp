@@ -10,6 +10,8 @@
 #include "gpucalc/performance.hpp"
 #include "gpucalc/pricing.hpp"
 #include "json_writer.hpp"
+#include "model/provenance.hpp"
+#include "scenario_inputs.hpp"
 #include "gpucalc/throughput.hpp"
 #include "gpucalc/serving.hpp"
 #include "gpucalc/units.hpp"
@@ -283,24 +285,36 @@ std::optional<Error> check_scenario(const Catalog& catalog, const Scenario& as_g
     return make_error(ErrorCode::kOutOfRange, "compare",
                       "must list 1 to " + std::to_string(kMaxCompared) + " offerings");
   }
+  // The cross-key rules carry the numbers they name (heads, experts, tp), so that a page words
+  // the rule the value breaks, not the key's range, which the value meets.
+  const auto cross_key = [](const char* key, std::string message,
+                            std::vector<std::pair<std::string, double>> params) {
+    Error e = make_error(ErrorCode::kBadValue, key, std::move(message));
+    e.params = std::move(params);
+    return e;
+  };
   if (as_given.tp > 0 &&
       !deployment_is_valid(*model, as_given.tp, smallest_scale_up(catalog, as_given))) {
-    return make_error(ErrorCode::kBadValue, "tp",
-                      "must split " + model->name + "'s " + std::to_string(model->heads) +
-                          " attention heads evenly (e.g. 1, 2, 4, 8), got " + std::to_string(as_given.tp));
+    return cross_key("tp",
+                     "must split " + model->name + "'s " + std::to_string(model->heads) +
+                         " attention heads evenly (e.g. 1, 2, 4, 8), got " + std::to_string(as_given.tp),
+                     {{"heads", model->heads}, {"value", as_given.tp}});
   }
   if (as_given.ep > 1 && !model->is_moe()) {
-    return make_error(ErrorCode::kBadValue, "ep", model->name + " has no experts: ep must be 0 or 1");
+    return cross_key("ep", model->name + " has no experts: ep must be 0 or 1",
+                     {{"experts", 0}, {"value", as_given.ep}});
   }
   if (as_given.ep > 1 && model->experts_routed % as_given.ep != 0) {
-    return make_error(ErrorCode::kBadValue, "ep",
-                      "must divide " + model->name + "'s " + std::to_string(model->experts_routed) +
-                          " experts, got " + std::to_string(as_given.ep));
+    return cross_key("ep",
+                     "must divide " + model->name + "'s " + std::to_string(model->experts_routed) +
+                         " experts, got " + std::to_string(as_given.ep),
+                     {{"experts", model->experts_routed}, {"value", as_given.ep}});
   }
   if (as_given.ep > 1 && as_given.tp > 0 && (as_given.ep > as_given.tp || as_given.tp % as_given.ep != 0)) {
-    return make_error(ErrorCode::kBadValue, "ep",
-                      "must divide tp (experts are spread over the instance's GPUs), got ep=" +
-                          std::to_string(as_given.ep) + " with tp=" + std::to_string(as_given.tp));
+    return cross_key("ep",
+                     "must divide tp (experts are spread over the instance's GPUs), got ep=" +
+                         std::to_string(as_given.ep) + " with tp=" + std::to_string(as_given.tp),
+                     {{"tp", as_given.tp}, {"value", as_given.ep}});
   }
   if (as_given.dpa && !model->is_moe()) {
     return make_error(ErrorCode::kBadValue, "dpa", "data-parallel attention is modelled for MoE models only");
@@ -404,6 +418,7 @@ std::optional<Error> evaluate_into(const Catalog& catalog, const Model& catalog_
     if (with_trace) add_fit_trace(r, *model, *gpu, scenario);
     estimate_performance(catalog, scenario, *model, *gpu, *off, r.deployed_gpus, with_trace,
                          options.with_curve, engine, r);
+    detail::set_supplied_provenance(r, catalog, *model, *gpu, network);
     if (scenario.workload != Workload::kInference) {
       apply_training_fit(catalog, scenario, *model, *gpu, r.deployed_gpus, with_trace, r);
     }
@@ -458,9 +473,9 @@ std::string error_to_json(const Error& error) {
   // The one streaming writer: bytes that are not UTF-8 (a message may quote the input) are
   // written as U+FFFD, never an abort.
   detail::JsonWriter w;
-  w.begin_object().key("error").begin_object();
-  w.field("code", error_code_name(error.code)).field("field", error.field).field("message", error.message);
-  w.end_object().end_object();
+  w.begin_object().key("error");
+  detail::write_error(w, error);
+  w.end_object();
   return std::move(w.str());
 }
 

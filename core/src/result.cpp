@@ -14,6 +14,7 @@ const char* error_code_name(ErrorCode code) {
     case ErrorCode::kTooLarge: return "too_large";
     case ErrorCode::kDoesNotFit: return "does_not_fit";
     case ErrorCode::kRequestExceedsContext: return "request_exceeds_context";
+    case ErrorCode::kNotAllowed: return "not_allowed";
   }
   return "error";
 }

@@ -124,7 +124,9 @@ const std::vector<ResultField>& result_fields() {
        [](const R& r) { return r.fit.gpus_needed_full_context > 0 ? v(r.fit.gpus_needed_full_context) : FieldValue{}; }},
       {"request_tokens", U::kTokens, S::kInference, [](const R& r) { return v(r.fit.request_tokens); }},
       {"servers_needed", U::kCount, S::kAll,
-       [](const R& r) { return r.fit.servers_needed > 0 ? v(r.fit.servers_needed) : FieldValue{}; }},
+       [](const R& r) {
+         return r.fit.servers_needed > 0 ? v(r.fit.servers_needed) : FieldValue{};
+       }},
       {"servers", U::kCount, S::kAll, [](const R& r) { return v(r.servers); }},
       {"deployed_gpus", U::kCount, S::kAll, [](const R& r) { return v(r.deployed_gpus); }},
       {"stackable", U::kFlag, S::kAll, [](const R& r) { return v(r.stackable); }},
@@ -174,13 +176,16 @@ const std::vector<ResultField>& result_fields() {
       {"engine", U::kText, S::kInference, [](const R& r) { return v(r.engine); }},
       {"engine_version", U::kText, S::kInference, [](const R& r) { return v(r.engine_version); }},
       {"serving_tensor_parallel", U::kCount, S::kInference,
-       [](const R& r) { return r.serving_tensor_parallel > 0 ? v(r.serving_tensor_parallel) : FieldValue{}; }},
+       [](const R& r) {
+         return r.serving_tensor_parallel > 0 ? v(r.serving_tensor_parallel) : FieldValue{};
+       }},
       {"expert_parallel", U::kCount, S::kInference,
        [](const R& r) { return r.expert_parallel > 0 ? v(r.expert_parallel) : FieldValue{}; }},
       {"data_parallel_attention", U::kFlag, S::kInference,
        [](const R& r) { return v(r.data_parallel_attention); }},
       {"scale_out_s", U::kSeconds, S::kInference, [](const R& r) { return v(r.scale_out_s); }},
-      {"scale_out_strategy", U::kText, S::kInference, [](const R& r) { return v(r.scale_out_strategy); }},
+      {"scale_out_strategy", U::kText, S::kInference,
+       [](const R& r) { return v(r.scale_out_strategy); }},
       {"all_in_power_w_per_gpu", U::kWatts, S::kAll,
        [](const R& r) { return v(r.all_in_power_w_per_gpu); }},
       {"energy_joules_per_output_token", U::kJoules, S::kInference,
@@ -217,8 +222,13 @@ const std::vector<ResultField>& result_fields() {
       {"energy_usd_per_run", U::kUsd, S::kTraining, [](const R& r) { return v(r.energy_usd_per_run); }},
       {"rates_source", U::kText, S::kAll, [](const R& r) { return v(rates_source_name(r.rates_source)); }},
       {"rates_estimate", U::kFlag, S::kAll, [](const R& r) { return v(r.rates_estimate); }},
-      {"calibration_device", U::kText, S::kAll, [](const R& r) { return text_or_null(r.calibration_device); }},
-      {"calibration_date", U::kText, S::kAll, [](const R& r) { return text_or_null(r.calibration_date); }},
+      {"calibration_device", U::kText, S::kAll,
+       [](const R& r) { return text_or_null(r.calibration_device); }},
+      {"calibration_date", U::kText, S::kAll,
+       [](const R& r) { return text_or_null(r.calibration_date); }},
+      {"supplied_by", U::kText, S::kAll, [](const R& r) { return text_or_null(r.supplied_by); }},
+      {"error_bands_supplied_by", U::kText, S::kAll,
+       [](const R& r) { return text_or_null(r.error_bands_supplied_by); }},
   };
   return fields;
 }

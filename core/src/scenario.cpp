@@ -772,6 +772,10 @@ void write_inputs(JsonWriter& w, const Scenario& s) {
   w.end_object();
 }
 
+}  // namespace
+
+namespace detail {
+
 void write_error(JsonWriter& w, const Error& e) {
   w.begin_object();
   w.field("code", error_code_name(e.code));
@@ -782,10 +786,6 @@ void write_error(JsonWriter& w, const Error& e) {
   w.end_object();
   w.end_object();
 }
-
-}  // namespace
-
-namespace detail {
 void write_scenario_inputs(JsonWriter& w, const Scenario& scenario) { write_inputs(w, scenario); }
 }  // namespace detail
 
@@ -893,7 +893,7 @@ std::string scenario_decode_json(std::string_view text) {
   w.key("inputs");
   write_inputs(w, d.scenario);
   w.key("errors").begin_array();
-  for (const auto& e : d.errors) write_error(w, e);
+  for (const auto& e : d.errors) detail::write_error(w, e);
   w.end_array();
   w.end_object();
   return std::move(w.str());

@@ -119,6 +119,22 @@ test('loadCatalog extends the working catalog; resetCatalog restores it', () => 
   assert.throws(() => gpucalc.evaluate('v=1&compare=vendor-8x-b200'), { field: 'compare' });
 });
 
+test('loadCatalog: a price list (the default) carries offerings only; the user\'s own file may replace a GPU and is named', () => {
+  const h200 = JSON.parse(fs.readFileSync(new URL('data/gpus.json', root), 'utf8')).gpus.find((g) => g.id === 'h200-sxm');
+  const forged = JSON.stringify({ gpus: [{ ...h200, hbm_gb: 100000, memory_bandwidth_tbps: 1000 }] });
+  const before = gpucalc.evaluate('v=1&compare=fullgpu-8x-h200').results[0];
+  assert.throws(() => gpucalc.loadCatalog(forged, 'host.json'), { code: 'not_allowed', field: 'host.json: gpus' });
+  assert.throws(() => gpucalc.loadCatalog(forged, 'host.json', { trust: 'price_list' }), { code: 'not_allowed' });
+  assert.deepEqual(gpucalc.evaluate('v=1&compare=fullgpu-8x-h200').results[0], before, 'a refused list changes nothing');
+  gpucalc.loadCatalog(forged, 'mine.json', { trust: 'user' });
+  const mine = gpucalc.evaluate('v=1&compare=fullgpu-8x-h200').results[0];
+  assert.equal(mine.rates_source, 'supplied');
+  assert.equal(mine.supplied_by, 'mine.json');
+  assert.notEqual(mine.offering_hbm_marketed_bytes, before.offering_hbm_marketed_bytes);
+  gpucalc.resetCatalog();
+  assert.equal(gpucalc.evaluate('v=1&compare=fullgpu-8x-h200').results[0].rates_source, 'measured');
+});
+
 test('importHfConfig adds a model the scenario can name', () => {
   const config = {
     architectures: ['LlamaForCausalLM'], model_type: 'llama', hidden_size: 4096, intermediate_size: 14336,

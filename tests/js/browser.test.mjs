@@ -361,10 +361,17 @@ test('a vendor price list from catalog= replaces a price; training workloads sho
   await page.close();
   vendor.server.close();
   assert.deepEqual(problems.filter((p) => !p.startsWith('off-origin')), []);
-  const { page: other, problems: p2 } = await openPage(`${calc.url}?catalog=https://evil.example/prices.json`);
+  // Another site's list: only from an origin the link's parent= names, and only where the
+  // calculator's host allows it (connect-src): this server allows none, so it is not loaded.
+  const { page: other, problems: p2 } = await openPage(`${calc.url}?catalog=https://evil.example/prices.json&parent=https://vendor.example`);
   assert.match(await text(other, '#notice'), /must come from this site/);
   await other.close();
   assert.deepEqual(p2, []);
+  const { page: blocked, problems: p3 } = await openPage(`${calc.url}?catalog=https://evil.example/prices.json`);
+  assert.match(await text(blocked, '#notice'), /could not be loaded/);
+  assert.match(await text(blocked, '#keyfigs'), /\$19,900/, 'the built-in prices stay');
+  await blocked.close();
+  assert.deepEqual(p3.filter((p) => !/violates the (following|document's) Content Security Policy|CSP violation: connect-src|off-origin request/.test(p)), []);
 });
 
 test('keyboard: a figure opens its formula with Enter, Escape closes it', async () => {

@@ -74,6 +74,7 @@ struct Gpu {
   ZhText zh;  // form_factor_zh, note_zh
   /** GPUs in this GPU's scale-up domain (interconnect.scale_up_gpus, at least 1). */
   int scale_up_gpus() const { return interconnect.scale_up_gpus > 1 ? interconnect.scale_up_gpus : 1; }
+  std::string supplied_by;  // the document that gave these figures; empty: gpucalc's data/
 };
 
 /**
@@ -88,6 +89,7 @@ struct Network {
   SourcedFigure latency_s;
   std::vector<std::string> sources;
   std::string note;
+  std::string supplied_by;  // the document that gave these figures; empty: gpucalc's data/
 };
 
 struct Offering {
@@ -193,6 +195,7 @@ struct Model {
   std::string checkpoint_note;        // which modules stay BF16, from the release's config
   std::vector<std::string> sources;
   std::string note;
+  std::string supplied_by;  // the document that gave these dimensions; empty: gpucalc's data/
   bool is_moe() const { return experts_routed > 0; }
   int full_attention_layers() const {
     return layers - sliding_window_layers - linear_attention_layers;
@@ -207,6 +210,24 @@ struct EngineCatalog;
 struct KernelCatalog;
 struct ErrorBandTable;
 
+/** Names of the documents that replaced gpucalc's model constants, engine and kernel data and
+ *  error bands; empty: gpucalc's own data/ file. */
+struct SuppliedDocuments {
+  std::string constants, engines, kernels, error_bands;
+};
+
+/**
+ * Who supplied a catalog document, and so what it may change:
+ * - kBuiltIn: gpucalc's own data/ files.
+ * - kUser: the user's own file (`--catalog`, the page's file input): it may replace anything,
+ *   and every GPU, model, network or model-constant document it gives is named as supplied
+ *   (`supplied_by`), so results built on it say so (`rates_source` "supplied").
+ * - kPriceList: a list another party supplied (the page's `catalog=` link, an embedding host's
+ *   message): offerings with their prices and names only. GPU, model and network figures, the
+ *   model constants, engine, kernel and calibration data and the error bands are refused.
+ */
+enum class CatalogTrust { kBuiltIn, kUser, kPriceList };
+
 struct Catalog {
   std::vector<Gpu> gpus;
   std::vector<Network> networks;
@@ -217,6 +238,7 @@ struct Catalog {
   std::shared_ptr<const EngineCatalog> engines;  // data/engines.json (serving.hpp)
   std::shared_ptr<const KernelCatalog> kernels;  // data/kernels.json (serving.hpp)
   std::shared_ptr<const ErrorBandTable> error_bands;  // data/error-bands.json (error_bands.hpp)
+  SuppliedDocuments supplied;  // which of the four documents above are not gpucalc's
 
   const Gpu* find_gpu(std::string_view id) const;
   const Offering* find_offering(std::string_view id) const;
@@ -244,10 +266,12 @@ Result<Catalog> parse_catalog_json(std::string_view json_text, std::string_view 
 /**
  * Returns `base` extended by the entries of `json_text`: an entry whose id exists replaces it,
  * a new id is appended; a constants document replaces the constants whole. Cross references
- * (offering -> GPU) are checked on the result.
+ * (offering -> GPU) are checked on the result. `trust` says what the document may change
+ * (CatalogTrust): what it may not is an error naming the field; what it supplies is named.
  */
 Result<Catalog> extend_catalog(const Catalog& base, std::string_view json_text,
-                               std::string_view source_name);
+                               std::string_view source_name,
+                               CatalogTrust trust = CatalogTrust::kUser);
 
 /** Checks cross references and uniqueness of ids. */
 Result<bool> validate_catalog(const Catalog& catalog);

@@ -28,8 +28,9 @@ struct TraceEntry {
 /** Which rates the throughput figures used, as a code: a scenario override of the achieved
  *  fraction of peak, a calibration record from bench/, public measurements (gpus.json), or the
  *  datasheet peak. The CLI and the page word it; the core does not. */
-enum class RatesSource { kPeak, kMeasured, kCalibrated, kOverride };
-/** "peak" | "measured" | "calibrated" | "override" */
+enum class RatesSource { kPeak, kMeasured, kCalibrated, kOverride, kSupplied };
+/** "peak" | "measured" | "calibrated" | "override" | "supplied" (a loaded document replaced
+ *  figures the result is built on: `supplied_by` names it) */
 const char* rates_source_name(RatesSource source);
 
 /** One point of the serving curve (issue 16): a layout at a concurrency. */
@@ -149,6 +150,10 @@ struct OfferingResult {
   bool rates_estimate = false;     // some rate is a flagged estimate
   std::string calibration_device;  // when rates_source is calibrated: the record's device name
   std::string calibration_date;    // ... and its ISO 8601 date
+  // The documents (file names, ", "-separated) that gave figures this result is built on in
+  // place of gpucalc's data/: its GPU, model, network, model constants, engine or kernel data.
+  std::string supplied_by;
+  std::string error_bands_supplied_by;  // the document that replaced gpucalc's error bands
   // Codes, e.g. "context_exceeds_model": the core's own static literals, held as views.
   std::vector<std::string_view> warnings;
   std::vector<TraceEntry> trace;

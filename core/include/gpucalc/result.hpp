@@ -18,6 +18,7 @@ enum class ErrorCode {
   kTooLarge,        // input longer than the core accepts
   kDoesNotFit,      // a requested deployment cannot hold the model
   kRequestExceedsContext,  // input + output tokens longer than the scenario's context
+  kNotAllowed,      // a supplied document changes what its source may not (CatalogTrust)
 };
 
 /** Stable lowercase name of a code ("bad_value"), used by the CLI, JSON and JS. */

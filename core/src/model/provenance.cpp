@@ -12,6 +12,8 @@ const char* rates_source_name(RatesSource source) {
       return "calibrated";
     case RatesSource::kOverride:
       return "override";
+    case RatesSource::kSupplied:
+      return "supplied";
   }
   return "peak";
 }
@@ -33,6 +35,21 @@ void set_rates_provenance(OfferingResult& r, const Rates& rates, const Catalog& 
       r.calibration_date = cal->date;
     }
   }
+}
+
+void set_supplied_provenance(OfferingResult& r, const Catalog& catalog, const Model& model,
+                             const Gpu& gpu, const Network* network) {
+  std::string names;
+  for (const std::string* name :
+       {&gpu.supplied_by, &model.supplied_by, network != nullptr ? &network->supplied_by : nullptr,
+        &catalog.supplied.constants, &catalog.supplied.engines, &catalog.supplied.kernels}) {
+    if (name == nullptr || name->empty()) continue;
+    if (("," + names + ",").find("," + *name + ",") != std::string::npos) continue;
+    names += names.empty() ? *name : ", " + *name;
+  }
+  r.supplied_by = names;
+  if (!names.empty()) r.rates_source = RatesSource::kSupplied;
+  r.error_bands_supplied_by = catalog.supplied.error_bands;
 }
 
 }  // namespace detail

@@ -11,4 +11,10 @@ namespace gpucalc::detail {
 void set_rates_provenance(OfferingResult& r, const Rates& rates, const Catalog& catalog,
                           const Gpu& gpu);
 
+/** supplied_by: the loaded documents that replaced figures of the result's GPU, model,
+ *  network, model constants, engines or kernels (rates_source becomes "supplied"), and
+ *  error_bands_supplied_by. */
+void set_supplied_provenance(OfferingResult& r, const Catalog& catalog, const Model& model,
+                             const Gpu& gpu, const Network* network);
+
 }  // namespace gpucalc::detail

@@ -37,7 +37,7 @@ test-asan: deps-native
 	  ctest --output-on-failure -j $(JOBS)
 
 # Every target asserts the output invariants (tests/fuzz/fuzz_support.hpp); UBSan is fatal.
-FUZZ_TARGETS := scenario training catalog offerings calibration hf_config fit_table listings printers
+FUZZ_TARGETS := scenario training catalog offerings calibration hf_config fit_table listings printers bench_results
 FUZZ_SECONDS ?= 15
 $(BUILD)/fuzz/CMakeCache.txt: | deps-native
 	cmake -S . -B $(BUILD)/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUCALC_FUZZ=ON \
@@ -46,7 +46,7 @@ $(BUILD)/fuzz/CMakeCache.txt: | deps-native
 fuzz-build: deps-native $(BUILD)/fuzz/CMakeCache.txt
 	cmake --build $(BUILD)/fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
 
-# Brief runs in `make test` (9 targets x 15 s); `make fuzz` runs each FUZZ_LONG_SECONDS (300 s). Findings go to $(BUILD)/fuzz/artifacts-<target>/, never into the source tree.
+# Brief runs in `make test` (10 targets x 15 s); `make fuzz` runs each FUZZ_LONG_SECONDS (300 s). Findings go to $(BUILD)/fuzz/artifacts-<target>/, never into the source tree.
 test-fuzz-smoke: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(BUILD)/fuzz/corpus-$$t $(BUILD)/fuzz/artifacts-$$t; \

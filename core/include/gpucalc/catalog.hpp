@@ -196,6 +196,7 @@ struct Model {
 struct EngineCatalog;
 struct KernelCatalog;
 struct ErrorBandTable;
+struct ServingCalibration;
 
 struct Catalog {
   std::vector<Gpu> gpus;
@@ -207,6 +208,9 @@ struct Catalog {
   std::shared_ptr<const EngineCatalog> engines;  // data/engines.json (serving.hpp)
   std::shared_ptr<const KernelCatalog> kernels;  // data/kernels.json (serving.hpp)
   std::shared_ptr<const ErrorBandTable> error_bands;  // data/error-bands.json (error_bands.hpp)
+  // Serving calibrations ("gpucalc-serving-calibration/1", serving_calibration.hpp): one per
+  // (GPU, engine); a later document for the same pair replaces the earlier one.
+  std::vector<std::shared_ptr<const ServingCalibration>> serving_calibrations;
 
   const Gpu* find_gpu(std::string_view id) const;
   const Offering* find_offering(std::string_view id) const;

@@ -12,6 +12,8 @@ const char* rates_source_name(RatesSource source) {
       return "calibrated";
     case RatesSource::kOverride:
       return "override";
+    case RatesSource::kCalibratedServing:
+      return "calibrated_serving";
   }
   return "peak";
 }

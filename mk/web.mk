@@ -4,7 +4,7 @@
 #                   (scripts/build-web.mjs, esbuild from scripts/package-lock.json); what
 #                   `make serve`, test-web and perf-web serve (`make serve-src` serves web/ itself)
 #   make test-wasm  doctest suite under Emscripten in node + node tests of the binding
-#   make test-web   the built page in headless Chromium (tests/js/browser.test.mjs, interactivity.test.mjs, buyer.test.mjs)
+#   make test-web   the built page in headless Chromium (tests/js/browser.test.mjs, interactivity.test.mjs, buyer.test.mjs, calibrate.test.mjs)
 #   make perf-web   transfer size, first result painted, update time (headless Chromium);
 #                   `make bench-web` is its old name
 #   make perf-wasm  the page's call (decode + evaluate + JSON) natively and in the module (node)
@@ -61,6 +61,7 @@ test-web: web-dist web-node-modules
 	node tests/js/browser.test.mjs
 	node --test tests/js/interactivity.test.mjs
 	node tests/js/buyer.test.mjs
+	node --test tests/js/calibrate.test.mjs
 
 perf-web: web-dist web-node-modules
 	node tests/js/bench.mjs

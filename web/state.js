@@ -20,6 +20,7 @@ export const state = {
   traced: new Map(), // workload kind -> Set of fields with a formula
   linkErrors: [], // per-key errors of the link the page opened on (kept until the user edits)
   printing: false,
+  calibration: null, // the serving calibration document in use (calibrate.js), as the core wrote it
 };
 
 /** What the modules ask the wiring to do (set by app.js): recompute from the form, redraw. */

@@ -91,3 +91,16 @@ export async function until(page, fn, arg, timeout = 10000) {
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** A page of `context` at `url`, ready (html.ready), with the console errors and page errors
+ *  it records: {page, problems}. */
+export async function openPage(context, url, viewport = { width: 1280, height: 900 }) {
+  const page = await context.newPage();
+  await page.setViewportSize(viewport);
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  await page.goto(url);
+  await page.waitForSelector('html.ready', { timeout: 30000 });
+  return { page, problems };
+}

@@ -6,7 +6,7 @@ import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, serve, repo, until } from './browser-lib.mjs';
+import { launch, serve, repo, until, openPage as openIn } from './browser-lib.mjs';
 import * as gpucalc from '../../web/gpucalc.js';
 
 const shots = path.join(repo, 'build', 'screenshots');
@@ -40,16 +40,8 @@ after(async () => {
   calc.server.close();
 });
 
-async function openPage(url, viewport = { width: 1280, height: 900 }) {
-  const page = await context.newPage();
-  await page.setViewportSize(viewport);
-  const problems = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  await page.goto(url);
-  await page.waitForSelector('html.ready', { timeout: 30000 });
-  return { page, problems };
-}
+/** A page of the shared context, ready (browser-lib.mjs's openPage). */
+const openPage = (url, viewport) => openIn(context, url, viewport);
 
 const content = (page, sel) => page.locator(sel).evaluate((el) => el.textContent.replace(/\s+/g, ' ').trim());
 const num = (s) => Number(String(s).replace(/[^0-9.]/g, ''));

@@ -38,7 +38,7 @@ test-asan: deps-native
 
 # Every target asserts the output invariants (tests/fuzz/fuzz_support.hpp); UBSan is fatal.
 FUZZ_TARGETS := scenario training catalog offerings calibration hf_config fit_table listings printers \
-  performance engines kernels error_bands
+  performance engines kernels error_bands bench_results
 FUZZ_SECONDS ?= 15
 $(BUILD)/fuzz/CMakeCache.txt: | deps-native
 	cmake -S . -B $(BUILD)/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUCALC_FUZZ=ON \
@@ -47,7 +47,7 @@ $(BUILD)/fuzz/CMakeCache.txt: | deps-native
 fuzz-build: deps-native $(BUILD)/fuzz/CMakeCache.txt
 	cmake --build $(BUILD)/fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
 
-# Brief runs in `make test` (13 targets x 15 s; a data document's target is seeded with data/<kind>.json); `make fuzz` runs each FUZZ_LONG_SECONDS (300 s). Findings go to $(BUILD)/fuzz/artifacts-<target>/, never into the source tree.
+# Brief runs in `make test` (14 targets x 15 s; a data document's target is seeded with data/<kind>.json); `make fuzz` runs each FUZZ_LONG_SECONDS (300 s). Findings go to $(BUILD)/fuzz/artifacts-<target>/, never into the source tree.
 test-fuzz-smoke: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(BUILD)/fuzz/corpus-$$t $(BUILD)/fuzz/artifacts-$$t; \

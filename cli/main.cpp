@@ -1,6 +1,7 @@
 // gpucalc: the native command line. Reads files, calls the core, prints; all formulas are in core/.
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include "gpucalc/evaluate.hpp"
 #include "gpucalc/result_fields.hpp"
 #include "gpucalc/scenario.hpp"
+#include "gpucalc/serving_calibration.hpp"
 #include "gpucalc/text.hpp"
 #include "gpucalc/units.hpp"
 #include "gpucalc/version.hpp"
@@ -35,6 +37,7 @@ constexpr const char* kUsage = R"(usage: gpucalc [options] 'SCENARIO'
        gpucalc --validate --write-error-bands FILE   (make error-bands)
        gpucalc --curve 'SCENARIO' [--format table|csv|json]
        gpucalc --keys [--format table|json|markdown]
+       gpucalc --calibrate-serving 'SCENARIO' FILE...   (a calibration document on stdout)
 
 Compares GPU offerings for a model: what fits, how fast, what it costs.
 SCENARIO is the canonical key=value&... string the web page keeps in its URL,
@@ -47,6 +50,10 @@ options:
   --explain                 show the formula and inputs behind every figure
   --catalog FILE.json       replace or extend the built-in catalog (repeatable); a
                             calibration record from the microbenchmark is accepted too
+  --calibrate-serving 'SCENARIO' FILE...
+                            fit the serving model of the scenario's offering and engine
+                            to benchmark results (vLLM, SGLang, genai-perf, AIPerf,
+                            InferenceX); load the document with --catalog
   --hf-config FILE --model-id ID
                             import a Hugging Face config.json as model ID
   --help, --version
@@ -64,7 +71,8 @@ exit status: 0 ok, 2 bad input (one line on stderr), 1 other failure
 
 [[noreturn]] void fail(const Error& e) { fail(e.to_string()); }
 
-/** A --catalog file (16 MiB) or --hf-config file (1 MiB), read no further than the core's limit. */
+/** A --catalog file (16 MiB), --hf-config file (1 MiB) or benchmark result file (64 MiB), read
+ *  no further than the core's limit. */
 std::string read_file(const std::string& path, std::size_t limit_bytes = gpucalc::kMaxJsonTextBytes) {
   std::FILE* in = std::fopen(path.c_str(), "rb");
   if (in == nullptr) fail(path + ": cannot be read");
@@ -199,6 +207,8 @@ std::string rates_words(const gpucalc::OfferingResult& r) {
     case gpucalc::RatesSource::kOverride: return "scenario override of the achieved fraction" + some;
     case gpucalc::RatesSource::kSupplied:
       return "supplied by " + r.supplied_by + ", not gpucalc's data" + some;
+    case gpucalc::RatesSource::kCalibratedServing:
+      return "serving calibration " + r.calibration_device + ", " + r.calibration_date + some;
   }
   return "-";
 }
@@ -411,7 +421,8 @@ int main(int argc, char** argv) {
   bool explain = false, validate = false, fit_table = false, keys = false, have_scenario = false;
   bool curve = false;
   std::string error_bands_path;
-  std::vector<std::string> catalog_paths;
+  std::vector<std::string> catalog_paths, bench_paths;
+  bool calibrate = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](const char* name) -> std::string {
@@ -433,6 +444,12 @@ int main(int argc, char** argv) {
       explain = true;
     } else if (a == "--catalog" || a == "--calibration") {
       catalog_paths.push_back(value("--catalog"));
+    } else if (a == "--calibrate-serving") {
+      if (have_scenario) fail("scenario: give one scenario string (quote it: the shell splits on &)");
+      scenario_text = value("--calibrate-serving");
+      have_scenario = calibrate = true;
+      while (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) bench_paths.push_back(args[++i]);
+      if (bench_paths.empty()) fail("--calibrate-serving: name at least one benchmark result file");
     } else if (a == "--list") {
       list = value("--list");
     } else if (a == "--curve") {
@@ -494,6 +511,21 @@ int main(int argc, char** argv) {
     if (!replaced) catalog.models.push_back(model.value());
   }
 
+  if (calibrate) {
+    std::vector<gpucalc::BenchRun> runs;
+    for (const auto& path : bench_paths) {
+      auto file = gpucalc::parse_bench_results(read_file(path, gpucalc::kMaxBenchFileBytes), path);
+      if (!file) fail(file.error());
+      for (auto& r : file.value()) runs.push_back(std::move(r));
+    }
+    char today[16];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(today, sizeof today, "%Y-%m-%d", std::gmtime(&now));
+    auto cal = gpucalc::calibrate_serving(catalog, scenario_text, runs, today);
+    if (!cal) fail(cal.error());
+    std::cout << gpucalc::serving_calibration_to_json(cal.value());
+    return 0;
+  }
   if (keys) {
     print_keys(format);
     return 0;

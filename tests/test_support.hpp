@@ -24,6 +24,15 @@ inline nlohmann::json fixture(const std::string& name) {
   return j;
 }
 
+/** The bytes of tests/fixtures/<name>, as they are (any format). */
+inline std::string fixture_text(const std::string& name) {
+  std::ifstream in(std::string(GPUCALC_SOURCE_DIR) + "/tests/fixtures/" + name, std::ios::binary);
+  REQUIRE_MESSAGE(in.good(), "fixture missing: " << name);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 /** Value rounded to `decimals`, as an article prints it. */
 inline double rounded(double x, int decimals) {
   const double f = std::pow(10.0, decimals);

@@ -9,12 +9,14 @@
 #include <utility>
 #include <vector>
 
+#include "gpucalc/bench_results.hpp"
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/error_bands.hpp"
 #include "gpucalc/evaluate.hpp"
 #include "gpucalc/result.hpp"
 #include "gpucalc/result_fields.hpp"
 #include "gpucalc/scenario.hpp"
+#include "gpucalc/serving_calibration.hpp"
 
 namespace {
 
@@ -129,6 +131,24 @@ val result_fields() { return to_js(gpucalc::result_fields_json()); }
  *  ...}, serving: {mape_per_gpu, mape_all}}, error_bands.hpp), or {"error": {...}}. */
 val validation_json() { return to_js(gpucalc::validation_summary_json(working_catalog())); }
 
+/** A serving calibration document fitted to benchmark result files (names[i], texts[i]: read in
+ *  the page, never uploaded) for the scenario's offering and engine, or {"error": {...}}. The
+ *  page loads it with loadCatalog and keeps it. */
+val calibrate_serving(const std::string& scenario, const val& names, const val& texts,
+                      const std::string& date) {
+  const auto name_list = emscripten::vecFromJSArray<std::string>(names);
+  const auto text_list = emscripten::vecFromJSArray<std::string>(texts);
+  std::vector<gpucalc::BenchRun> runs;
+  for (std::size_t i = 0; i < name_list.size() && i < text_list.size(); ++i) {
+    auto file = gpucalc::parse_bench_results(text_list[i], name_list[i]);
+    if (!file) return error_json(file.error());
+    for (auto& run : file.value()) runs.push_back(std::move(run));
+  }
+  auto cal = gpucalc::calibrate_serving(working_catalog(), scenario, runs, date);
+  if (!cal) return error_json(cal.error());
+  return to_js(gpucalc::serving_calibration_to_json(cal.value()));
+}
+
 using Field = const gpucalc::ResultField*;
 
 /** For the page's sweeps, without JSON: evaluates every scenario text without the curve search
@@ -180,4 +200,5 @@ EMSCRIPTEN_BINDINGS(gpucalc) {
   emscripten::function("decodeScenario", &decode_scenario);
   emscripten::function("resultFields", &result_fields);
   emscripten::function("validationJson", &validation_json);
+  emscripten::function("calibrateServing", &calibrate_serving);
 }

@@ -18,6 +18,7 @@ import { bindActions } from './actions.js';
 import { applyTheme } from './theme.js';
 import { updateLangLinks, bindLanguage, switchLanguage } from './language.js';
 import { refreshCatalog, loadQueryCatalog, applyHostCatalog, keepListedOfferings, bindCatalog } from './catalog.js';
+import { bindCalibration, restoreCalibration } from './calibrate.js';
 import { renderVerdict } from './sections/verdict.js';
 import { renderKeyFigures } from './sections/keyfigs.js';
 import { renderServing, renderAccuracy } from './sections/serving.js';
@@ -136,6 +137,7 @@ function bindControls() {
   });
   bindActions();
   bindCatalog();
+  bindCalibration();
   bindInPageLinks();
   bindLanguage(redrawWords);
   onUrlChange(updateLangLinks);
@@ -200,6 +202,7 @@ async function start() {
     const passed = await catalogFromOpener();
     if (passed) await applyHostCatalog(passed);
   }
+  restoreCalibration();
 
   const fromLink = fragmentText();
   state.weightsChosen = /(^|&)weights=/.test(fromLink);

@@ -160,8 +160,9 @@ function axis(values, lo, hi) {
 
 /**
  * Pareto fronts: one line of points per series, x and y on log or linear axes as the data
- * needs. series: [{name, cls, points: [{x, y, label}], you: {x, y, label} | null}] (`you`: the
- * scenario's own operating point, a square); `marker` {x}: a vertical line (the chosen speed).
+ * needs. series: [{name, cls, points: [{x, y, label}], you: {x, y, label} | null, measured:
+ * [{x, y, label}]}] (`you`: the scenario's own operating point, a square; `measured`: measured
+ * runs, diamonds without a line); `marker` {x}: a vertical line (the chosen speed).
  * Points are one tab stop (arrow keys move between them); hovering or focusing a point calls
  * `onPoint(seriesIndex, pointIndex)` (null when left).
  */
@@ -171,7 +172,7 @@ export function paretoChart({ width, title, desc, series, xLabel, yLabel, xFmt, 
   const top = 14;
   const bottom = 46;
   const svg = frame(width, height, title, desc, name);
-  const all = series.flatMap((s) => s.points);
+  const all = series.flatMap((s) => s.points.concat(s.measured || []));
   // The y axis first: the left margin holds its longest tick label beside the axis title.
   const ya = axis(all.map((p) => p.y), height - bottom, top);
   const left = Math.max(width < 560 ? 50 : 64, 26 + 7 * Math.max(...ya.ticks.map((v) => yFmt(v).length)));
@@ -202,6 +203,13 @@ export function paretoChart({ width, title, desc, series, xLabel, yLabel, xFmt, 
     if (s.you) {
       const mark = svgEl('rect', { x: (xa.at(s.you.x) - 6).toFixed(1), y: (ya.at(s.you.y) - 6).toFixed(1), width: 12, height: 12, class: 'you' });
       mark.append(svgEl('title', {}, `${s.name}: ${s.you.label}`));
+      g.append(mark);
+    }
+    for (const m of s.measured || []) {
+      const x = xa.at(m.x);
+      const y = ya.at(m.y);
+      const mark = svgEl('path', { class: 'measured', d: `M${x.toFixed(1)},${(y - 6).toFixed(1)}l6,6l-6,6l-6,-6z` });
+      mark.append(svgEl('title', {}, `${s.name}: ${m.label}`));
       g.append(mark);
     }
     s.points.forEach((p, i) => {

@@ -109,6 +109,21 @@ export function loadCatalog(jsonText, sourceName = 'catalog.json', { trust = 'pr
   unwrap(requireModule().loadCatalog(text(jsonText, 'json'), text(sourceName, 'sourceName'), trust === 'user' ? 'user' : 'price_list'));
 }
 
+/**
+ * Fits the serving model of the scenario's offering and engine to benchmark result files
+ * ([{name, text}], read in this page: nothing is uploaded); returns the calibration document as
+ * JSON text (load it with loadCatalog).
+ */
+export function calibrateServing(scenario, files, date) {
+  const m = requireModule();
+  if (typeof m.calibrateServing !== 'function') throw new GpucalcError({ code: 'bad_value', field: 'calibrateServing', message: 'This build cannot calibrate.' });
+  const names = files.map((f) => text(f.name, 'name'));
+  const texts = files.map((f) => text(f.text, 'text'));
+  const out = m.calibrateServing(text(scenario, 'scenario'), names, texts, text(date, 'date'));
+  unwrap(out);
+  return out;
+}
+
 /** Restores the compiled-in default catalog. */
 export function resetCatalog() { requireModule().resetCatalog(); }
 

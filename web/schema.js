@@ -62,7 +62,8 @@ export function listOf(inputs, key) {
 }
 
 /** Provenance of an offering's rates, as the core's codes: {source: calibrated|measured|peak|
- *  override, estimate, device, date}; words are made from them through the dictionaries. */
+ *  override|calibrated_serving, estimate, device (a serving calibration's document id), date};
+ *  words are made from them through the dictionaries. */
 export function ratesSource(result) {
   return { source: result.rates_source || '', estimate: Boolean(result.rates_estimate),
     device: result.calibration_device || '', date: result.calibration_date || '' };

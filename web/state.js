@@ -24,6 +24,7 @@ export const state = {
   linkErrors: [], // per-key errors of the link the page opened on (kept until the user edits)
   printing: false,
   weightsChosen: false, // the user (or the link) named the weights; else the core's default (the release's)
+  calibration: null, // the serving calibration document in use (calibrate.js), as the core wrote it
 };
 
 /** What the modules ask the wiring to do (set by app.js): recompute from the form, redraw. */

@@ -1,6 +1,7 @@
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/error_bands.hpp"
 #include "gpucalc/serving.hpp"
+#include "gpucalc/serving_calibration.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -383,6 +384,16 @@ const DocumentKind kDocumentKinds[] = {
          base.error_bands = part.error_bands;
          base.supplied.error_bands = part.supplied.error_bands;
        }
+     }},
+    {kServingCalibrationSchema,
+     [](std::string_view text, const std::string& source, Catalog& part) -> std::optional<Error> {
+       auto cal = parse_serving_calibration(text, source);
+       if (!cal) return cal.error();
+       part.serving_calibrations.push_back(std::make_shared<const ServingCalibration>(std::move(cal).value()));
+       return std::nullopt;
+     },
+     [](Catalog& base, Catalog& part) {
+       for (auto& cal : part.serving_calibrations) base.serving_calibrations.push_back(std::move(cal));
      }},
 };
 

@@ -172,6 +172,16 @@ check "energy fields" py "$tmp/m.json" "r=d['results'][1]; assert abs(r['energy_
 expect_error "servers=-1" "servers" 'v=1&servers=-1'
 expect_error "kwh=0" "kwh" 'v=1&kwh=0'
 
+# Calibrating to benchmark result files: the document on stdout, loaded with --catalog.
+bench="$src/tests/fixtures/bench-results"
+"$bin" --calibrate-serving 'v=1&compare=server-8x-mi300x&engine=sglang' "$bench/serving-measured.csv" >"$tmp/cal.json" 2>"$tmp/err"
+check "--calibrate-serving exit 0" test $? -eq 0
+check "calibration document" py "$tmp/cal.json" "assert d['schema'] == 'gpucalc-serving-calibration/1' and len(d['points']) == 25 and d['error']['after']['ttft'] < d['error']['before']['ttft']"
+"$bin" --catalog "$tmp/cal.json" --format json 'v=1&model=deepseek-v3&compare=server-8x-mi300x&engine=sglang&users=32' >"$tmp/c.json"
+check "results say calibrated_serving" py "$tmp/c.json" "r=d['results'][0]; assert r['rates_source'] == 'calibrated_serving' and r['calibration_device'].startswith('serving-mi300x-sglang') and r['error_band']['ttft']['group'].startswith('calibrated')"
+expect_error "NaN in a result file" "nan.jsonl:2: mean_tpot_ms" --calibrate-serving 'v=1&compare=fullgpu-8x-h200&engine=sglang' "$bench/hostile/nan.jsonl"
+expect_error "result file lacks the model" "vllm.json: model" --calibrate-serving 'v=1&compare=fullgpu-8x-h200&engine=vllm' "$bench/vllm.json"
+expect_error "no result file" "--calibrate-serving" --calibrate-serving 'v=1'
 # Round 3: text that rewrites the screen, invalid UTF-8 in errors, CSV cells, unpriced curves.
 "$bin" 'v=1&model=%00%ff' >"$tmp/out" 2>"$tmp/err"
 check "error line for %00%ff is valid UTF-8" python3 -c "open('$tmp/err', 'rb').read().decode('utf-8')"

@@ -113,3 +113,6 @@ export async function axeViolations(target) {
   return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id}: ${v.nodes.length} nodes, e.g. ${v.nodes[0].target.join(' ')} ${v.nodes[0].failureSummary.split('\n')[1] || ''}`);
 }
+
+/** The same as openCalculator (the calibration tests' name for it). */
+export const openPage = openCalculator;

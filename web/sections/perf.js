@@ -17,7 +17,9 @@ const TRAINING = ['train_tokens_per_s', 'train_hours', 'gpu_hours', 'run_cost_us
 export function ratesText(r) {
   const s = ratesSource(r);
   const base = s.source === 'calibrated' ? t('rates_calibrated', { what: s.device || i18n.DASH })
-    : s.source === 'supplied' ? t('rates_supplied', { name: r.supplied_by || i18n.DASH }) : t(`rates_${s.source}`);
+    : s.source === 'supplied' ? t('rates_supplied', { name: r.supplied_by || i18n.DASH })
+      : s.source === 'calibrated_serving' ? t('rates_calibrated_serving', { id: s.device || i18n.DASH, date: s.date || i18n.DASH })
+        : t(`rates_${s.source}`);
   return base + (s.estimate ? t('rates_some_estimate') : '');
 }
 

@@ -9,6 +9,7 @@ import { fmtField, band, pointBands, offeringName } from '../format.js';
 import { paretoChart } from '../charts.js';
 import { memo, chartReady, chartWidth, drawChart } from '../schedule.js';
 import { state, hooks } from '../state.js';
+import { measuredPoints } from '../calibrate.js';
 
 const hasCurve = (ev) => ev.workload === 'inference' && ev.results.some((r) => Array.isArray(r.curve));
 
@@ -88,8 +89,12 @@ export function renderServing(ev, inputs) {
 function drawCurve(ev, speed, names) {
   const box = $('curve-chart');
   setText($('curve-caption'), t('curve_title'));
+  const measured = ev.results.map((r) => measuredPoints(r).map((m) => ({ x: m.x, y: m.y,
+    label: t('curve_measured', { user: fmtField('tokens_per_s_per_user', m.x), gpu: fmtField('total_tokens_per_s_per_gpu', m.y),
+      users: i18n.num(m.point.concurrency), source: m.point.source }) })));
   morph($('curve-legend'), ...names.map((n, i) => h('li', {}, h('span', { class: `key line ${seriesClass(i)}`, 'aria-hidden': 'true' }), n)),
-    h('li', {}, h('span', { class: 'key you', 'aria-hidden': 'true' }), t('curve_you_key')));
+    h('li', {}, h('span', { class: 'key you', 'aria-hidden': 'true' }), t('curve_you_key')),
+    ...(measured.some((m) => m.length) ? [h('li', {}, h('span', { class: 'key measured', 'aria-hidden': 'true' }), t('curve_measured_key'))] : []));
   if (!chartReady(box)) return;
   const users = Number(state.inputs.get('users'));
   // The scenario's own operating point (its users), where the core computed one.
@@ -97,12 +102,12 @@ function drawCurve(ev, speed, names) {
     x: r.decode_tokens_per_s_per_user, y: r.total_tokens_per_s_per_gpu,
     label: tn('curve_you', users, { users: i18n.num(users), gpu: fmtField('total_tokens_per_s_per_gpu', r.total_tokens_per_s_per_gpu),
       user: fmtField('tokens_per_s_per_user', r.decode_tokens_per_s_per_user) }) } : null);
-  const series = ev.results.map((r, i) => ({ name: offeringName(r), cls: seriesClass(i), you: you(r),
+  const series = ev.results.map((r, i) => ({ name: offeringName(r), cls: seriesClass(i), you: you(r), measured: measured[i],
     points: (r.curve || []).map((p) => ({ x: p.tokens_per_s_per_user, y: p.total_tokens_per_s_per_gpu, label: pointLabel(p) })) }));
-  const key = `${chartWidth(box)}|${i18n.language()}|${speed}|${series.map((s) => s.name + (s.you ? s.you.label : '') + s.points.map((p) => `${p.x},${p.y}`).join(';')).join('|')}`;
+  const key = `${chartWidth(box)}|${i18n.language()}|${speed}|${series.map((s) => s.name + (s.you ? s.you.label : '') + s.points.map((p) => `${p.x},${p.y}`).join(';') + s.measured.map((p) => `m${p.x},${p.y}`).join(';')).join('|')}`;
   memo('curve-chart', key, () => {
     box.replaceChildren(paretoChart({ name: 'curve', width: chartWidth(box), title: t('curve_title'),
-      desc: series.map((s) => `${s.name}: ${[...(s.you ? [s.you.label] : []), ...s.points.map((p) => p.label)].join('; ')}`).join('. '),
+      desc: series.map((s) => `${s.name}: ${[...(s.you ? [s.you.label] : []), ...s.points.map((p) => p.label), ...s.measured.map((p) => p.label)].join('; ')}`).join('. '),
       series, xLabel: t('curve_x'), yLabel: t('curve_y'),
       xFmt: (x) => i18n.num(x), yFmt: (y) => i18n.num(y),
       marker: speed ? { x: speed, label: t('preset_speed', { n: i18n.num(speed) }) } : null,

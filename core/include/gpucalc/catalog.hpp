@@ -209,6 +209,7 @@ struct Model {
 struct EngineCatalog;
 struct KernelCatalog;
 struct ErrorBandTable;
+struct ServingCalibration;
 
 /** Names of the documents that replaced gpucalc's model constants, engine and kernel data and
  *  error bands; empty: gpucalc's own data/ file. */
@@ -239,6 +240,9 @@ struct Catalog {
   std::shared_ptr<const KernelCatalog> kernels;  // data/kernels.json (serving.hpp)
   std::shared_ptr<const ErrorBandTable> error_bands;  // data/error-bands.json (error_bands.hpp)
   SuppliedDocuments supplied;  // which of the four documents above are not gpucalc's
+  // Serving calibrations ("gpucalc-serving-calibration/1", serving_calibration.hpp): one per
+  // (GPU, engine); a later document for the same pair replaces the earlier one.
+  std::vector<std::shared_ptr<const ServingCalibration>> serving_calibrations;
 
   const Gpu* find_gpu(std::string_view id) const;
   const Offering* find_offering(std::string_view id) const;

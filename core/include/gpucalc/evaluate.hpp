@@ -28,9 +28,10 @@ struct TraceEntry {
 /** Which rates the throughput figures used, as a code: a scenario override of the achieved
  *  fraction of peak, a calibration record from bench/, public measurements (gpus.json), or the
  *  datasheet peak. The CLI and the page word it; the core does not. */
-enum class RatesSource { kPeak, kMeasured, kCalibrated, kOverride, kSupplied };
+enum class RatesSource { kPeak, kMeasured, kCalibrated, kOverride, kSupplied, kCalibratedServing };
 /** "peak" | "measured" | "calibrated" | "override" | "supplied" (a loaded document replaced
- *  figures the result is built on: `supplied_by` names it) */
+ *  figures the result is built on: `supplied_by` names it) | "calibrated_serving" (a serving
+ *  calibration document corrects the serving figures: calibration_device holds its id) */
 const char* rates_source_name(RatesSource source);
 
 /** One point of the serving curve (issue 16): a layout at a concurrency. */

@@ -297,6 +297,8 @@ struct ServingContext {
   double mtp_tokens_per_step = 1.0;  // mean accepted tokens per decode step (1 = no MTP)
   bool kernels_estimated = false;    // the GPU has no kernels.json entry: latency = small kernel
   ScaleOutLink scale_out;  // the offering's scale-out network (servers > 1 instances cross it)
+  // The catalog's serving calibration of this GPU and engine, already applied (or null).
+  std::shared_ptr<const ServingCalibration> serving_calibration;
 };
 
 /** The fabric of the context's GPU (pointers into c.kernels). */

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "gpucalc/serving.hpp"
+#include "gpucalc/serving_calibration.hpp"
 #include "gpucalc/throughput.hpp"
 #include "gpucalc/validation.hpp"
 #include "gpucalc/units.hpp"
@@ -230,6 +231,11 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
   const Network* network = catalog.scale_out_of(offering.unit);
   if (network != nullptr) c.scale_out = make_scale_out_link(*network, std::max(1, r.gpu_count), r.servers);
   detail::set_rates_provenance(r, c.rates, catalog, gpu);
+  if (c.serving_calibration) {  // measured runs of this GPU and engine corrected the model
+    r.rates_source = RatesSource::kCalibratedServing;
+    r.calibration_device = c.serving_calibration->id;
+    r.calibration_date = c.serving_calibration->date;
+  }
   r.engine = e.id;
   r.engine_version = e.version;
   if (!(c.matmul_flops_per_s > 0.0) || !(c.dense_stream_bytes_per_s > 0.0) ||
@@ -316,9 +322,13 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     }
     if (u.users_per_instance > u.running_per_instance) r.warnings.emplace_back("users_exceed_kv_slots");
     if (u.running_per_instance > e.graph_max_batch) r.warnings.emplace_back("batch_exceeds_cuda_graph");
-    r.error_band = catalog_error_band_list(
-        catalog, gpu.vendor, s.weights, u.users_per_instance,
-        catalog.error_bands ? band_flags(*catalog.error_bands, model.id, e.id, gpu.vendor, gpu.id, u.users_per_instance) : 0);
+    r.error_band = c.serving_calibration
+                       ? ErrorBandList(c.serving_calibration->band)
+                       : catalog_error_band_list(
+                             catalog, gpu.vendor, s.weights, u.users_per_instance,
+                             catalog.error_bands ? band_flags(*catalog.error_bands, model.id, e.id, gpu.vendor,
+                                                              gpu.id, u.users_per_instance)
+                                                 : 0);
     if (with_trace) {
       trace_step(r, "tpot_s", u.decode,
                  "decode step at the users per instance, mean context input + output / 2; "
@@ -361,6 +371,10 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
   // Each point's band by its own users per instance; the few distinct bands are kept once.
   std::vector<const std::vector<ErrorBand>*> bands_seen;
   auto band_index = [&](double users_per_instance) {
+    if (c.serving_calibration) {  // the calibration's cross-validated error, one band for all
+      if (r.curve_error_bands.empty()) r.curve_error_bands.emplace_back(c.serving_calibration->band);
+      return 0;
+    }
     const unsigned flags = catalog.error_bands ? band_flags(*catalog.error_bands, model.id, e.id, gpu.vendor,
                                                             gpu.id, users_per_instance)
                                                : 0;

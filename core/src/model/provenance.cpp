@@ -14,6 +14,8 @@ const char* rates_source_name(RatesSource source) {
       return "override";
     case RatesSource::kSupplied:
       return "supplied";
+    case RatesSource::kCalibratedServing:
+      return "calibrated_serving";
   }
   return "peak";
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "gpucalc/memory.hpp"
+#include "gpucalc/serving_calibration.hpp"
 #include "gpucalc/units.hpp"
 
 namespace gpucalc {
@@ -159,6 +160,8 @@ ServingContext make_serving_context(const Catalog& catalog, const Scenario& scen
       c.mtp_tokens_per_step = (*lengths)[i - 1];
     }
   }
+  c.serving_calibration = find_serving_calibration(catalog, gpu.id, engine.id);
+  if (c.serving_calibration) apply_serving_corrections(c.serving_calibration->corrections, c);
   return c;
 }
 

@@ -1,0 +1,123 @@
+// "Calibrate with your benchmark results" in headless Chromium: a result file dropped onto the
+// page is read by the WASM core (never uploaded), the before/after error and the measured
+// markers appear, and after a reload the page is still calibrated; the same under a vendor's
+// embed that names a calibration document on its own origin. Screenshots: build/screenshots/.
+import test, { before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { launch, serve, repo, until, openPage as openIn } from './browser-lib.mjs';
+import * as gpucalc from '../../web/gpucalc.js';
+
+const shots = path.join(repo, 'build', 'screenshots');
+fs.mkdirSync(shots, { recursive: true });
+// The MI300X / SGLang rows of the measured table, as a user's InferenceX-style CSV.
+const table = fs.readFileSync(path.join(repo, 'tests/fixtures/bench-results/serving-measured.csv'), 'utf8').split('\n');
+const csv = [table[0], ...table.filter((l) => l.includes(',mi300x,') && l.includes(',sglang,'))].join('\n');
+const SCENARIO = 'v=1&model=deepseek-v3&compare=server-8x-mi300x,fullgpu-8x-h200&engine=sglang&tp=8&users=16';
+
+let calc;
+let host;
+let hostDir;
+let context;
+let closeBrowser;
+const requests = [];
+
+before(async () => {
+  calc = await serve();
+  ({ context, close: closeBrowser } = await launch());
+  context.on('request', (r) => requests.push(`${r.method()} ${r.url()}`));
+  // The vendor's document, made by the same core in node.
+  await gpucalc.load({ wasmBinary: fs.readFileSync(path.join(repo, 'web/gen/gpucalc_wasm.wasm')) });
+  const doc = gpucalc.calibrateServing('v=1&compare=server-8x-mi300x&engine=sglang', [{ name: 'runs.csv', text: csv }], '2026-12-02');
+  hostDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gpucalc-calib-'));
+  fs.writeFileSync(path.join(hostDir, 'favicon.ico'), '');
+  fs.writeFileSync(path.join(hostDir, 'calibration.json'), doc);
+  const calcOrigin = new URL(calc.url).origin;
+  fs.writeFileSync(path.join(hostDir, 'vendor.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Vendor</title></head>
+<body><iframe id="calc" data-gpucalc data-catalog="calibration.json" src="${calcOrigin}/?embed=1#${SCENARIO}" title="GPU calculator" width="100%" height="300"></iframe>
+<script src="${calcOrigin}/embed.js" async></script></body></html>`);
+  host = await serve({ root: hostDir, host: 'localhost', csp: `default-src 'self'; script-src 'self' ${calcOrigin}; frame-src ${calcOrigin}; connect-src 'self'` });
+});
+
+after(async () => {
+  await closeBrowser();
+  calc.server.close();
+  host.server.close();
+  fs.rmSync(hostDir, { recursive: true, force: true });
+});
+
+const openPage = (url) => openIn(context, url);
+const calibrated = (page) => page.evaluate(() => window.gpucalcPage.state.evaluation.results.map((r) => [r.rates_source, r.calibration_device]));
+const calibRows = (page) => page.evaluate(() => [...document.querySelectorAll('#calib-table tbody tr')].map((tr) =>
+  [...tr.children].map((c) => c.textContent.trim())));
+const markers = (page) => page.evaluate(() => document.querySelectorAll('#curve-chart path.measured').length);
+
+test('a dropped result file calibrates the page, shows before/after and markers, and survives a reload', async () => {
+  const { page, problems } = await openPage(`${calc.url}#${SCENARIO}`);
+  const before = await page.evaluate(() => window.gpucalcPage.state.evaluation.results[0].tpot_s);
+  await page.evaluate(() => { document.getElementById('calibrate').open = true; document.getElementById('calibrate').scrollIntoView(); });
+  const sent = requests.length;
+  await page.evaluate((text) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([text], 'mi300x-sglang.csv', { type: 'text/csv' }));
+    document.getElementById('calib-drop').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, csv);
+  await until(page, () => !document.getElementById('ok-calib').hidden || !document.getElementById('err-calib').hidden, undefined, 60000);
+  assert.equal(await page.locator('#err-calib').isHidden(), true, await page.locator('#err-calib').textContent());
+  assert.deepEqual(requests.slice(sent), [], 'nothing is sent while calibrating');
+  const rows = await calibRows(page);
+  assert.equal(rows.length, 3, 'interactivity, throughput per GPU, TTFT');
+  for (const r of rows) {
+    assert.match(r[1], /%$/);
+    assert.match(r[2], /%$/);
+    assert.ok(Number.parseFloat(r[2]) <= Number.parseFloat(r[1]), `after <= before in sample: ${r}`);
+  }
+  const [mi, h200] = await calibrated(page);
+  assert.equal(mi[0], 'calibrated_serving');
+  assert.match(mi[1], /^serving-mi300x-sglang-/);
+  assert.notEqual(h200[0], 'calibrated_serving');
+  assert.notEqual(await page.evaluate(() => window.gpucalcPage.state.evaluation.results[0].tpot_s), before);
+  await page.evaluate(() => document.getElementById('sec-serving').scrollIntoView());
+  await until(page, () => document.querySelectorAll('#curve-chart path.measured').length > 0);
+  assert.ok((await markers(page)) >= 10, 'a marker per measured run with TPOT and throughput');
+  await page.screenshot({ path: path.join(shots, 'calibrate-after.png'), fullPage: false });
+  await page.reload();
+  await page.waitForSelector('html.ready', { timeout: 30000 });
+  assert.equal((await calibrated(page))[0][0], 'calibrated_serving', 'still calibrated after a reload');
+  assert.equal((await calibRows(page)).length, 3);
+  await page.evaluate(() => document.getElementById('sec-serving').scrollIntoView());
+  await until(page, () => document.querySelectorAll('#curve-chart path.measured').length > 0);
+  assert.deepEqual(problems, []);
+  // Removing it goes back to the model as it was.
+  await page.evaluate(() => { document.getElementById('calibrate').open = true; });
+  await page.click('#do-calib-clear');
+  await page.waitForSelector('html.ready', { timeout: 30000 });
+  assert.notEqual((await calibrated(page))[0][0], 'calibrated_serving');
+  await page.close();
+});
+
+test('a bad file gives the core\'s error, naming file, line and field, as text', async () => {
+  const { page } = await openPage(`${calc.url}#${SCENARIO}`);
+  await page.evaluate(() => { document.getElementById('calibrate').open = true; });
+  await page.fill('#in-calib-paste', '{"completed": 10, "mean_ttft_ms": "<b>fast</b>"}');
+  await page.click('#do-calib');
+  await until(page, () => !document.getElementById('err-calib').hidden);
+  const err = await page.locator('#err-calib').textContent();
+  assert.match(err, /pasted: mean_ttft_ms/);
+  assert.equal(await page.locator('#err-calib b').count(), 0, 'never rendered as markup');
+  await page.close();
+});
+
+test('a vendor embed names a calibration document on its own origin', async () => {
+  const page = await context.newPage();
+  await page.goto(`${host.url}vendor.html`);
+  const frame = page.frameLocator('#calc');
+  await frame.locator('html.ready').waitFor({ timeout: 30000 });
+  const f = page.frames().find((x) => x.url().startsWith(new URL(calc.url).origin));
+  await until(f, () => window.gpucalcPage.state.evaluation.results[0].rates_source === 'calibrated_serving', undefined, 30000);
+  const band = await f.evaluate(() => window.gpucalcPage.state.evaluation.results[0].error_band);
+  assert.ok(band.length > 0 && band[0].group.startsWith('calibrated serving-mi300x-sglang'));
+  await page.close();
+});

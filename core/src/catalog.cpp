@@ -163,6 +163,12 @@ Result<Gpu> parse_gpu(const Json& item, const std::string& path) {
     ic->num("per_gpu_gbps", gpu_gbps, true, 0.001, 1e6);
     g.interconnect.link_bandwidth_bytes_per_s = link_gbps * kBytesPerGB;
     g.interconnect.per_gpu_bandwidth_bytes_per_s = gpu_gbps * kBytesPerGB;
+    ic->integer("scale_up_gpus", g.interconnect.scale_up_gpus, true, 1, 1024);
+    ic->str("scale_up_source", g.interconnect.scale_up_source, true);
+    g.interconnect.allreduce_latency_s =
+        read_figure(*ic, "allreduce_latency_us", kSecondsPerMicrosecond, 0.001, 1e6);
+    g.interconnect.alltoall_latency_s =
+        read_figure(*ic, "alltoall_latency_us", kSecondsPerMicrosecond, 0.001, 1e6);
     f.adopt(*ic);
   } else if (f.ok()) {
     f.fail("interconnect", "is required");

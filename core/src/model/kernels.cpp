@@ -65,11 +65,12 @@ double curve_at(const Curve& c, double x) {
 
 namespace {
 
-bool add_curve(GpuKernels& k, std::string_view name, const Curve& c, bool front) {
+bool add_curve(GpuKernels& k, std::string_view name, const Curve& c, int gpus, bool front) {
   if (k.allreduce_count >= kMaxAllreduceImpls || name.size() >= 24) return false;
   NamedCurve nc;
   std::copy(name.begin(), name.end(), nc.name.begin());
   nc.curve = c;
+  nc.gpus = gpus;
   if (front) {
     for (int i = k.allreduce_count; i > 0; --i) {
       k.allreduce[static_cast<std::size_t>(i)] = k.allreduce[static_cast<std::size_t>(i - 1)];
@@ -122,11 +123,17 @@ Result<KernelCatalog> parse_kernels(std::string_view json_text) {
     k.gemm_latency_s = gemm.at("value").get<double>() * kUs;
     if (g.contains("allreduce_us")) {
       if (!g.at("allreduce_us").is_object()) return bad(path + ".allreduce_us", "must be an object");
+      const Json* gpus = g.contains("allreduce_gpus") ? &g.at("allreduce_gpus") : nullptr;
+      if (gpus == nullptr || !gpus->is_number_integer() || gpus->get<long long>() < 2 ||
+          gpus->get<long long>() > 1024) {
+        return bad(path + ".allreduce_gpus", "needs the GPUs the all-reduce tables were measured over (2 to 1024)");
+      }
+      const int measured_gpus = static_cast<int>(gpus->get<long long>());
       for (const auto& [impl, t] : g.at("allreduce_us").items()) {
         auto c = read_curve(t, "bytes", detail::kMessageBytes, "us", path + ".allreduce_us." + impl,
                             {"bytes", "us", "source", "note"});
         if (!c) return c.error();
-        if (!add_curve(k, impl, c.value(), false)) {
+        if (!add_curve(k, impl, c.value(), measured_gpus, false)) {
           return bad(path + ".allreduce_us", "holds at most 6 implementations with names under 24 characters");
         }
       }
@@ -205,7 +212,7 @@ GpuKernels resolve_kernels(const Catalog& catalog, const KernelCatalog& kernels,
     if (!c.empty()) {
       // The measured collective stands for every engine's implementation on this GPU.
       if (k.allreduce_count >= kMaxAllreduceImpls) --k.allreduce_count;
-      add_curve(k, "calibrated", c, true);
+      add_curve(k, "calibrated", c, cal->allreduce_gpus, true);
       k.calibrated = true;
     }
   }

@@ -431,7 +431,7 @@ TEST_CASE("engine version: vLLM 0.4.3 (V0) does not mix prefill into decode step
   auto bad = parse_engines(
       R"({"engines": [{"id": "x", "vendors": ["amd"], "older_versions": [{"version": "1", "mixes_prefill": 2}]}]})");
   REQUIRE(!bad);
-  CHECK(bad.error().field.find("older_versions.mixes_prefill") != std::string::npos);
+  CHECK(bad.error().field.find("older_versions[0].mixes_prefill") != std::string::npos);
 }
 
 TEST_CASE("instances over 8 GPUs: the serving model with the scale-out network, by hand") {

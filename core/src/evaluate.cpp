@@ -314,6 +314,9 @@ std::optional<Error> evaluate_into(const Catalog& catalog, const Model& catalog_
     r.gpu_count = off->gpu_count;
     r.gpu_vendor = gpu->vendor;
     r.fp4_native = gpu->fp4_native.has_value();
+    for (const auto& peak : gpu->peak_flops_per_s) {
+      if (peak) r.gpu_peak_flops_per_s = std::max(r.gpu_peak_flops_per_s, *peak);
+    }
     r.capacity_assumed = capacity_is_assumed(*gpu, scenario.capacity);
     // Servers: the scenario's count, or (0) as many as the fit needs.
     const Network* network = catalog.scale_out_of(*off);

@@ -230,6 +230,8 @@ struct Catalog {
 
 /** Largest JSON text the core parses (bytes). */
 constexpr std::size_t kMaxJsonTextBytes = 16u << 20;
+/** Largest Hugging Face config.json import_hf_config reads (bytes): 1 MiB. */
+constexpr std::size_t kMaxHfConfigBytes = 1u << 20;
 
 /**
  * Parses one JSON document into a partial catalog. The document may hold any of the arrays

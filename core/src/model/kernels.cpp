@@ -105,7 +105,7 @@ Result<KernelCatalog> parse_kernels(std::string_view json_text) {
     GpuKernels k;
     if (!g.is_object()) return bad(path, "must be an object");
     if (auto e = detail::unknown_key(g, "kernels.json." + path,
-                                     {"gemm_latency_us", "allreduce_us", "alltoall_us", "source", "note"})) {
+                                     {"gemm_latency_us", "allreduce_gpus", "allreduce_us", "alltoall_us", "source", "note"})) {
       return *e;
     }
     if (!g.contains("gemm_latency_us") || !g.at("gemm_latency_us").is_object() ||

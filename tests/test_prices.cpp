@@ -51,11 +51,15 @@ Catalog ideal_network_catalog() {
 
 }  // namespace
 
-TEST_CASE("every catalog GPU has a priced 8-GPU offering; references name tier, source, date") {
+TEST_CASE("every catalog GPU has a priced offering of one scale-up domain (an 8-GPU server, a 72-GPU rack); references name tier, source, date") {
   const Catalog& c = default_catalog();
   std::set<std::string> priced_gpus;
   for (const auto& o : c.offerings) {
-    if (o.gpu_count == 8 && o.price_usd_per_month && *o.price_usd_per_month > 0) priced_gpus.insert(o.gpu_id);
+    const Gpu* g = c.find_gpu(o.gpu_id);
+    REQUIRE(g != nullptr);
+    if (o.gpu_count == g->scale_up_gpus() && o.price_usd_per_month && *o.price_usd_per_month > 0) {
+      priced_gpus.insert(o.gpu_id);
+    }
   }
   for (const auto& g : c.gpus) {
     CAPTURE(g.id);
@@ -65,6 +69,7 @@ TEST_CASE("every catalog GPU has a priced 8-GPU offering; references name tier, 
   struct Row {
     const char* id;
     double usd_per_gpu_hour;
+    int gpus = 8;
   };
   const Row rows[] = {{"ref-8x-h100-hyperscaler", 1.30}, {"ref-8x-h100-neocloud", 1.69},
                       {"ref-8x-h100-rental-3y", 1.30},   {"ref-8x-h200-hyperscaler", 1.41},
@@ -74,18 +79,29 @@ TEST_CASE("every catalog GPU has a priced 8-GPU offering; references name tier, 
                       {"ref-8x-mi300x-neocloud", 1.40},  {"ref-8x-mi300x-rental-3y", 1.55},
                       {"ref-8x-mi325x-hyperscaler", 1.28}, {"ref-8x-mi325x-neocloud", 1.59},
                       {"ref-8x-mi325x-rental-3y", 1.80}, {"ref-8x-mi355x-hyperscaler", 1.48},
-                      {"ref-8x-mi355x-neocloud", 1.90},  {"ref-8x-mi355x-rental-3y", 2.10}};
+                      {"ref-8x-mi355x-neocloud", 1.90},  {"ref-8x-mi355x-rental-3y", 2.10},
+                      {"ref-8x-b300-hyperscaler", 2.34}, {"ref-8x-b300-neocloud", 2.808},
+                      {"ref-8x-b300-rental-3y", 3.48},
+                      {"ref-nvl72-gb200-hyperscaler", 2.21, 72}, {"ref-nvl72-gb200-neocloud", 2.75, 72},
+                      {"ref-nvl72-gb200-rental-3y", 3.30, 72},   {"ref-nvl72-gb300-hyperscaler", 2.652, 72},
+                      {"ref-nvl72-gb300-neocloud", 3.30, 72},    {"ref-nvl72-gb300-rental-3y", 3.96, 72}};
   for (const auto& row : rows) {
     const Offering* o = c.find_offering(row.id);
     REQUIRE_MESSAGE(o != nullptr, row.id);
     CAPTURE(o->id);
-    CHECK(*o->price_usd_per_month == doctest::Approx(row.usd_per_gpu_hour * 8 * 730));
+    CHECK(o->gpu_count == row.gpus);
+    CHECK(*o->price_usd_per_month == doctest::Approx(row.usd_per_gpu_hour * row.gpus * 730));
     CHECK(*o->listed_usd_per_gpu_hour == row.usd_per_gpu_hour);
     CHECK(o->price_source.find("InferenceX") != std::string::npos);
     CHECK(o->price_date == "2026-12-01");
     CHECK_FALSE(o->price_estimate);
     CHECK(o->id.find(o->tier) != std::string::npos);
   }
+  // The B300 and GB300 rates are temporary in the source itself, and the price says so.
+  for (const char* id : {"ref-8x-b300-neocloud", "ref-nvl72-gb300-neocloud"}) {
+    CHECK(c.find_offering(id)->price_source.find("temporary") != std::string::npos);
+  }
+  CHECK(c.find_offering("ref-nvl72-gb200-neocloud")->price_source.find("temporary") == std::string::npos);
   // H100 hyperscaler: 1.30 x 8 x 730 = US$7,592 a month.
   CHECK(*c.find_offering("ref-8x-h100-hyperscaler")->price_usd_per_month == doctest::Approx(7592.0));
   // MI350X: an estimate, flagged, with its rule (the MI355X rate x 2,300 / 2,500).

@@ -1,0 +1,135 @@
+// The scale-up domain as catalog data: a GPU's `interconnect.scale_up_gpus` bounds tensor and
+// expert parallelism, a rack of 72 GPUs loads from a --catalog document alone, and the fabric's
+// figures only ever help.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpucalc/catalog.hpp"
+#include "gpucalc/evaluate.hpp"
+#include "gpucalc/serving.hpp"
+
+using namespace gpucalc;
+
+namespace {
+
+/** A catalog document with one GPU of a `scale_up`-GPU NVLink domain at `per_gpu_gbps` and one
+ *  priced offering of `gpus` of them (B200 figures, no kernel tables: the bus-bandwidth path). */
+std::string rack_document(int scale_up, int gpus, double per_gpu_gbps) {
+  const std::string n = std::to_string(scale_up);
+  return R"({"gpus": [{"id": "test-rack-gpu", "name": "Test rack GPU", "vendor": "nvidia",
+    "architecture": "Blackwell", "hbm_gb": 180, "memory_bandwidth_tbps": 8.0,
+    "peak_tflops": {"bf16": 2250, "fp8": 4500, "fp4": 9000}, "fp8_format": "e4m3",
+    "fp4_format": "nvfp4", "tdp_w": 1200,
+    "interconnect": {"kind": "NVLink 5", "topology": "switch", "links": 18, "link_gbps": 100,
+      "per_gpu_gbps": )" + std::to_string(per_gpu_gbps) + R"(, "scale_up_gpus": )" + n + R"(,
+      "scale_up_source": "test: )" + n + R"( GPUs in one NVLink domain"},
+    "sources": ["test"]}],
+  "offerings": [{"id": "test-rack", "name": "Test rack", "gpu": "test-rack-gpu",
+    "gpu_count": )" + std::to_string(gpus) + R"(, "kind": "server", "price_usd_per_month": 100000,
+    "sources": ["test"]}]})";
+}
+
+Catalog rack_catalog(int scale_up, int gpus, double per_gpu_gbps = 1800) {
+  auto c = extend_catalog(default_catalog(), rack_document(scale_up, gpus, per_gpu_gbps), "rack.json");
+  REQUIRE(c);
+  return c.value();
+}
+
+}  // namespace
+
+TEST_CASE("scale-up domain: a 72-GPU NVLink rack loads from a catalog document alone") {
+  const Catalog cat = rack_catalog(72, 72);
+  const Gpu* gpu = cat.find_gpu("test-rack-gpu");
+  REQUIRE(gpu != nullptr);
+  CHECK(gpu->scale_up_gpus() == 72);
+  auto listing = catalog_to_json(cat, "offerings");
+  REQUIRE(listing);
+  CHECK(listing.value().find(R"("id":"test-rack","name":"Test rack","provider":"","gpu":"test-rack-gpu","gpu_count":72,"scale_up_gpus":72)") != std::string::npos);
+  // Tensor and expert parallelism range over the whole domain, not one 8-GPU server: on 64 of
+  // the rack's GPUs DeepSeek's 128 heads split up to 64 ways, experts with them, with no
+  // scale-out network.
+  auto sc = decode_scenario("v=1&model=deepseek-v3&weights=fp8&context=8192&engine=sglang");
+  REQUIRE(sc);
+  const Model& m = *cat.find_model("deepseek-v3");
+  const ServingContext c = make_serving_context(cat, sc.value(), m, *gpu, *default_engines().find("sglang"), "");
+  std::vector<int> sizes;
+  for (const Parallel& p : legal_layouts(c, 64, 0, 0, 0)) {
+    CHECK(p.servers == 1);
+    sizes.push_back(p.tp);
+  }
+  CHECK(std::find(sizes.begin(), sizes.end(), 64) != sizes.end());
+  // The same GPU on 8-GPU baseboards stops at 8 inside one server.
+  const Catalog hgx = rack_catalog(8, 8);
+  const ServingContext c8 = make_serving_context(hgx, sc.value(), m, *hgx.find_gpu("test-rack-gpu"),
+                                                 *default_engines().find("sglang"), "");
+  for (const Parallel& p : legal_layouts(c8, 8, 0, 0, 0)) CHECK(p.tp <= 8);
+  // The whole scenario runs, and the memory fit keeps one instance inside the domain.
+  auto ev = evaluate_text(cat, "v=1&model=deepseek-v3&weights=fp8&context=8192&compare=test-rack&users=64", false);
+  REQUIRE(ev);
+  const OfferingResult& r = ev.value().results.front();
+  CHECK(r.fit.fits);
+  CHECK(r.fit.deployment.pipeline_parallel == 1);
+  CHECK(r.fit.deployment.tensor_parallel > 8);
+  REQUIRE(r.total_tokens_per_s_per_gpu);
+  CHECK(*r.total_tokens_per_s_per_gpu > 0.0);
+}
+
+TEST_CASE("scale-up domain: tp past it is checked against the compared GPUs' domains") {
+  // Llama 3.1 70B has 64 heads: tp=16 is a legal split inside a 72-GPU domain, and on 8-GPU
+  // servers it is 8-way tensor parallel x 2 pipeline stages (also legal).
+  const Catalog cat = rack_catalog(72, 72);
+  auto ev = evaluate_text(cat, "v=1&model=llama-3.1-70b&compare=test-rack&tp=16&users=8", false);
+  REQUIRE(ev);
+  CHECK(ev.value().results.front().fit.deployment.tensor_parallel == 16);
+  CHECK(ev.value().results.front().fit.deployment.pipeline_parallel == 1);
+}
+
+TEST_CASE("property: more scale-up bandwidth never lowers throughput") {
+  for (const char* scenario : {"v=1&model=deepseek-v3&weights=fp8&compare=test-rack&users=64",
+                               "v=1&model=deepseek-v3&weights=fp8&compare=test-rack&users=512&tpot_max=0.05",
+                               "v=1&model=llama-3.1-70b&weights=fp8&compare=test-rack&users=256"}) {
+    CAPTURE(scenario);
+    double last_point = 0.0, last_best = 0.0;
+    for (double gbps : {225.0, 450.0, 900.0, 1800.0, 3600.0}) {
+      CAPTURE(gbps);
+      const Catalog cat = rack_catalog(72, 72, gbps);
+      auto ev = evaluate_text(cat, scenario, false);
+      REQUIRE(ev);
+      const OfferingResult& r = ev.value().results.front();
+      REQUIRE(r.total_tokens_per_s_per_gpu);
+      REQUIRE(r.max_throughput_tokens_per_s);
+      CHECK(*r.total_tokens_per_s_per_gpu >= last_point * (1.0 - 1e-12));
+      CHECK(*r.max_throughput_tokens_per_s >= last_best * (1.0 - 1e-12));
+      last_point = *r.total_tokens_per_s_per_gpu;
+      last_best = *r.max_throughput_tokens_per_s;
+    }
+  }
+}
+
+TEST_CASE("all-reduce: a curve measured over 4 GPUs is read as a 4-GPU ring") {
+  // The curve of the 8-GPU test in test_serving.cpp, measured over 4 GPUs instead.
+  Fabric f;
+  f.allreduce_gpus = 4;
+  Curve c;
+  for (const auto& [bytes, s] : {std::pair{8192.0, 4e-6}, std::pair{65536.0, 6e-6}}) c.push(bytes, s);
+  f.allreduce = &c;
+  // 4 GPUs: the curve itself; beyond its last point, the last point's bandwidth.
+  CHECK(allreduce_s(f, 131072, 4) == doctest::Approx(12e-6));
+  // More GPUs than measured: the measured size (the ring is not extrapolated up).
+  CHECK(allreduce_s(f, 131072, 8) == doctest::Approx(12e-6));
+  // 2 GPUs, 262144 bytes: t_4(4 x 262144 / 2 = 524288) = 6e-6 x 524288 / 65536 = 48e-6, times
+  // (2 - 1) / (4 - 1).
+  CHECK(allreduce_s(f, 262144, 2) == doctest::Approx(48e-6 / 3.0));
+  // The fabric's all-to-all latency, where given, replaces the all-reduce latency in the
+  // all-to-all without curves: two transfers of tokens x hidden x 2 bytes.
+  Fabric bus;
+  bus.bus_bytes_per_s = 1e11;
+  bus.latency_s = 5e-6;
+  const double base = alltoall_s(bus, 16, 7168, 8);
+  bus.alltoall_latency_s = 2e-6;
+  CHECK(alltoall_s(bus, 16, 7168, 8) == doctest::Approx(base - 2.0 * 3e-6));
+}

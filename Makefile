@@ -37,7 +37,8 @@ test-asan: deps-native
 	  ctest --output-on-failure -j $(JOBS)
 
 # Every target asserts the output invariants (tests/fuzz/fuzz_support.hpp); UBSan is fatal.
-FUZZ_TARGETS := scenario training catalog offerings calibration hf_config fit_table listings printers
+FUZZ_TARGETS := scenario training catalog offerings calibration hf_config fit_table listings printers \
+  performance engines kernels error_bands
 FUZZ_SECONDS ?= 15
 $(BUILD)/fuzz/CMakeCache.txt: | deps-native
 	cmake -S . -B $(BUILD)/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUCALC_FUZZ=ON \
@@ -46,10 +47,11 @@ $(BUILD)/fuzz/CMakeCache.txt: | deps-native
 fuzz-build: deps-native $(BUILD)/fuzz/CMakeCache.txt
 	cmake --build $(BUILD)/fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
 
-# Brief runs in `make test` (9 targets x 15 s); `make fuzz` runs each FUZZ_LONG_SECONDS (300 s). Findings go to $(BUILD)/fuzz/artifacts-<target>/, never into the source tree.
+# Brief runs in `make test` (13 targets x 15 s; a data document's target is seeded with data/<kind>.json); `make fuzz` runs each FUZZ_LONG_SECONDS (300 s). Findings go to $(BUILD)/fuzz/artifacts-<target>/, never into the source tree.
 test-fuzz-smoke: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(BUILD)/fuzz/corpus-$$t $(BUILD)/fuzz/artifacts-$$t; \
+	  seed=data/$$(echo $$t | tr _ -).json; [ ! -f $$seed ] || cp -f $$seed $(BUILD)/fuzz/corpus-$$t/; \
 	  echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
 	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  $(BUILD)/fuzz/tests/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \

@@ -12,6 +12,7 @@
 #include "gpucalc/evaluate.hpp"
 #include "gpucalc/result_fields.hpp"
 #include "gpucalc/scenario.hpp"
+#include "gpucalc/text.hpp"
 #include "gpucalc/units.hpp"
 #include "gpucalc/version.hpp"
 #include "safe_io.hpp"
@@ -63,14 +64,14 @@ exit status: 0 ok, 2 bad input (one line on stderr), 1 other failure
 
 [[noreturn]] void fail(const Error& e) { fail(e.to_string()); }
 
-/** A --catalog or --hf-config file, read no further than the core's 16 MiB limit. */
-std::string read_file(const std::string& path) {
+/** A --catalog file (16 MiB) or --hf-config file (1 MiB), read no further than the core's limit. */
+std::string read_file(const std::string& path, std::size_t limit_bytes = gpucalc::kMaxJsonTextBytes) {
   std::FILE* in = std::fopen(path.c_str(), "rb");
   if (in == nullptr) fail(path + ": cannot be read");
   bool read_error = false;
-  auto text = gpucalc::cli::read_bounded(in, gpucalc::kMaxJsonTextBytes, read_error);
+  auto text = gpucalc::cli::read_bounded(in, limit_bytes, read_error);
   std::fclose(in);
-  if (!text) fail(path + ": is larger than 16 MiB");
+  if (!text) fail(path + ": is larger than " + std::to_string(limit_bytes >> 20) + " MiB");
   if (read_error) fail(path + ": cannot be read");
   return std::move(*text);
 }
@@ -458,7 +459,7 @@ int main(int argc, char** argv) {
     catalog = std::move(next).value();
   }
   if (!hf_path.empty()) {
-    auto model = gpucalc::import_hf_config(read_file(hf_path), model_id);
+    auto model = gpucalc::import_hf_config(read_file(hf_path, gpucalc::kMaxHfConfigBytes), model_id);
     if (!model) fail(hf_path + ": " + model.error().to_string());
     bool replaced = false;
     for (auto& m : catalog.models) {
@@ -568,7 +569,8 @@ int main(int argc, char** argv) {
                          {"output_tokens_per_s_per_gpu", c.output_tokens_per_s_per_gpu},
                          {"ttft_s", c.ttft_s},
                          {"tpot_s", c.tpot_s},
-                         {"usd_per_million_tokens", c.usd_per_million_tokens},
+                         // null for an unpriced offering, as in the result (never US$0)
+                         {"usd_per_million_tokens", c.usd_per_million_tokens > 0 ? Json(c.usd_per_million_tokens) : Json()},
                          {"tp", c.tp},
                          {"ep", c.ep},
                          {"dpa", c.dpa},
@@ -586,18 +588,25 @@ int main(int argc, char** argv) {
                         num(c.total_tokens_per_s_per_gpu, "%.0f"),
                         num(c.output_tokens_per_s_per_gpu, "%.0f"), num(c.ttft_s, "%.3f"),
                         num(c.tpot_s, "%.4f"),
-                        c.usd_per_million_tokens > 0 ? num(c.usd_per_million_tokens, "%.3f") : "-",
+                        c.usd_per_million_tokens > 0 ? num(c.usd_per_million_tokens, "%.3f")
+                        : format == "csv"            ? ""  // an empty cell, as the result's null
+                                                     : "-",
                         std::to_string(c.tp), std::to_string(c.ep), c.dpa ? "1" : "0",
                         num(c.users, "%.0f")});
       }
     }
-    if (format == "csv") {
-      for (std::size_t i = 0; i < header.size(); ++i) std::cout << (i ? "," : "") << header[i];
-      std::cout << "\r\n";
-      for (const auto& row : rows) {
-        for (std::size_t i = 0; i < row.size(); ++i) std::cout << (i ? "," : "") << row[i];
-        std::cout << "\r\n";
-      }
+    if (format == "csv") {  // every cell through the core's one CSV cell writer
+      std::string csv;
+      auto record = [&csv](const std::vector<std::string>& row) {
+        for (std::size_t i = 0; i < row.size(); ++i) {
+          if (i) csv += ',';
+          gpucalc::append_csv_cell(csv, row[i]);
+        }
+        csv += "\r\n";
+      };
+      record(header);
+      for (const auto& row : rows) record(row);
+      std::cout << csv;
     } else {
       print_table(header, rows);
     }

@@ -1,11 +1,13 @@
 #pragma once
 // The CLI's input and terminal boundary (issue 13): reads that stop at the documented limit, and
 // text from catalogs, configs and arguments made safe to print (no terminal escape sequences,
-// no line stopping at a NUL).
+// no reversed line, no line stopping at a NUL, always UTF-8).
 #include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include "gpucalc/text.hpp"
 
 namespace gpucalc::cli {
 
@@ -32,31 +34,8 @@ inline std::optional<std::string> read_bounded(std::FILE* in, std::size_t limit_
   }
 }
 
-/**
- * `text` with every control character escaped: C0 (including NUL, ESC, CR, LF, TAB), DEL and
- * the C1 range U+0080..U+009F (CSI U+009B starts an escape sequence on some terminals) become
- * \xNN or \u00NN. Other bytes, UTF-8 included, pass unchanged.
- */
-inline std::string printable(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  char buf[8];
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c == 0x7f) {
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    } else if (c == 0xc2 && i + 1 < text.size() &&
-               static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
-               static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(text[i + 1]));
-      out += buf;
-      ++i;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
+/** `text` safe for the terminal: the core's escape_for_display (gpucalc/text.hpp): controls,
+ *  format characters (bidi overrides, zero-width) and bytes that are not UTF-8 made visible. */
+inline std::string printable(std::string_view text) { return escape_for_display(text); }
 
 }  // namespace gpucalc::cli

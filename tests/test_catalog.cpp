@@ -10,7 +10,7 @@ using namespace gpucalc;
 namespace {
 const char* kGpu = R"({"id": "x1", "name": "X1", "vendor": "nvidia", "architecture": "Test",
   "hbm_gb": 100, "memory_bandwidth_tbps": 4, "peak_tflops": {"bf16": 1000, "fp8": 2000},
-  "tdp_w": 700, "interconnect": {"kind": "NVLink", "topology": "switch", "links": 18, "link_gbps": 50, "per_gpu_gbps": 900},
+  "tdp_w": 700, "interconnect": {"kind": "NVLink", "topology": "switch", "links": 18, "link_gbps": 50, "per_gpu_gbps": 900, "scale_up_gpus": 8, "scale_up_source": "test"},
   "sources": ["test"]})";
 
 Error parse_error(const std::string& doc) {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "gpucalc/invariants.hpp"
+#include "gpucalc/text.hpp"
 #include "gpucalc/units.hpp"
 #include "test_support.hpp"
 
@@ -439,4 +440,249 @@ TEST_CASE("an error quoting bytes that are not UTF-8 is still a JSON error objec
     REQUIRE_FALSE(j.is_discarded());
     CHECK(j["error"]["field"].is_string());
   }
+}
+
+// Round 3: every accepted figure within physics, one rule for the buyer's limits, text that
+// cannot rewrite the screen. Each case below was accepted (or recommended the wrong offering)
+// before the bounds in core/src/bounds.hpp and the rules they name.
+namespace {
+
+/** A built-in data document as JSON, to derive hostile documents from. */
+nlohmann::json data_doc(const std::string& name) {
+  for (const auto& f : embedded_data_files()) {
+    if (std::string(f.name) == name) return nlohmann::json::parse(f.text, nullptr, false);
+  }
+  FAIL("not compiled in: " << name);
+  return {};
+}
+
+/** The error of extending the built-in catalog with `doc`, whose field must be `field`. */
+void require_refused(const nlohmann::json& doc, const std::string& field) {
+  CAPTURE(field);
+  auto c = extend_catalog(default_catalog(), doc.dump(), "hostile.json");
+  REQUIRE_MESSAGE(!c.ok(), "accepted: " << doc.dump().substr(0, 200));
+  CHECK(c.error().field == field);
+}
+
+}  // namespace
+
+TEST_CASE("the built-in documents pass their own bounds") {
+  for (const char* name : {"engines.json", "kernels.json", "performance.json", "error-bands.json",
+                           "gpus.json", "offerings.json", "models.json"}) {
+    CAPTURE(name);
+    auto c = extend_catalog(default_catalog(), data_doc(name).dump(), name);
+    CHECK_MESSAGE(c.ok(), (c.ok() ? "" : c.error().to_string()));
+  }
+}
+
+TEST_CASE("engine figures beyond physics are refused with their path") {
+  using Ptr = nlohmann::json::json_pointer;
+  struct Case {
+    const char* what;
+    const char* pointer;  // into data/engines.json
+    nlohmann::json value;
+    const char* field;    // after "hostile.json: engines.json.engines"
+  };
+  const Case cases[] = {
+      {"a request overhead of 1e308 s (a 309-digit TTFT)", "/engines/0/request_overhead_s/nvidia", 1e308,
+       "[0].request_overhead_s.nvidia"},
+      {"a negative KV reserve (DeepSeek-V3 on one H200)", "/engines/0/kv_rule/floor_mb", -1e7, "[0].kv_rule.floor_mb"},
+      {"zero running requests, still priced and recommended", "/engines/0/max_running_requests/value", 0,
+       "[0].max_running_requests"},
+      {"a step overhead of 16 years", "/engines/0/step_overhead_s/value", 5e8, "[0].step_overhead_s"},
+      {"a KV fraction of 1e-300", "/engines/1/kv_rule", {{"kind", "utilization"}, {"value", 1e-300}},
+       "[1].kv_rule.value"},
+      {"a misspelt key", "/engines/0/max_running_request", 1, "[0].max_running_request"},
+      {"a misspelt reserve key", "/engines/0/kv_rule/flor_mb", 1, "[0].kv_rule.flor_mb"},
+      {"a string for a number (an abort before)", "/engines/0/request_overhead_s/nvidia", "fast",
+       "[0].request_overhead_s.nvidia"},
+      {"a number for the rule's kind (an abort before)", "/engines/0/kv_rule/kind", 7, "[0].kv_rule.kind"},
+  };
+  REQUIRE(data_doc("engines.json")["engines"][0]["kv_rule"]["kind"] == "reserved");
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    auto doc = data_doc("engines.json");
+    doc[Ptr(c.pointer)] = c.value;
+    require_refused(doc, std::string("hostile.json: engines.json.engines") + c.field);
+  }
+}
+
+TEST_CASE("model constants, kernels and error bands beyond physics are refused with their path") {
+  SUBCASE("hbm_fraction 1e-300: 1e-297 tok/s and US$6.6e300 per Mtok") {
+    auto doc = data_doc("performance.json");
+    doc["hbm_fraction"]["value"] = 1e-300;
+    require_refused(doc, "hostile.json: performance.hbm_fraction");
+    doc = data_doc("performance.json");
+    doc["hbm_fractoin"] = 0.5;
+    require_refused(doc, "hostile.json: performance.hbm_fractoin");
+  }
+  SUBCASE("MTP: a step with d drafts emits at most d + 1 tokens, more drafts never fewer") {
+    auto doc = data_doc("performance.json");
+    doc["mtp_acceptance_length"]["models"]["deepseek-v3"] = {64};  // 13x decode speed
+    require_refused(doc, "hostile.json: performance.mtp_acceptance_length.models.deepseek-v3[0]");
+    doc["mtp_acceptance_length"]["models"]["deepseek-v3"] = {1.9, 2.9, 2.5};
+    require_refused(doc, "hostile.json: performance.mtp_acceptance_length.models.deepseek-v3[2]");
+    doc["mtp_acceptance_length"]["models"]["deepseek-v3"] = {2.0, 3.0};
+    CHECK(extend_catalog(default_catalog(), doc.dump(), "hostile.json").ok());
+  }
+  SUBCASE("kernel latencies of 1e-300 and 1e300 us name the field instead of nulling the rates") {
+    auto doc = data_doc("kernels.json");
+    doc["gpus"]["h200-sxm"]["gemm_latency_us"]["value"] = 1e-300;
+    require_refused(doc, "hostile.json: kernels.json.gpus.h200-sxm.gemm_latency_us.value");
+    doc = data_doc("kernels.json");
+    doc["gpus"]["h200-sxm"]["allreduce_us"]["nccl"]["us"][1] = 1e300;
+    require_refused(doc, "hostile.json: kernels.json.gpus.h200-sxm.allreduce_us.nccl.us[1]");
+    doc = data_doc("kernels.json");
+    doc["gpus"]["h200-sxm"]["gemm_latncy_us"] = 1;
+    require_refused(doc, "hostile.json: kernels.json.gpus.h200-sxm.gemm_latncy_us");
+  }
+  SUBCASE("an error band of 5,000 % and a misspelt band key") {
+    auto doc = data_doc("error-bands.json");
+    doc["bands"][0]["metrics"][0]["mape"] = 50.0;  // 5,000 %
+    require_refused(doc, "hostile.json: error-bands.json.bands[0].metrics[0].mape");
+    doc = data_doc("error-bands.json");
+    doc["bands"][0]["metrics"][0]["mapee"] = 0.1;
+    require_refused(doc, "hostile.json: error-bands.json.bands[0].metrics[0].mapee");
+  }
+}
+
+TEST_CASE("prices: at least a cent a month or null; misspelt catalog keys are refused") {
+  const std::string at = "hostile.json: offerings[0](cheap)";
+  for (const double price : {0.0, 1e-320, 1e-30, 0.009}) {
+    CAPTURE(price);
+    nlohmann::json o = {{"id", "cheap"}, {"name", "cheap"}, {"gpu", "h200-sxm"}, {"gpu_count", 8},
+                        {"price_usd_per_month", price}, {"sources", {"s"}}};
+    require_refused({{"offerings", {o}}}, at + ".price_usd_per_month");
+    o.erase("price_usd_per_month");
+    o["price_usd_per_gpu_hour"] = price * 1e-4;  // x 8 GPUs x 730 h: under a cent a month
+    require_refused({{"offerings", {o}}}, at + ".price_usd_per_gpu_hour");
+  }
+  nlohmann::json o = {{"id", "cheap"}, {"name", "cheap"}, {"gpu", "h200-sxm"}, {"gpu_count", 8},
+                      {"price_usd_per_mnth", 100}, {"sources", {"s"}}};
+  require_refused({{"offerings", {o}}}, at + ".price_usd_per_mnth");
+  nlohmann::json g = h200_json();
+  g["id"] = "h200-typo";
+  g["interconnect"]["per_gpu_gbs"] = 900;
+  require_refused({{"gpus", {g}}}, "hostile.json: gpus[0](h200-typo).interconnect.per_gpu_gbs");
+  o["price_usd_per_month"] = 0.01;  // a cent: the floor itself
+  o.erase("price_usd_per_mnth");
+  CHECK(extend_catalog(default_catalog(), nlohmann::json{{"offerings", {o}}}.dump(), "ok.json").ok());
+}
+
+TEST_CASE("latency limits: an offering that misses them is never recommended over one that meets them") {
+  const Evaluation ev = test::eval_ok(default_catalog(), "v=1&model=llama-3.1-70b&ttft_max=0.1&users=64&context=8192");
+  const OfferingResult& mi355x = result_for(ev, "fullgpu-8x-mi355x");
+  const OfferingResult& h200 = result_for(ev, "fullgpu-8x-h200");
+  REQUIRE(has_warning(mi355x, "latency_limits_unmet"));
+  REQUIRE(h200.max_throughput_tokens_per_s);
+  CHECK(ev.recommended_offering_id == "fullgpu-8x-h200");
+  int cons = 0;
+  for (const auto& v : ev.verdict) {
+    if (v.code != "latency_limits_unmet") continue;
+    ++cons;
+    CHECK(v.offering_id == "fullgpu-8x-mi355x");
+    CHECK(v.kind == "con");
+    CHECK(v.params[0].second == doctest::Approx(0.1));
+  }
+  CHECK(cons == 1);
+  require_invariants(ev);
+  // Limits neither meets: none is recommended, and each offering's con says why.
+  const Evaluation none = test::eval_ok(default_catalog(), "v=1&model=llama-3.1-70b&ttft_max=0.001&users=64&context=8192");
+  CHECK(none.recommended_offering_id.empty());
+  cons = 0;
+  for (const auto& v : none.verdict) cons += v.code == "latency_limits_unmet" ? 1 : 0;
+  CHECK(cons == 2);
+  require_invariants(none);
+}
+
+TEST_CASE("output invariants: the curve, both points and the physical caps") {
+  Evaluation ev = test::eval_ok(default_catalog(), "v=1&interactivity=20");
+  REQUIRE(ev.results.size() == 2);
+  OfferingResult& r = ev.results[0];
+  REQUIRE(!r.curve.empty());
+  REQUIRE(r.max_throughput_point);
+  SUBCASE("a curve point at 1e-297 tok/s clears the curve, the points and the throughput") {
+    r.curve.back().output_tokens_per_s_per_gpu = 1e-297;
+    CHECK(check_output_invariants(ev)->field == "results[0](fullgpu-8x-mi355x).curve[" +
+                                                    std::to_string(r.curve.size() - 1) + "].output_tokens_per_s_per_gpu");
+    REQUIRE(enforce_output_invariants(ev).ok());
+    CHECK(r.curve.empty());
+    CHECK_FALSE(r.max_throughput_point);
+    CHECK_FALSE(r.max_throughput_tokens_per_s);
+    CHECK_FALSE(r.usd_per_million_total_tokens);
+    CHECK(rate_not_computable(r));
+    build_verdict(ev);
+    CHECK_FALSE(check_output_invariants(ev));
+  }
+  SUBCASE("a TTFT above a day, at the users or at the max-throughput point") {
+    r.ttft_s = 1e308;
+    CHECK(check_output_invariants(ev)->field == "results[0](fullgpu-8x-mi355x).ttft_s");
+    REQUIRE(enforce_output_invariants(ev).ok());
+    CHECK_FALSE(r.ttft_s);
+    CHECK_FALSE(r.total_tokens_per_s_per_gpu);
+    build_verdict(ev);
+    CHECK_FALSE(check_output_invariants(ev));
+    ev.results[1].max_throughput_point->ttft_s = 2 * kMaxLatencyS;
+    CHECK(check_output_invariants(ev)->field == "results[1](fullgpu-8x-h200).max_throughput_point.ttft_s");
+  }
+  SUBCASE("a rate above the GPU's peak") {
+    // By hand: 8x H200 at 1,979 TFLOPS FP8 dense peak, a 70.6 B active model: 2 x 70.6e9 FLOP a
+    // token, so no GPU passes 1.979e15 / 1.412e11 = 14,016 tokens/s.
+    const double ceiling = r.gpu_peak_flops_per_s / (2.0 * ev.model.params_active);
+    CHECK(ceiling > 1000.0);
+    r.output_tokens_per_s_per_gpu = ceiling * 1.01;
+    CHECK(check_output_invariants(ev)->field == "results[0](fullgpu-8x-mi355x).output_tokens_per_s_per_gpu");
+    r.output_tokens_per_s_per_gpu = ceiling * 0.99;
+    CHECK_FALSE(check_output_invariants(ev));
+    r.max_throughput_tokens_per_s = ceiling * r.deployed_gpus * 1.01;
+    CHECK(check_output_invariants(ev)->field == "results[0](fullgpu-8x-mi355x).max_throughput_tokens_per_s");
+  }
+  SUBCASE("a verdict ratio above 1e6") {
+    REQUIRE(!ev.verdict.empty());
+    ev.verdict[0].params = {{"ratio", 4.9e34}};
+    CHECK(check_output_invariants(ev)->field.rfind("verdict[0]", 0) == 0);
+  }
+}
+
+TEST_CASE("verdict: no reason compares figures a million times apart") {
+  // 1e-30 a month was a ratio of 4.9e34; prices now stop at a cent, and a ratio past 1e6 from
+  // figures at the bounds' ends gives no reason.
+  const char* doc = R"({"offerings": [{"id": "penny", "name": "penny", "gpu": "h200-sxm", "gpu_count": 8,
+      "price_usd_per_month": 0.01, "sources": ["s"]}]})";
+  auto c = extend_catalog(default_catalog(), doc, "penny.json");
+  REQUIRE(c.ok());
+  const Evaluation ev = test::eval_ok(c.value(), "v=1&compare=penny,fullgpu-8x-mi355x");
+  for (const auto& v : ev.verdict) {
+    for (const auto& [name, x] : v.params) {
+      if (name == "ratio") CHECK(x <= kMaxVerdictRatio);
+    }
+  }
+  require_invariants(ev);
+}
+
+TEST_CASE("text for the terminal and the spreadsheet: one escaper, one CSV cell writer") {
+  // U+202E (right-to-left override) reversed the verdict line; ESC/BEL rewrote the screen; a
+  // lone 0xFF made the CLI's error line invalid UTF-8.
+  CHECK(escape_for_display("a\xe2\x80\xae" "b") == "a\\u202eb");
+  CHECK(escape_for_display("\xe2\x81\xa6x\xe2\x81\xa9") == "\\u2066x\\u2069");  // isolates
+  CHECK(escape_for_display("z\xe2\x80\x8bw") == "z\\u200bw");                    // zero-width space
+  CHECK(escape_for_display("\xef\xbb\xbf") == "\\ufeff");                         // BOM
+  CHECK(escape_for_display("\xf3\xa0\x80\x81") == "\\U000e0001");                 // a tag
+  CHECK(escape_for_display("\x1b[2J\a") == "\\x1b[2J\\x07");
+  CHECK(escape_for_display(std::string("\0\x7f", 2)) == "\\x00\\x7f");
+  CHECK(escape_for_display("\xc2\x9b" "1m") == "\\u009b1m");                      // C1 CSI
+  CHECK(escape_for_display("\xff\xfe") == "\\xff\\xfe");
+  CHECK(escape_for_display("\xc0\xaf") == "\\xc0\\xaf");          // overlong '/'
+  CHECK(escape_for_display("\xed\xa0\x80") == "\\xed\\xa0\\x80");  // a surrogate
+  CHECK(escape_for_display("\xe6\xa8\xa1") == "\xe6\xa8\xa1");    // Chinese passes
+  CHECK(escape_for_display("H200 \xc3\xa9t\xc3\xa9") == "H200 \xc3\xa9t\xc3\xa9");
+  std::string csv;
+  append_csv_cell(csv, "=HYPERLINK(\"http://x/\",\"a\"),\"b\"");
+  CHECK(csv == "\"'=HYPERLINK(\"\"http://x/\"\",\"\"a\"\"),\"\"b\"\"\"");
+  csv.clear();
+  append_csv_cell(csv, "\x1b[31mred\a\r\n");  // a line break stays, inside quotes
+  CHECK(csv == "\"\\x1b[31mred\\x07\r\n\"");
+  csv.clear();
+  append_csv_cell(csv, "plain");
+  CHECK(csv == "plain");
 }

@@ -178,6 +178,7 @@ TEST_CASE("all-reduce: measured curve, log-linear, ring steps for fewer GPUs, ba
   c.push(65536, 6e-6);
   Fabric f;
   f.allreduce = &c;
+  f.allreduce_gpus = 8;  // measured over one 8-GPU server
   CHECK(allreduce_s(f, 1000, 1) == 0.0);
   CHECK(allreduce_s(f, 4096, 8) == doctest::Approx(4e-6));  // below the first point
   // 8 GPUs at sqrt(8192 x 65536): halfway in log space.
@@ -430,7 +431,7 @@ TEST_CASE("engine version: vLLM 0.4.3 (V0) does not mix prefill into decode step
   auto bad = parse_engines(
       R"({"engines": [{"id": "x", "vendors": ["amd"], "older_versions": [{"version": "1", "mixes_prefill": 2}]}]})");
   REQUIRE(!bad);
-  CHECK(bad.error().field.find("older_versions.mixes_prefill") != std::string::npos);
+  CHECK(bad.error().field.find("older_versions[0].mixes_prefill") != std::string::npos);
 }
 
 TEST_CASE("instances over 8 GPUs: the serving model with the scale-out network, by hand") {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <initializer_list>
 
+#include "bounds.hpp"
 #include "gpucalc/pricing.hpp"
 #include "gpucalc/units.hpp"
 #include "json_fields.hpp"
@@ -99,7 +100,7 @@ std::optional<SourcedFigure> read_figure(Fields& parent, const char* key, double
 
 Result<Gpu> parse_gpu(const Json& item, const std::string& path) {
   if (!item.is_object()) return make_error(ErrorCode::kInvalidCatalog, path, "must be an object");
-  Fields f(item, path);
+  Fields f(item, path, true);
   Gpu g;
   read_common(f, g.id, g.name, g.sources, g.note);
   f.str("vendor", g.vendor, true);
@@ -162,6 +163,12 @@ Result<Gpu> parse_gpu(const Json& item, const std::string& path) {
     ic->num("per_gpu_gbps", gpu_gbps, true, 0.001, 1e6);
     g.interconnect.link_bandwidth_bytes_per_s = link_gbps * kBytesPerGB;
     g.interconnect.per_gpu_bandwidth_bytes_per_s = gpu_gbps * kBytesPerGB;
+    ic->integer("scale_up_gpus", g.interconnect.scale_up_gpus, true, 1, 1024);
+    ic->str("scale_up_source", g.interconnect.scale_up_source, true);
+    g.interconnect.allreduce_latency_s =
+        read_figure(*ic, "allreduce_latency_us", kSecondsPerMicrosecond, 0.001, 1e6);
+    g.interconnect.alltoall_latency_s =
+        read_figure(*ic, "alltoall_latency_us", kSecondsPerMicrosecond, 0.001, 1e6);
     f.adopt(*ic);
   } else if (f.ok()) {
     f.fail("interconnect", "is required");
@@ -181,26 +188,34 @@ Result<Gpu> parse_gpu(const Json& item, const std::string& path) {
     f.adopt(*ach);
   }
   read_zh(item, f, {"form_factor", "note"}, g.zh);
+  f.refuse_unread();
   if (!f.ok()) return f.error();
   return g;
 }
 
 Result<Offering> parse_offering(const Json& item, const std::string& path) {
   if (!item.is_object()) return make_error(ErrorCode::kInvalidCatalog, path, "must be an object");
-  Fields f(item, path);
+  Fields f(item, path, true);
   Offering o;
   read_common(f, o.id, o.name, o.sources, o.note);
   f.str("provider", o.provider, false);
   f.str("gpu", o.gpu_id, true);
   f.integer("gpu_count", o.gpu_count, true, 1, 1024);
   f.str("kind", o.kind, false);
-  f.opt_num("price_usd_per_month", o.price_usd_per_month, 0.0, 1e9);
+  // A price is at least a cent a month or null (unpriced): a price of 0, or 1e-320, won
+  // every comparison and made per-token ratios of 1e34.
+  const detail::Bound& price = detail::kPriceUsdPerMonth;
+  f.opt_num("price_usd_per_month", o.price_usd_per_month, price.min, price.max);
   f.opt_num("price_usd_per_gpu_hour", o.listed_usd_per_gpu_hour, 0.0, 1e6);
   if (o.listed_usd_per_gpu_hour) {
     if (o.price_usd_per_month) {
       f.fail("price_usd_per_gpu_hour", "must not be given beside price_usd_per_month");
     } else {
       o.price_usd_per_month = price_usd_per_month_from_gpu_hour(*o.listed_usd_per_gpu_hour, o.gpu_count);
+      if (!(*o.price_usd_per_month >= price.min)) {
+        f.fail("price_usd_per_gpu_hour", "gives less than US$0.01 a month (give a price of at least a "
+                                         "cent a month, or null: unpriced)");
+      }
     }
   }
   f.str("tier", o.tier, false);
@@ -218,13 +233,14 @@ Result<Offering> parse_offering(const Json& item, const std::string& path) {
   f.str("network", o.network, false);
   f.str("availability", o.availability, false);
   read_zh(item, f, {"name", "cpu", "ram", "storage", "network", "availability", "note"}, o.zh);
+  f.refuse_unread();
   if (!f.ok()) return f.error();
   return o;
 }
 
 Result<Network> parse_network(const Json& item, const std::string& path) {
   if (!item.is_object()) return make_error(ErrorCode::kInvalidCatalog, path, "must be an object");
-  Fields f(item, path);
+  Fields f(item, path, true);
   Network n;
   read_common(f, n.id, n.name, n.sources, n.note);
   f.str("kind", n.kind, false);
@@ -237,6 +253,7 @@ Result<Network> parse_network(const Json& item, const std::string& path) {
   if (f.ok() && !achieved) f.fail("achieved_gbps_per_nic", "is required ({\"value\": GB/s, \"source\": ...})");
   if (f.ok() && !latency) f.fail("latency_us", "is required ({\"value\": us, \"source\": ...})");
   if (f.ok() && !(achieved->value > 0.0)) f.fail("achieved_gbps_per_nic", "must be more than 0");
+  f.refuse_unread();
   if (!f.ok()) return f.error();
   n.achieved_bytes_per_s_per_nic = *achieved;
   n.latency_s = *latency;

@@ -7,6 +7,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "bounds.hpp"
 #include "gpucalc/validation.hpp"
 #include "json_strict.hpp"
 #include "json_writer.hpp"
@@ -110,7 +111,22 @@ std::optional<T> read(const Json& j, const char* key) {
   return std::nullopt;
 }
 
+/** An error fraction (MAPE) within its physical bound, named by its path. */
+std::optional<Error> bad_error_fraction(const std::string& path, double x) {
+  return detail::out_of_bound("error-bands.json." + path, x, detail::kErrorFraction);
+}
+
+/** The first key of `j` not in `known`, named by its path in the file. */
+std::optional<Error> unknown(const Json& j, const std::string& path,
+                             std::initializer_list<std::string_view> known) {
+  return detail::unknown_key(j, path.empty() ? "error-bands.json" : "error-bands.json." + path, known);
+}
+
 std::optional<Error> read_serving_gpu(const Json& j, const std::string& path, ServingGpuError& out) {
+  if (auto e = unknown(j, path, {"group", "interactivity", "n_interactivity", "throughput_per_gpu",
+                                 "n_throughput_per_gpu", "mean_ttft", "n_mean_ttft", "source", "note"})) {
+    return e;
+  }
   const auto group = read<std::string>(j, "group");
   struct Metric {
     const char *mape_key, *n_key;
@@ -125,6 +141,7 @@ std::optional<Error> read_serving_gpu(const Json& j, const std::string& path, Se
     const auto mape = read<double>(j, m.mape_key);
     const auto n = read<int>(j, m.n_key);
     if (!mape || !n) return bad(path, std::string("needs ") + m.mape_key + " (a fraction) and " + m.n_key);
+    if (auto e = bad_error_fraction(path + "." + m.mape_key, *mape)) return e;
     *m.out = MetricError{*mape, *n};
   }
   return std::nullopt;
@@ -134,7 +151,12 @@ std::optional<Error> read_summary(const Json& j, ValidationSummary& s) {
   if (!j.is_object() || !j.contains("mlperf") || !j.contains("serving")) {
     return bad("summary", "needs mlperf and serving");
   }
+  if (auto e = unknown(j, "summary", {"mlperf", "serving", "note"})) return e;
   const Json& m = j.at("mlperf");
+  if (auto e = unknown(m, "summary.mlperf", {"median_abs_error", "max_abs_error", "ranks_match",
+                                             "ranks_match_beyond_ties", "rows", "per_gpu", "note"})) {
+    return e;
+  }
   const auto median = read<double>(m, "median_abs_error");
   const auto max = read<double>(m, "max_abs_error");
   const auto ranks = read<bool>(m, "ranks_match");
@@ -151,7 +173,9 @@ std::optional<Error> read_summary(const Json& j, ValidationSummary& s) {
   std::size_t i = 0;
   for (const Json& r : m.at("rows")) {
     const std::string path = "summary.mlperf.rows[" + std::to_string(i++) + "]";
-    MlperfRowError row;
+    if (auto e = unknown(r, path, {"id", "workload", "gpu", "unit", "predicted", "measured", "error", "source"})) {
+      return e;
+    }
     const auto id = read<std::string>(r, "id");
     const auto workload = read<std::string>(r, "workload");
     const auto gpu = read<std::string>(r, "gpu");
@@ -173,10 +197,13 @@ std::optional<Error> read_summary(const Json& j, ValidationSummary& s) {
     const auto gpu = read<std::string>(g, "gpu");
     const auto mape = read<double>(g, "mape");
     const auto n = read<int>(g, "points");
+    if (auto e = unknown(g, path, {"gpu", "mape", "points", "source"})) return e;
     if (!gpu || !mape || !n) return bad(path, "needs gpu, mape and points");
+    if (auto e = bad_error_fraction(path + ".mape", *mape)) return e;
     s.mlperf_per_gpu.push_back(MlperfGpuError{*gpu, {*mape, *n}});
   }
   const Json& sv = j.at("serving");
+  if (auto e = unknown(sv, "summary.serving", {"mape_per_gpu", "mape_all", "note"})) return e;
   if (!sv.is_object() || !sv.contains("mape_all") || !sv.contains("mape_per_gpu") ||
       !sv.at("mape_per_gpu").is_array()) {
     return bad("summary.serving", "needs mape_per_gpu and mape_all");
@@ -293,11 +320,13 @@ Result<ErrorBandTable> parse_error_bands(std::string_view json_text) {
   if (!j.is_object() || !j.contains("bands") || !j.at("bands").is_array()) {
     return bad("bands", "is required (an array)");
   }
+  if (auto e = unknown(j, "", {"schema", "generated_by", "note", "bands", "summary"})) return *e;
   ErrorBandTable t;
   std::array<std::array<std::array<bool, kErrorBandRegimes>, kErrorBandFormats>, kErrorBandVendors> seen{};
   std::size_t i = 0;
   for (const Json& b : j.at("bands")) {
     const std::string path = "bands[" + std::to_string(i++) + "]";
+    if (auto e = unknown(b, path, {"vendor", "weights", "users", "source", "metrics", "note"})) return *e;
     const auto vendor = read<std::string>(b, "vendor");
     const auto weights = read<std::string>(b, "weights");
     const auto users = read<std::string>(b, "users");
@@ -315,6 +344,7 @@ Result<ErrorBandTable> parse_error_bands(std::string_view json_text) {
     std::size_t k = 0;
     for (const Json& m : b.at("metrics")) {
       const std::string mpath = path + ".metrics[" + std::to_string(k++) + "]";
+      if (auto e = unknown(m, mpath, {"metric", "mape", "points", "group", "source"})) return *e;
       const auto metric = read<std::string>(m, "metric");
       const auto mape = read<double>(m, "mape");
       const auto points = read<int>(m, "points");
@@ -324,6 +354,7 @@ Result<ErrorBandTable> parse_error_bands(std::string_view json_text) {
       if (!known || !mape || !points || !group) {
         return bad(mpath, "needs metric (interactivity, throughput_per_gpu, ttft), mape, points, group");
       }
+      if (auto e = bad_error_fraction(mpath + ".mape", *mape)) return *e;
       t.bands[v][f][r].push_back(ErrorBand{*metric, *mape, *points, *group});
     }
   }

@@ -227,6 +227,20 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& as_given, bo
 
 namespace {
 
+/** The smallest scale-up domain among the compared offerings' GPUs: `tp` must be legal on
+ *  each of them. 1 when none is found (the unknown offering is reported where it is read). */
+int smallest_scale_up(const Catalog& catalog, const Scenario& scenario) {
+  int smallest = 0;
+  for (const std::string& id : scenario.compare) {
+    const Offering* off = catalog.find_offering(id);
+    const Gpu* gpu = off != nullptr ? catalog.find_gpu(off->gpu_id) : nullptr;
+    if (gpu != nullptr && (smallest == 0 || gpu->scale_up_gpus() < smallest)) {
+      smallest = gpu->scale_up_gpus();
+    }
+  }
+  return std::max(1, smallest);
+}
+
 /** The checks of a scenario before anything is computed; sets `model`. */
 std::optional<Error> check_scenario(const Catalog& catalog, const Scenario& as_given,
                                     const Model*& model) {
@@ -242,7 +256,8 @@ std::optional<Error> check_scenario(const Catalog& catalog, const Scenario& as_g
   if (as_given.compare.empty()) {
     return make_error(ErrorCode::kOutOfRange, "compare", "must list 1 to 4 offerings");
   }
-  if (as_given.tp > 0 && !deployment_is_valid(*model, as_given.tp, kScaleUpGpus)) {
+  if (as_given.tp > 0 &&
+      !deployment_is_valid(*model, as_given.tp, smallest_scale_up(catalog, as_given))) {
     return make_error(ErrorCode::kBadValue, "tp",
                       "must split " + model->name + "'s " + std::to_string(model->heads) +
                           " attention heads evenly (e.g. 1, 2, 4, 8), got " + std::to_string(as_given.tp));
@@ -314,6 +329,9 @@ std::optional<Error> evaluate_into(const Catalog& catalog, const Model& catalog_
     r.gpu_count = off->gpu_count;
     r.gpu_vendor = gpu->vendor;
     r.fp4_native = gpu->fp4_native.has_value();
+    for (const auto& peak : gpu->peak_flops_per_s) {
+      if (peak) r.gpu_peak_flops_per_s = std::max(r.gpu_peak_flops_per_s, *peak);
+    }
     r.capacity_assumed = capacity_is_assumed(*gpu, scenario.capacity);
     // Servers: the scenario's count, or (0) as many as the fit needs.
     const Network* network = catalog.scale_out_of(*off);

@@ -434,7 +434,7 @@ void read_quantization(Reader& r, const Json& q, Model& m) {
 
 Result<Model> import_hf_config(std::string_view config_json, std::string_view id) {
   const std::string source = "config.json";
-  if (config_json.size() > (1u << 20)) {
+  if (config_json.size() > kMaxHfConfigBytes) {
     return make_error(ErrorCode::kTooLarge, source, "is larger than 1 MiB");
   }
   auto parsed = detail::parse_json_strict(config_json, source);  // duplicate keys are errors

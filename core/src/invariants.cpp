@@ -3,18 +3,84 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace gpucalc {
 
 namespace {
 
 constexpr const char* kNotComputable = "rate_not_computable";
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-bool usable_rate(const std::optional<double>& x) {
-  return x && std::isfinite(*x) && *x >= kMinReportedTokensPerS;
+bool usable_rate(const std::optional<double>& x, double ceiling = kInfinity) {
+  return x && std::isfinite(*x) && *x >= kMinReportedTokensPerS && *x <= ceiling;
 }
 bool positive_finite(const std::optional<double>& x) {
   return x && std::isfinite(*x) && *x > 0.0 && std::isnormal(*x);
+}
+/** A latency a client could wait for: more than 0, at most a day. */
+bool usable_latency(const std::optional<double>& x) {
+  return positive_finite(x) && *x <= kMaxLatencyS;
+}
+bool finite_non_negative(double x) { return std::isfinite(x) && x >= 0.0; }
+
+/** Token rates per GPU above this pass the GPU's peak: each token costs at least
+ *  2 x active parameters FLOPs. Infinite when the peak or the model is unknown. */
+double tokens_per_s_per_gpu_ceiling(const OfferingResult& r, const Model& m) {
+  if (!(r.gpu_peak_flops_per_s > 0.0) || !(m.params_active > 0.0)) return kInfinity;
+  return r.gpu_peak_flops_per_s / (2.0 * m.params_active);
+}
+
+/** The first figure of a curve point that is out of range, or null. `ceiling`: per GPU. */
+const char* point_violation(const ServingCurveEntry& p, double ceiling, int gpus) {
+  const double offering_ceiling = ceiling * std::max(1, gpus);
+  if (!usable_rate(p.tokens_per_s_per_user, offering_ceiling)) return "tokens_per_s_per_user";
+  if (!usable_rate(p.total_tokens_per_s_per_gpu, ceiling)) return "total_tokens_per_s_per_gpu";
+  if (!usable_rate(p.output_tokens_per_s_per_gpu, ceiling)) return "output_tokens_per_s_per_gpu";
+  if (!usable_latency(p.ttft_s)) return "ttft_s";
+  if (!usable_latency(p.tpot_s)) return "tpot_s";
+  if (!finite_non_negative(p.usd_per_million_tokens)) return "usd_per_million_tokens";
+  if (!finite_non_negative(p.users)) return "users";
+  return nullptr;
+}
+
+/** Where the serving curve or one of its named points is out of range: "curve[3].ttft_s",
+ *  "max_throughput_point.tpot_s"; empty when all hold. */
+std::string curve_violation(const OfferingResult& r, double ceiling) {
+  for (std::size_t i = 0; i < r.curve.size(); ++i) {
+    if (const char* f = point_violation(r.curve[i], ceiling, r.deployed_gpus)) {
+      return "curve[" + std::to_string(i) + "]." + f;
+    }
+  }
+  if (r.max_throughput_point) {
+    if (const char* f = point_violation(*r.max_throughput_point, ceiling, r.deployed_gpus)) {
+      return std::string("max_throughput_point.") + f;
+    }
+  }
+  if (r.interactivity_point) {
+    if (const char* f = point_violation(*r.interactivity_point, ceiling, r.deployed_gpus)) {
+      return std::string("interactivity_point.") + f;
+    }
+  }
+  return {};
+}
+
+/** The figures at the scenario's users: decode rate, latencies, rates per GPU. */
+const char* latency_violation(const OfferingResult& r, double ceiling) {
+  const double offering_ceiling = ceiling * std::max(1, r.deployed_gpus);
+  if (r.decode_tokens_per_s_per_user && !usable_rate(r.decode_tokens_per_s_per_user, offering_ceiling)) {
+    return "decode_tokens_per_s_per_user";
+  }
+  if (r.tpot_s && !usable_latency(r.tpot_s)) return "tpot_s";
+  if (r.ttft_s && !usable_latency(r.ttft_s)) return "ttft_s";
+  if (r.e2e_latency_s && !positive_finite(r.e2e_latency_s)) return "e2e_latency_s";
+  if (r.total_tokens_per_s_per_gpu && !usable_rate(r.total_tokens_per_s_per_gpu, ceiling)) {
+    return "total_tokens_per_s_per_gpu";
+  }
+  if (r.output_tokens_per_s_per_gpu && !usable_rate(r.output_tokens_per_s_per_gpu, ceiling)) {
+    return "output_tokens_per_s_per_gpu";
+  }
+  return nullptr;
 }
 
 class Checker {
@@ -112,16 +178,15 @@ void check_result(Checker& c, const OfferingResult& r) {
 }
 
 /** Invariant 1 as a predicate on the figures a result holds (after enforcement). */
-std::optional<std::string> rate_violation(const OfferingResult& r) {
-  if (r.max_throughput_tokens_per_s && !usable_rate(r.max_throughput_tokens_per_s)) {
+std::optional<std::string> rate_violation(const OfferingResult& r, double ceiling) {
+  const double offering_ceiling = ceiling * std::max(1, r.deployed_gpus);
+  if (r.max_throughput_tokens_per_s && !usable_rate(r.max_throughput_tokens_per_s, offering_ceiling)) {
     return "max_throughput_tokens_per_s";
   }
-  if (r.decode_tokens_per_s_per_user && !usable_rate(r.decode_tokens_per_s_per_user)) {
-    return "decode_tokens_per_s_per_user";
-  }
-  if (r.train_tokens_per_s && !usable_rate(r.train_tokens_per_s)) return "train_tokens_per_s";
-  if (r.tpot_s && !positive_finite(r.tpot_s)) return "tpot_s";
-  if (r.ttft_s && !positive_finite(r.ttft_s)) return "ttft_s";
+  if (const char* f = latency_violation(r, ceiling)) return f;
+  std::string curve = curve_violation(r, ceiling);
+  if (!curve.empty()) return curve;
+  if (r.train_tokens_per_s && !usable_rate(r.train_tokens_per_s, offering_ceiling)) return "train_tokens_per_s";
   if (r.train_hours && !positive_finite(r.train_hours)) return "train_hours";
   if (r.gpu_hours && !positive_finite(r.gpu_hours)) return "gpu_hours";
   if (r.usd_per_million_tokens) {
@@ -131,6 +196,7 @@ std::optional<std::string> rate_violation(const OfferingResult& r) {
     if (!std::isfinite(x) || x < 0.0 || (priced && !positive_finite(x)))
       return "usd_per_million_tokens";
   }
+  if (r.usd_per_million_total_tokens && !r.usd_per_million_tokens) return "usd_per_million_total_tokens";
   if (!r.max_throughput_tokens_per_s) {
     if (r.energy_joules_per_output_token) return "energy_joules_per_output_token";
     if (r.output_tokens_per_s_per_mw) return "output_tokens_per_s_per_mw";
@@ -177,9 +243,16 @@ Result<bool> enforce_output_invariants(Evaluation& ev) {
       if (x) cleared = true;
       x.reset();
     };
-    // Serving throughput and the per-token price that follows from it.
-    if (r.max_throughput_tokens_per_s && !usable_rate(r.max_throughput_tokens_per_s)) {
+    const double ceiling = tokens_per_s_per_gpu_ceiling(r, ev.model);
+    const double offering_ceiling = ceiling * std::max(1, r.deployed_gpus);
+    // Serving throughput, the curve it was searched on and the per-token price that follows.
+    if ((r.max_throughput_tokens_per_s && !usable_rate(r.max_throughput_tokens_per_s, offering_ceiling)) ||
+        !curve_violation(r, ceiling).empty()) {
       clear(r.max_throughput_tokens_per_s);
+      cleared = cleared || !r.curve.empty() || r.max_throughput_point || r.interactivity_point;
+      r.curve.clear();
+      r.max_throughput_point.reset();
+      r.interactivity_point.reset();
     }
     if (!r.max_throughput_tokens_per_s) {
       clear(r.usd_per_million_tokens);
@@ -194,15 +267,19 @@ Result<bool> enforce_output_invariants(Evaluation& ev) {
         clear(r.usd_per_million_tokens);
       }
     }
-    // Latency of the scenario's users: decode rate, TPOT, TTFT stand or fall together.
-    if ((r.decode_tokens_per_s_per_user && !usable_rate(r.decode_tokens_per_s_per_user)) ||
-        (r.tpot_s && !positive_finite(r.tpot_s)) || (r.ttft_s && !positive_finite(r.ttft_s))) {
+    if (!r.usd_per_million_tokens) clear(r.usd_per_million_total_tokens);
+    // The scenario's users: decode rate, TPOT, TTFT, end-to-end latency and the rates per GPU
+    // stand or fall together.
+    if (latency_violation(r, ceiling) != nullptr) {
       clear(r.decode_tokens_per_s_per_user);
       clear(r.tpot_s);
       clear(r.ttft_s);
+      clear(r.e2e_latency_s);
+      clear(r.total_tokens_per_s_per_gpu);
+      clear(r.output_tokens_per_s_per_gpu);
     }
     // Training: rate, hours, GPU-hours and the run's cost.
-    if ((r.train_tokens_per_s && !usable_rate(r.train_tokens_per_s)) ||
+    if ((r.train_tokens_per_s && !usable_rate(r.train_tokens_per_s, offering_ceiling)) ||
         (r.train_hours && !positive_finite(r.train_hours)) ||
         (r.gpu_hours && !positive_finite(r.gpu_hours)) ||
         (r.run_cost_usd && !(std::isfinite(*r.run_cost_usd) && *r.run_cost_usd >= 0.0))) {
@@ -234,9 +311,10 @@ std::optional<Error> check_output_invariants(const Evaluation& ev) {
     Checker c("results", i, r.offering_id);
     check_result(c, r);
     if (c.error()) return c.error();
-    if (auto field = rate_violation(r)) {
+    if (auto field = rate_violation(r, tokens_per_s_per_gpu_ceiling(r, ev.model))) {
       return make_error(ErrorCode::kOutOfRange, c.path() + "." + *field,
-                        "is a zero, tiny or non-finite rate (or follows from one)");
+                        "is a zero, tiny, non-finite or beyond-physics figure (a rate above the "
+                        "GPU's peak, a latency above a day), or follows from one");
     }
     if (rate_not_computable(r) && ev.recommended_offering_id == r.offering_id) {
       return make_error(ErrorCode::kOutOfRange, "recommended",
@@ -245,7 +323,10 @@ std::optional<Error> check_output_invariants(const Evaluation& ev) {
   }
   for (std::size_t i = 0; i < ev.verdict.size(); ++i) {
     Checker c("verdict", i, ev.verdict[i].code);
-    for (const auto& [name, x] : ev.verdict[i].params) c.size(name, x);
+    for (const auto& [name, x] : ev.verdict[i].params) {
+      c.size(name, x);
+      if (name == "ratio" && x > kMaxVerdictRatio) c.size(name, -x);
+    }
     if (c.error()) return c.error();
   }
   return std::nullopt;

@@ -15,7 +15,11 @@ using Json = nlohmann::json;
 
 class Fields {
  public:
-  Fields(const Json& object, std::string path) : obj_(object), path_(std::move(path)) {}
+  /** `strict`: every key of the object (and of the sub-objects read through object()) must be
+   *  read by some field reader, or refuse_unread() names it (a misspelt "price_usd_per_mnth"
+   *  would otherwise leave the offering unpriced without a word). */
+  Fields(const Json& object, std::string path, bool strict = false)
+      : obj_(object), path_(std::move(path)), strict_(strict) {}
 
   bool ok() const { return !error_.has_value(); }
   const Error& error() const { return *error_; }
@@ -27,7 +31,22 @@ class Fields {
   bool has(const char* key) const { return obj_.contains(key) && !obj_.at(key).is_null(); }
   const Json* get(const char* key) const {
     auto it = obj_.find(key);
-    return it == obj_.end() ? nullptr : &*it;
+    if (it == obj_.end()) return nullptr;
+    if (strict_) read_.emplace_back(key);
+    return &*it;
+  }
+
+  /** In a strict reader, fails on the first key no reader asked for; provenance keys (source,
+   *  sources, note) are free text allowed anywhere. */
+  void refuse_unread() {
+    if (!strict_ || !ok() || !obj_.is_object()) return;
+    for (auto it = obj_.begin(); it != obj_.end(); ++it) {
+      const std::string& key = it.key();
+      if (key == "source" || key == "sources" || key == "note") continue;
+      bool seen = false;
+      for (const auto& r : read_) seen = seen || r == key;
+      if (!seen) return fail(key, "is not a known key here (misspelt?)");
+    }
   }
 
   void str(const char* key, std::string& out, bool required) {
@@ -108,10 +127,12 @@ class Fields {
       fail(key, "must be an object");
       return std::nullopt;
     }
-    return Fields(*v, join(key));
+    return Fields(*v, join(key), strict_);
   }
 
-  void adopt(const Fields& child) {
+  /** Takes the child's first error; a strict child's unread keys are one. */
+  void adopt(Fields& child) {
+    child.refuse_unread();
     if (!error_ && child.error_) error_ = child.error_;
   }
 
@@ -129,6 +150,8 @@ class Fields {
  private:
   const Json& obj_;
   std::string path_;
+  bool strict_ = false;
+  mutable std::vector<std::string> read_;  // keys asked for, in a strict reader
   std::optional<Error> error_;
 };
 

@@ -206,7 +206,7 @@ std::string check_param_cap(const Model& m) {
 
 Result<Model> parse_model_entry(const Json& item, const std::string& path) {
   if (!item.is_object()) return make_error(ErrorCode::kInvalidCatalog, path, "must be an object");
-  Fields f(item, path);
+  Fields f(item, path, true);
   Model m;
   f.str("id", m.id, true);
   if (f.ok() && !is_valid_id(m.id)) f.fail("id", "must be 1-64 characters of a-z 0-9 . _ -");
@@ -231,6 +231,7 @@ Result<Model> parse_model_entry(const Json& item, const std::string& path) {
   if (card_active_b) m.card_params_active = *card_active_b * kParamsPerBillion;
   f.opt_num("params_total_b", total_b, 0.001, 1e6);
   f.opt_num("params_active_b", active_b, 0.001, 1e6);
+  f.refuse_unread();
   if (!f.ok()) return f.error();
   const std::string too_many = check_param_cap(m);
   if (!too_many.empty()) {

@@ -163,6 +163,12 @@ void write_gpu(JsonWriter& w, const Gpu& g) {
   w.field("links", g.interconnect.links);
   w.field("link_bandwidth_bytes_per_s", g.interconnect.link_bandwidth_bytes_per_s);
   w.field("per_gpu_bandwidth_bytes_per_s", g.interconnect.per_gpu_bandwidth_bytes_per_s);
+  w.field("scale_up_gpus", g.interconnect.scale_up_gpus);
+  w.field("scale_up_source", g.interconnect.scale_up_source);
+  w.key("allreduce_latency_s");
+  write_sourced(w, g.interconnect.allreduce_latency_s);
+  w.key("alltoall_latency_s");
+  write_sourced(w, g.interconnect.alltoall_latency_s);
   w.end_object();
   w.key("achieved_matmul_flops_per_s").begin_object();
   for (std::size_t i = 0; i < kPrecisionCount; ++i) {
@@ -182,13 +188,16 @@ void write_gpu(JsonWriter& w, const Gpu& g) {
   w.end_object();
 }
 
-void write_offering(JsonWriter& w, const Offering& o) {
+void write_offering(JsonWriter& w, const Offering& o, const Gpu* gpu) {
   w.begin_object();
   w.field("id", o.id);
   w.field("name", o.name);
   w.field("provider", o.provider);
   w.field("gpu", o.gpu_id);
   w.field("gpu_count", o.gpu_count);
+  w.key("scale_up_gpus");  // the GPU's scale-up domain
+  if (gpu == nullptr) w.null();
+  else w.value(gpu->scale_up_gpus());
   w.field("kind", o.kind);
   w.field("price_month_usd", o.price_usd_per_month);
   w.field("listed_usd_per_gpu_hour", o.listed_usd_per_gpu_hour);
@@ -410,7 +419,7 @@ Result<std::string> catalog_to_json(const Catalog& catalog, std::string_view wha
   if (what == "gpus") {
     for (const auto& g : catalog.gpus) write_gpu(w, g);
   } else if (what == "offerings") {
-    for (const auto& o : catalog.offerings) write_offering(w, o);
+    for (const auto& o : catalog.offerings) write_offering(w, o, catalog.find_gpu(o.gpu_id));
   } else if (what == "networks") {
     for (const auto& n : catalog.networks) write_network(w, n);
   } else {

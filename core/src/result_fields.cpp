@@ -1,5 +1,6 @@
 // The result-field registry (result_fields.hpp) and the CSV writer that iterates it.
 #include "gpucalc/result_fields.hpp"
+#include "gpucalc/text.hpp"
 
 #include "json_writer.hpp"
 
@@ -225,40 +226,16 @@ std::string result_fields_json() {
   return std::move(w.str());
 }
 
-namespace {
-
-/** One RFC 4180 cell; `text` cells are neutralised against spreadsheet formulas. */
-void csv_cell(std::string& out, std::string_view cell, bool text) {
-  std::string value;
-  if (text && !cell.empty()) {
-    const char c = cell.front();
-    if (c == '=' || c == '+' || c == '-' || c == '@' || c == '\t' || c == '\r') value += '\'';
-  }
-  value.append(cell.data(), cell.size());
-  if (value.find_first_of(",\"\r\n") == std::string::npos) {
-    out += value;
-    return;
-  }
-  out += '"';
-  for (char c : value) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-}
-
-}  // namespace
-
 std::string evaluation_to_csv(const Evaluation& ev) {
   const auto& fields = result_fields();
   std::string out = "scenario";
   for (const auto& f : fields) {
     out += ',';
-    csv_cell(out, f.name, true);
+    append_csv_cell(out, f.name);
   }
   out += "\r\n";
   for (const auto& r : ev.results) {
-    csv_cell(out, ev.canonical, true);
+    append_csv_cell(out, ev.canonical);
     for (const auto& f : fields) {
       out += ',';
       const FieldValue x = f.get(r);
@@ -275,7 +252,7 @@ std::string evaluation_to_csv(const Evaluation& ev) {
           out += x.flag ? "true" : "false";
           break;
         case FieldValue::Type::kText:
-          csv_cell(out, x.text, true);
+          append_csv_cell(out, x.text);
           break;
       }
     }

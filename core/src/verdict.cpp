@@ -72,6 +72,7 @@ const char* basis_of(std::string_view code) {
       {"cheaper_per_million_tokens_at_speed", "interactivity"},
       {"cheaper_per_million_tokens_than_at_speed", "interactivity"},
       {"interactivity_unreachable", "interactivity"},
+      {"latency_limits_unmet", "max_throughput_tokens_per_s"},
       {"less_energy_per_token", "energy_joules_per_output_token"},
       {"cheaper_run", "run_cost_usd"},
       {"less_energy_per_run", "energy_kwh_per_run"},
@@ -116,6 +117,10 @@ void build_verdict(Evaluation& ev) {
   };
   auto add_item = [&](const OfferingResult& r, std::string_view code, std::string_view kind,
                       std::string_view basis, const VerdictParams& params) {
+    // A ratio past kMaxVerdictRatio compares figures outside the model's range: no reason.
+    for (const auto& [name, x] : params) {
+      if (name == "ratio" && !(x <= kMaxVerdictRatio)) return;
+    }
     VerdictItem& item = out.emplace_back();  // built in place
     item.offering_id = id_of(r);
     item.code = code;
@@ -134,8 +139,19 @@ void build_verdict(Evaluation& ev) {
   const bool inference = s.workload == Workload::kInference;
   // A speed per user chosen and the curve searched (evaluate without the curve leaves every
   // interactivity point empty, which is no sign of an unreachable speed).
-  const bool at_speed = inference && s.interactivity > 0.0 &&
-                        std::any_of(rs.begin(), rs.end(), [](const OfferingResult& r) { return !r.curve.empty(); });
+  const bool searched = std::any_of(rs.begin(), rs.end(), [](const OfferingResult& r) { return !r.curve.empty(); });
+  const bool at_speed = inference && s.interactivity > 0.0 && searched;
+  // The buyer's limits, one rule for all three: TTFT and TPOT bound the throughput search
+  // (max_throughput_tokens_per_s holds only a point within them), interactivity the speed per
+  // user. An offering that fits but has no point within a limit misses it.
+  const bool latency_limited = inference && searched && (s.ttft_max_s > 0.0 || s.tpot_max_s > 0.0);
+  auto misses_latency = [&](const OfferingResult& r) {
+    return latency_limited && r.fit.fits &&
+           std::find(r.warnings.begin(), r.warnings.end(), "latency_limits_unmet") != r.warnings.end();
+  };
+  auto misses_limits = [&](const OfferingResult& r) {
+    return misses_latency(r) || (at_speed && r.fit.fits && !r.interactivity_point);
+  };
   double ratio = 0;
 
   if (rs.size() >= 2) {
@@ -252,6 +268,9 @@ void build_verdict(Evaluation& ev) {
     if (at_speed && r.fit.fits && !r.interactivity_point) {
       add(r, "interactivity_unreachable", "con", {{"interactivity", s.interactivity}});
     }
+    if (misses_latency(r)) {
+      add(r, "latency_limits_unmet", "con", {{"ttft_max_s", s.ttft_max_s}, {"tpot_max_s", s.tpot_max_s}});
+    }
     if (r.gpu_count == 1 && r.fit.fits) add(r, "single_gpu_enough", "pro", {{"price_month_usd", r.price_usd_per_month.value_or(0.0)}});
     const bool nvidia = std::string_view(r.gpu_vendor) == "nvidia";
     if (s.cuda_only) add(r, "cuda_only_stack", nvidia ? "pro" : "con", {});
@@ -263,12 +282,12 @@ void build_verdict(Evaluation& ev) {
   // Recommendation: cheapest per unit of work among offerings that fit and that the stack can
   // run on; CUDA-only stacks and TensorRT-LLM rule AMD out.
   const bool amd_ruled_out = s.cuda_only || s.tensorrt_llm;
-  // Never an offering whose rates cannot be computed (core/src/invariants.cpp), nor, at a chosen
-  // speed per user, one that cannot reach it (its con says so): a cheaper offering that is too
-  // slow does not do the job. When none reaches the speed, none is recommended.
+  // Never an offering whose rates cannot be computed (core/src/invariants.cpp), nor one that
+  // misses the buyer's limits (TTFT, TPOT, speed per user; its con says so): a cheaper offering
+  // that is too slow does not do the job. When none meets them, none is recommended.
   auto eligible = [&](const OfferingResult& r) {
     return r.fit.fits && !(amd_ruled_out && std::string_view(r.gpu_vendor) != "nvidia") && !rate_not_computable(r) &&
-           !(at_speed && !r.interactivity_point);
+           !misses_limits(r);
   };
   struct Basis {
     const char* name;

@@ -140,7 +140,7 @@ bounded() {  # bounded NAME FIELD ARGS...: refused within 5 s, one line naming F
   check "$name: names $field" grep -q -- "$field" "$tmp/err"
 }
 bounded "--catalog /dev/zero" "larger than 16 MiB" --catalog /dev/zero 'v=1'
-bounded "--hf-config /dev/zero" "larger than 16 MiB" --hf-config /dev/zero 'v=1'
+bounded "--hf-config /dev/zero" "larger than 1 MiB" --hf-config /dev/zero 'v=1'
 bounded "stdin /dev/zero" "scenario" -
 "$bin" --catalog "$hostile/ansi.json" 'v=1&compare=e' >"$tmp/t.txt" 2>&1
 check "escape codes in names do not reach the terminal" bash -c "! grep -q \$'\\x1b' '$tmp/t.txt'"
@@ -171,6 +171,32 @@ check "DeepSeek BF16 on 2 servers" py "$tmp/s2.json" "r=d['results'][0]; assert 
 check "energy fields" py "$tmp/m.json" "r=d['results'][1]; assert abs(r['energy_joules_per_output_token'] - 1730*8/r['max_throughput_tokens_per_s']) < 1e-9 and r['output_tokens_per_s_per_mw'] > 0"
 expect_error "servers=-1" "servers" 'v=1&servers=-1'
 expect_error "kwh=0" "kwh" 'v=1&kwh=0'
+
+# Round 3: text that rewrites the screen, invalid UTF-8 in errors, CSV cells, unpriced curves.
+"$bin" 'v=1&model=%00%ff' >"$tmp/out" 2>"$tmp/err"
+check "error line for %00%ff is valid UTF-8" python3 -c "open('$tmp/err', 'rb').read().decode('utf-8')"
+check "error line for %00%ff shows the bytes" grep -qF '\x00\xff' "$tmp/err"
+printf '%s' '{"offerings":[{"id":"rlo","name":"cheap \u202eH200 US$1\u202c \u200b\u0007","gpu":"h200-sxm","gpu_count":8,"sources":["s"]}]}' >"$tmp/rlo.json"
+"$bin" --catalog "$tmp/rlo.json" 'v=1&compare=rlo,fullgpu-8x-h200' >"$tmp/t.txt" 2>&1
+check "bidi override escaped in the table" bash -c "! grep -q \$'\\xe2\\x80\\xae' '$tmp/t.txt' && grep -qF '\u202e' '$tmp/t.txt'"
+check "zero-width space and BEL escaped in the table" bash -c "! grep -q \$'\\xe2\\x80\\x8b\\|\\x07' '$tmp/t.txt'"
+"$bin" --catalog "$hostile/ansi.json" --format csv 'v=1&compare=e' >"$tmp/t.csv" 2>&1
+check "CSV carries no ESC" bash -c "! grep -q \$'\\x1b' '$tmp/t.csv'"
+check "CSV shows the escape" grep -qF '\x1b[2J' "$tmp/t.csv"
+"$bin" --catalog "$tmp/rlo.json" --curve --format csv 'v=1&compare=rlo' >"$tmp/c.csv" 2>&1
+check "curve CSV: unpriced cost is an empty cell" python3 -c "
+import csv; rows = list(csv.reader(open('$tmp/c.csv', newline='')))
+assert rows[0][6] == 'US\$/Mtok' and len(rows) > 1 and all(r[6] == '' for r in rows[1:]), rows[:2]"
+"$bin" --catalog "$tmp/rlo.json" --curve --format json 'v=1&compare=rlo,fullgpu-8x-h200' >"$tmp/c.json"
+check "curve JSON: unpriced cost is null, priced a number" py "$tmp/c.json" "
+assert d[0]['curve'] and all(p['usd_per_million_tokens'] is None for p in d[0]['curve'])
+assert all(p['usd_per_million_tokens'] > 0 for p in d[1]['curve'])"
+head -c 1100000 /dev/zero | tr '\0' ' ' >"$tmp/big-config.json"
+expect_error "--hf-config over 1 MiB" "larger than 1 MiB" --hf-config "$tmp/big-config.json" 'v=1'
+printf '{"offerings":[{"id":"t","name":"t","gpu":"h200-sxm","gpu_count":8,"price_usd_per_mnth":9,"sources":["s"]}]}' >"$tmp/typo.json"
+expect_error "misspelt price key" "offerings\[0\](t).price_usd_per_mnth" --catalog "$tmp/typo.json" 'v=1'
+printf '{"offerings":[{"id":"t","name":"t","gpu":"h200-sxm","gpu_count":8,"price_usd_per_month":0,"sources":["s"]}]}' >"$tmp/zero.json"
+expect_error "price 0" "price_usd_per_month" --catalog "$tmp/zero.json" 'v=1'
 
 echo "cli contract: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

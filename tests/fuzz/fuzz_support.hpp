@@ -4,6 +4,7 @@
 // violation aborts, so libFuzzer keeps the input; UBSan is fatal in this build too
 // (-fno-sanitize-recover=all).
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -14,6 +15,7 @@
 #include "gpucalc/evaluate.hpp"
 #include "gpucalc/invariants.hpp"
 #include "gpucalc/result_fields.hpp"
+#include "gpucalc/scenario.hpp"
 
 namespace gpucalc::fuzz {
 
@@ -116,6 +118,31 @@ inline void evaluate_and_check(const Catalog& catalog, const Scenario& scenario)
   } else {
     check_json_text(error_to_json(ev.error()), false);
   }
+}
+
+/**
+ * A data document of one kind (performance, engines, kernels, error bands) replaces its part of
+ * the built-in catalog; a refused one must be a well-formed error naming a field. An accepted
+ * one is evaluated on one scenario, picked by the input's length so that each run costs one
+ * evaluation (>= 1,000 runs a second): a dense and a MoE model, latency and speed limits, both
+ * vendors and a training run, every figure, the curve and both points checked.
+ */
+inline void extend_and_evaluate(const uint8_t* data, size_t size, const char* source) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  auto c = extend_catalog(default_catalog(), text, source);
+  if (!c) {
+    check_json_text(error_to_json(c.error()), false);
+    return;
+  }
+  static const char* const kScenarios[] = {
+      "v=1&model=llama-3.1-8b&compare=fullgpu-8x-h200,fullgpu-8x-mi355x",
+      "v=1&model=deepseek-v3&users=64&context=8192&compare=fullgpu-8x-mi355x",
+      "v=1&model=llama-3.1-70b&ttft_max=0.5&tpot_max=0.05&interactivity=40&compare=fullgpu-8x-h200,fullgpu-8x-mi355x",
+      "v=1&model=deepseek-v3&weights=fp4&users=16&compare=fullgpu-8x-b200",
+      "v=1&workload=lora&model=llama-3.1-8b&compare=fullgpu-8x-h200"};
+  auto s = decode_scenario(kScenarios[size % (sizeof kScenarios / sizeof kScenarios[0])]);
+  if (!s) violated("a fuzz scenario does not decode: " + s.error().to_string());
+  evaluate_and_check(c.value(), s.value());
 }
 
 }  // namespace gpucalc::fuzz

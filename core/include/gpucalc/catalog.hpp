@@ -40,6 +40,14 @@ struct Interconnect {
   int links = 0;
   double link_bandwidth_bytes_per_s = 0.0;     // per link, as marketed
   double per_gpu_bandwidth_bytes_per_s = 0.0;  // aggregate per GPU, as marketed
+  // GPUs sharing this fabric (the scale-up domain: 8 on an HGX or OAM baseboard, 72 in an
+  // NVL72 rack). Tensor and expert parallelism stay inside it; past it the scale-out network.
+  int scale_up_gpus = 0;
+  std::string scale_up_source;
+  // Small-message latency of one all-reduce / one all-to-all over the fabric when no measured
+  // curve exists (data/kernels.json); empty: data/performance.json's allreduce_latency_us.
+  std::optional<SourcedFigure> allreduce_latency_s;
+  std::optional<SourcedFigure> alltoall_latency_s;
 };
 
 struct Gpu {
@@ -64,6 +72,8 @@ struct Gpu {
   std::vector<std::string> sources;
   std::string note;
   ZhText zh;  // form_factor_zh, note_zh
+  /** GPUs in this GPU's scale-up domain (interconnect.scale_up_gpus, at least 1). */
+  int scale_up_gpus() const { return interconnect.scale_up_gpus > 1 ? interconnect.scale_up_gpus : 1; }
 };
 
 /**
@@ -266,6 +276,8 @@ struct Catalog {
 
 /** Largest JSON text the core parses (bytes). */
 constexpr std::size_t kMaxJsonTextBytes = 16u << 20;
+/** Largest Hugging Face config.json import_hf_config reads (bytes): 1 MiB. */
+constexpr std::size_t kMaxHfConfigBytes = 1u << 20;
 
 /**
  * Parses one JSON document into a partial catalog. The document may hold any of the arrays

@@ -84,6 +84,9 @@ struct OfferingResult {
   std::string offering_id, offering_name, gpu_id, gpu_name, gpu_vendor;
   int gpu_count = 0;
   bool fp4_native = false;        // the GPU's matrix units run FP4
+  // The GPU's highest dense peak over its precisions, FLOP/s: no token rate per GPU can pass
+  // peak / (2 x active parameters) (the output invariants' ceiling; not printed).
+  double gpu_peak_flops_per_s = 0.0;
   bool capacity_assumed = false;  // device basis fell back to marketed GiB
   double offering_hbm_marketed_bytes = 0.0;  // deployed GPUs x marketed HBM per GPU (as sold)
   MemoryFit fit;

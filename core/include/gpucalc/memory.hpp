@@ -136,10 +136,6 @@ struct MemoryFit {
   long long max_context_tokens = 0;     // longest context for `users` sequences per instance
 };
 
-/** GPUs in one scale-up domain (HGX and OAM baseboards hold 8): tensor parallelism stays
- *  inside it, pipeline stages span domains. */
-constexpr int kScaleUpGpus = 8;
-
 /** Largest instance size searched (GPUs). */
 constexpr int kMaxInstanceGpus = 1024;
 

@@ -115,6 +115,7 @@ double curve_at(const Curve& c, double x);
 struct NamedCurve {
   std::array<char, 24> name{};  // "sglang", "vllm", "trtllm", "nccl", "custom", "calibrated"
   Curve curve;
+  int gpus = 0;  // GPUs the all-reduce was measured over
   std::string_view id() const { return std::string_view(name.data()); }
 };
 constexpr int kMaxAllreduceImpls = 6;
@@ -209,13 +210,16 @@ double experts_on_busiest_gpu(double experts, double touched, int ep);
  *  adds an inter-node term here; every communication cost goes through these functions. */
 struct Fabric {
   const Curve* allreduce = nullptr;  // measured curve of the engine's implementation
+  int allreduce_gpus = 0;            // GPUs the curve was measured over
   double bus_bytes_per_s = 0.0;      // large-message all-reduce bus bandwidth
-  double latency_s = 0.0;            // small-message latency when no curve
+  double latency_s = 0.0;            // small-message all-reduce latency when no curve
+  double alltoall_latency_s = 0.0;   // small-message all-to-all latency when no curves (0: latency_s)
   const Curve* dispatch = nullptr;   // MoE all-to-all, tokens per GPU -> seconds
   const Curve* combine = nullptr;
 };
-/** One all-reduce of `bytes` per GPU over `gpus` GPUs: the curve, else latency + 2 (g - 1) / g
- *  x bytes / bus bandwidth. 0 for one GPU. */
+/** One all-reduce of `bytes` per GPU over `gpus` GPUs: the curve measured over n GPUs read as
+ *  a ring, t_n(n bytes / g) x (g - 1) / (n - 1) for g = min(gpus, n) (never below its first
+ *  point), else latency + 2 (g - 1) / g x bytes / bus bandwidth. 0 for one GPU. */
 double allreduce_s(const Fabric& f, double bytes, int gpus);
 /** MoE dispatch + combine of `tokens_per_gpu` tokens over `ep` GPUs (per layer): the curves,
  *  else two all-reduce-like transfers of tokens x hidden x 2 bytes. 0 for ep = 1. */
@@ -262,6 +266,7 @@ struct ServingContext {
   std::string allreduce_impl;  // its name, or "bus_bandwidth"
   double allreduce_bus_bytes_per_s = 0.0;
   double allreduce_latency_s = 0.0;
+  double alltoall_latency_s = 0.0;  // 0: allreduce_latency_s
   LayerShape shape;
   const ModelConstants* constants = nullptr;  // default_model_constants()
   Rates rates;

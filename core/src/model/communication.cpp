@@ -8,14 +8,16 @@ namespace gpucalc {
 
 double allreduce_s(const Fabric& f, double bytes, int gpus) {
   if (gpus <= 1 || bytes <= 0.0) return 0.0;
-  if (f.allreduce != nullptr && !f.allreduce->empty()) {
-    // The curves are 8-GPU measurements. A ring (or reduce-scatter + all-gather) all-reduce
-    // over g GPUs takes 2 (g - 1) steps, each moving a 1 / g chunk of the message:
-    // t_g(b) = 2 (g - 1) (alpha + b / (g beta)). Eight GPUs with the message 8 b / g move the
-    // same chunk per step in 14 steps, so t_g(b) = t_8(8 b / g) x (g - 1) / 7; never below the
-    // smallest measured all-reduce (a one-shot kernel's floor).
-    const double g = std::min(gpus, 8);
-    const double ring = curve_at(*f.allreduce, bytes * 8.0 / g) * (g - 1.0) / 7.0;
+  if (f.allreduce != nullptr && !f.allreduce->empty() && f.allreduce_gpus >= 2) {
+    // The curve is a measurement over n GPUs. A ring (or reduce-scatter + all-gather)
+    // all-reduce over g GPUs takes 2 (g - 1) steps, each moving a 1 / g chunk of the message:
+    // t_g(b) = 2 (g - 1) (alpha + b / (g beta)). n GPUs with the message n b / g move the same
+    // chunk per step in 2 (n - 1) steps, so t_g(b) = t_n(n b / g) x (g - 1) / (n - 1); never
+    // below the smallest measured all-reduce (a one-shot kernel's floor).
+    const int n = f.allreduce_gpus;
+    const double g = std::min(gpus, n);
+    const double ring = curve_at(*f.allreduce, bytes * static_cast<double>(n) / g) * (g - 1.0) /
+                        (static_cast<double>(n) - 1.0);
     return std::max(ring, f.allreduce->y[0]);
   }
   const double g = gpus;
@@ -36,6 +38,7 @@ double alltoall_s(const Fabric& f, double tokens_per_gpu, double hidden, int ep)
   }
   Fabric ar = f;
   ar.allreduce = nullptr;
+  if (f.alltoall_latency_s > 0.0) ar.latency_s = f.alltoall_latency_s;
   return 2.0 * allreduce_s(ar, tokens_per_gpu * hidden * 2.0, ep);
 }
 

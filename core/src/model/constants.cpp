@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "../bounds.hpp"
+#include "../json_strict.hpp"
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/model_constants.hpp"
 
@@ -13,36 +15,53 @@ namespace {
 
 using Json = nlohmann::json;
 
+using detail::Bound;
+
 struct ConstantRow {
   const char* name;
   double ModelConstants::*member;
-  double max;  // every constant is more than 0 and at most this
+  const Bound& bound;  // the physical range of this kind of figure (bounds.hpp)
 };
 
-// Fractions are of an achieved rate, so at most 1; the others are bounded only against typos.
+// Fractions are of an achieved rate; latencies are of one kernel, hop or step; the counts are
+// kernels per layer, the token figures GEMM sizes and batch limits.
 const ConstantRow kConstants[] = {
-    {"matmul_fraction", &ModelConstants::matmul_fraction, 1.0},
-    {"hbm_fraction", &ModelConstants::hbm_fraction, 1.0},
-    {"moe_expert_gemm_fraction", &ModelConstants::moe_expert_gemm_fraction, 1.0},
-    {"step_overhead_s", &ModelConstants::step_overhead_s, 1.0},
-    {"allreduce_latency_s", &ModelConstants::allreduce_latency_s, 1.0},
-    {"max_batch_sequences", &ModelConstants::max_batch_sequences, 1e6},
-    {"activation_traffic_factor", &ModelConstants::activation_traffic_factor, 100.0},
-    {"large_m_matmul_fraction", &ModelConstants::large_m_matmul_fraction, 1.0},
-    {"large_m_tokens", &ModelConstants::large_m_tokens, 1e6},
-    {"small_m_tokens", &ModelConstants::small_m_tokens, 1e6},
-    {"moe_stream_fraction", &ModelConstants::moe_stream_fraction, 1.0},
-    {"attention_fraction", &ModelConstants::attention_fraction, 1.0},
-    {"small_kernel_latency_s", &ModelConstants::small_kernel_latency_s, 1.0},
-    {"small_kernels_attention_gqa", &ModelConstants::small_kernels_attention_gqa, 1000.0},
-    {"small_kernels_attention_mla", &ModelConstants::small_kernels_attention_mla, 1000.0},
-    {"small_kernels_ffn_dense", &ModelConstants::small_kernels_ffn_dense, 1000.0},
-    {"small_kernels_ffn_moe", &ModelConstants::small_kernels_ffn_moe, 1000.0},
-    {"gemm_kernels_attention_gqa", &ModelConstants::gemm_kernels_attention_gqa, 1000.0},
-    {"gemm_kernels_attention_mla", &ModelConstants::gemm_kernels_attention_mla, 1000.0},
-    {"first_wave_fraction", &ModelConstants::first_wave_fraction, 1.0},
-    {"arrival_spread_fraction", &ModelConstants::arrival_spread_fraction, 1.0},
+    {"matmul_fraction", &ModelConstants::matmul_fraction, detail::kFraction},
+    {"hbm_fraction", &ModelConstants::hbm_fraction, detail::kFraction},
+    {"moe_expert_gemm_fraction", &ModelConstants::moe_expert_gemm_fraction, detail::kFraction},
+    {"step_overhead_s", &ModelConstants::step_overhead_s, detail::kPositiveLatencyS},
+    {"allreduce_latency_s", &ModelConstants::allreduce_latency_s, detail::kPositiveLatencyS},
+    {"max_batch_sequences", &ModelConstants::max_batch_sequences, detail::kRequests},
+    {"activation_traffic_factor", &ModelConstants::activation_traffic_factor, detail::kPerLayerCount},
+    {"large_m_matmul_fraction", &ModelConstants::large_m_matmul_fraction, detail::kFraction},
+    {"large_m_tokens", &ModelConstants::large_m_tokens, detail::kTokens},
+    {"small_m_tokens", &ModelConstants::small_m_tokens, detail::kTokens},
+    {"moe_stream_fraction", &ModelConstants::moe_stream_fraction, detail::kFraction},
+    {"attention_fraction", &ModelConstants::attention_fraction, detail::kFraction},
+    {"small_kernel_latency_s", &ModelConstants::small_kernel_latency_s, detail::kPositiveLatencyS},
+    {"small_kernels_attention_gqa", &ModelConstants::small_kernels_attention_gqa, detail::kPerLayerCount},
+    {"small_kernels_attention_mla", &ModelConstants::small_kernels_attention_mla, detail::kPerLayerCount},
+    {"small_kernels_ffn_dense", &ModelConstants::small_kernels_ffn_dense, detail::kPerLayerCount},
+    {"small_kernels_ffn_moe", &ModelConstants::small_kernels_ffn_moe, detail::kPerLayerCount},
+    {"gemm_kernels_attention_gqa", &ModelConstants::gemm_kernels_attention_gqa, detail::kPerLayerCount},
+    {"gemm_kernels_attention_mla", &ModelConstants::gemm_kernels_attention_mla, detail::kPerLayerCount},
+    {"first_wave_fraction", &ModelConstants::first_wave_fraction, detail::kFraction},
+    {"arrival_spread_fraction", &ModelConstants::arrival_spread_fraction, detail::kFraction},
 };
+
+/** The document's own keys beside the constants. */
+constexpr std::string_view kOtherKeys[] = {"schema", "note", "sources", "mtp_acceptance_length"};
+
+/** The first key of the document that is neither a constant nor one of kOtherKeys. */
+std::optional<std::string> unknown_constant(const Json& j) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    bool known = false;
+    for (const ConstantRow& row : kConstants) known = known || it.key() == row.name;
+    for (std::string_view k : kOtherKeys) known = known || it.key() == k;
+    if (!known) return it.key();
+  }
+  return std::nullopt;
+}
 
 Error invalid(const std::string& field, const std::string& message) {
   return make_error(ErrorCode::kInvalidCatalog, "performance." + field, message);
@@ -54,9 +73,13 @@ Result<ModelConstants> parse_model_constants(std::string_view json_text) {
   if (json_text.size() > kMaxJsonTextBytes) {
     return make_error(ErrorCode::kTooLarge, "performance", "is larger than 16 MiB");
   }
-  const Json j = Json::parse(json_text.begin(), json_text.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    return make_error(ErrorCode::kInvalidJson, "performance", "is not a JSON object");
+  auto parsed = detail::parse_json_strict(json_text, "performance");
+  if (!parsed) return parsed.error();
+  const Json& j = parsed.value();
+  if (!j.is_object()) return make_error(ErrorCode::kInvalidJson, "performance", "is not a JSON object");
+  if (auto key = unknown_constant(j)) {
+    return invalid(*key, "is not a model constant (misspelt? every constant is listed in "
+                         "core/src/model/constants.cpp)");
   }
   if (j.contains("schema") && !(j["schema"].is_string() && j["schema"] == kPerformanceSchema)) {
     return invalid("schema", "must be \"" + std::string(kPerformanceSchema) + "\"");
@@ -69,18 +92,15 @@ Result<ModelConstants> parse_model_constants(std::string_view json_text) {
     const Json& v = j.at(row.name);
     const Json* num = &v;
     if (v.is_object()) {
+      if (auto e = detail::unknown_key(v, "performance." + std::string(row.name), {"value", "source", "note"})) {
+        return *e;
+      }
       if (!v.contains("value")) return invalid(std::string(row.name) + ".value", "is required");
       num = &v.at("value");
     }
     if (!num->is_number()) return invalid(row.name, "must be a number");
     const double x = num->get<double>();
-    if (!(x > 0.0 && x <= row.max)) {
-      Error e = make_error(
-          ErrorCode::kOutOfRange, "performance." + std::string(row.name),
-          "must be more than 0 and at most " + Json(row.max).dump() + ", got " + Json(x).dump());
-      e.params = {{"max", row.max}, {"value", x}};
-      return e;
-    }
+    if (auto e = detail::out_of_bound("performance." + std::string(row.name), x, row.bound)) return *e;
     c.*row.member = x;
   }
   if (j.contains("mtp_acceptance_length")) {
@@ -89,16 +109,26 @@ Result<ModelConstants> parse_model_constants(std::string_view json_text) {
       return invalid("mtp_acceptance_length",
                      "must be {\"models\": {model: [tokens per step at 1, 2, ... drafts]}}");
     }
+    if (auto e = detail::unknown_key(t, "performance.mtp_acceptance_length", {"models", "source", "note"})) {
+      return *e;
+    }
     for (const auto& [model, v] : t.at("models").items()) {
-      std::vector<double> lengths;
-      bool ok = v.is_array() && !v.empty() && v.size() <= 64;
-      for (std::size_t i = 0; ok && i < v.size(); ++i) {
-        ok = v.at(i).is_number() && v.at(i).get<double>() >= 1.0 && v.at(i).get<double>() <= 64.0;
-        if (ok) lengths.push_back(v.at(i).get<double>());
+      const std::string path = "mtp_acceptance_length.models." + model;
+      if (!v.is_array() || v.empty() || v.size() > 64) {
+        return invalid(path, "must be a non-empty array of at most 64 numbers");
       }
-      if (!ok) {
-        return invalid("mtp_acceptance_length.models." + model,
-                       "must be a non-empty array of numbers between 1 and 64");
+      // A step with d draft tokens emits the verified token plus at most d accepted drafts:
+      // 1 <= length(d) <= d + 1, and a longer draft never accepts fewer tokens.
+      std::vector<double> lengths;
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        const double drafts = static_cast<double>(i + 1);
+        const std::string at = path + "[" + std::to_string(i) + "]";
+        if (!v.at(i).is_number()) return invalid(at, "must be a number");
+        const double x = v.at(i).get<double>();
+        const detail::Bound accepted{lengths.empty() ? 1.0 : lengths.back(), drafts + 1.0,
+                                     "tokens per step, at least the previous length and at most drafts + 1"};
+        if (auto e = detail::out_of_bound("performance." + at, x, accepted)) return *e;
+        lengths.push_back(x);
       }
       c.mtp_acceptance_length.emplace_back(model, std::move(lengths));
     }

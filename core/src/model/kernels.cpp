@@ -4,6 +4,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "../bounds.hpp"
+#include "../json_strict.hpp"
 #include "gpucalc/serving.hpp"
 
 namespace gpucalc {
@@ -18,18 +20,26 @@ Error bad(const std::string& field, const std::string& message) {
   return make_error(ErrorCode::kInvalidCatalog, "kernels.json." + field, message);
 }
 
-/** Reads parallel arrays `xk` and `yk` (y in microseconds) into a curve, x ascending. */
-Result<Curve> read_curve(const Json& j, const char* xk, const char* yk, const std::string& path) {
+/** Reads parallel arrays `xk` (within `x_bound`) and `yk` (microseconds) into a curve, x
+ *  ascending; `keys` are the object's known keys. */
+Result<Curve> read_curve(const Json& j, const char* xk, const detail::Bound& x_bound,
+                         const char* yk, const std::string& path,
+                         std::initializer_list<std::string_view> keys) {
   Curve c;
-  if (!j.contains(xk) || !j.contains(yk) || !j.at(xk).is_array() || !j.at(yk).is_array() ||
-      j.at(xk).size() != j.at(yk).size() || j.at(xk).empty()) {
+  if (!j.is_object() || !j.contains(xk) || !j.contains(yk) || !j.at(xk).is_array() ||
+      !j.at(yk).is_array() || j.at(xk).size() != j.at(yk).size() || j.at(xk).empty()) {
     return bad(path, std::string("needs arrays ") + xk + " and " + yk + " of one length");
   }
+  if (auto e = detail::unknown_key(j, "kernels.json." + path, keys)) return *e;
   for (std::size_t i = 0; i < j.at(xk).size(); ++i) {
     const Json& x = j.at(xk).at(i);
     const Json& y = j.at(yk).at(i);
-    if (!x.is_number() || !y.is_number() || !(x.get<double>() > 0.0) || !(y.get<double>() > 0.0)) {
-      return bad(path, "points must be positive numbers");
+    const std::string at = "[" + std::to_string(i) + "]";
+    if (!x.is_number()) return bad(path + "." + xk + at, "must be a number");
+    if (!y.is_number()) return bad(path + "." + yk + at, "must be a number");
+    if (auto e = detail::out_of_bound("kernels.json." + path + "." + xk + at, x.get<double>(), x_bound)) return *e;
+    if (auto e = detail::out_of_bound("kernels.json." + path + "." + yk + at, y.get<double>(), detail::kLatencyUs)) {
+      return *e;
     }
     if (!c.empty() && x.get<double>() <= c.back_x()) return bad(path, "x must ascend");
     if (!c.push(x.get<double>(), y.get<double>() * kUs)) return bad(path, "has more than 16 points");
@@ -55,11 +65,12 @@ double curve_at(const Curve& c, double x) {
 
 namespace {
 
-bool add_curve(GpuKernels& k, std::string_view name, const Curve& c, bool front) {
+bool add_curve(GpuKernels& k, std::string_view name, const Curve& c, int gpus, bool front) {
   if (k.allreduce_count >= kMaxAllreduceImpls || name.size() >= 24) return false;
   NamedCurve nc;
   std::copy(name.begin(), name.end(), nc.name.begin());
   nc.curve = c;
+  nc.gpus = gpus;
   if (front) {
     for (int i = k.allreduce_count; i > 0; --i) {
       k.allreduce[static_cast<std::size_t>(i)] = k.allreduce[static_cast<std::size_t>(i - 1)];
@@ -82,36 +93,57 @@ const GpuKernels* KernelCatalog::find(std::string_view gpu_id) const {
 }
 
 Result<KernelCatalog> parse_kernels(std::string_view json_text) {
-  const Json j = Json::parse(json_text.begin(), json_text.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    return make_error(ErrorCode::kInvalidJson, "kernels.json", "is not a JSON object");
-  }
+  auto parsed = detail::parse_json_strict(json_text, "kernels.json");
+  if (!parsed) return parsed.error();
+  const Json& j = parsed.value();
+  if (!j.is_object()) return make_error(ErrorCode::kInvalidJson, "kernels.json", "is not a JSON object");
+  if (auto e = detail::unknown_key(j, "kernels.json", {"schema", "gpus", "note", "sources"})) return *e;
   if (!j.contains("gpus") || !j.at("gpus").is_object()) return bad("gpus", "must be an object");
   KernelCatalog cat;
   for (const auto& [id, g] : j.at("gpus").items()) {
     const std::string path = "gpus." + id;
     GpuKernels k;
-    if (!g.is_object() || !g.contains("gemm_latency_us") || !g.at("gemm_latency_us").is_object() ||
-        !g.at("gemm_latency_us").contains("value") ||
-        !g.at("gemm_latency_us").at("value").is_number() ||
-        !(g.at("gemm_latency_us").at("value").get<double>() > 0.0)) {
-      return bad(path + ".gemm_latency_us", "needs a positive value");
+    if (!g.is_object()) return bad(path, "must be an object");
+    if (auto e = detail::unknown_key(g, "kernels.json." + path,
+                                     {"gemm_latency_us", "allreduce_us", "alltoall_us", "source", "note"})) {
+      return *e;
     }
-    k.gemm_latency_s = g.at("gemm_latency_us").at("value").get<double>() * kUs;
+    if (!g.contains("gemm_latency_us") || !g.at("gemm_latency_us").is_object() ||
+        !g.at("gemm_latency_us").contains("value") || !g.at("gemm_latency_us").at("value").is_number()) {
+      return bad(path + ".gemm_latency_us", "needs a value (a number of microseconds)");
+    }
+    const Json& gemm = g.at("gemm_latency_us");
+    if (auto e = detail::unknown_key(gemm, "kernels.json." + path + ".gemm_latency_us", {"value", "source", "note"})) {
+      return *e;
+    }
+    if (auto e = detail::out_of_bound("kernels.json." + path + ".gemm_latency_us.value",
+                                      gemm.at("value").get<double>(), detail::kLatencyUs)) {
+      return *e;
+    }
+    k.gemm_latency_s = gemm.at("value").get<double>() * kUs;
     if (g.contains("allreduce_us")) {
       if (!g.at("allreduce_us").is_object()) return bad(path + ".allreduce_us", "must be an object");
+      const Json* gpus = g.contains("allreduce_gpus") ? &g.at("allreduce_gpus") : nullptr;
+      if (gpus == nullptr || !gpus->is_number_integer() || gpus->get<long long>() < 2 ||
+          gpus->get<long long>() > 1024) {
+        return bad(path + ".allreduce_gpus", "needs the GPUs the all-reduce tables were measured over (2 to 1024)");
+      }
+      const int measured_gpus = static_cast<int>(gpus->get<long long>());
       for (const auto& [impl, t] : g.at("allreduce_us").items()) {
-        auto c = read_curve(t, "bytes", "us", path + ".allreduce_us." + impl);
+        auto c = read_curve(t, "bytes", detail::kMessageBytes, "us", path + ".allreduce_us." + impl,
+                            {"bytes", "us", "source", "note"});
         if (!c) return c.error();
-        if (!add_curve(k, impl, c.value(), false)) {
+        if (!add_curve(k, impl, c.value(), measured_gpus, false)) {
           return bad(path + ".allreduce_us", "holds at most 6 implementations with names under 24 characters");
         }
       }
     }
     if (g.contains("alltoall_us")) {
-      auto d = read_curve(g.at("alltoall_us"), "tokens", "dispatch_us", path + ".alltoall_us");
+      const std::initializer_list<std::string_view> keys = {"tokens", "dispatch_us", "combine_us", "source",
+                                                            "note"};
+      auto d = read_curve(g.at("alltoall_us"), "tokens", detail::kTokens, "dispatch_us", path + ".alltoall_us", keys);
       if (!d) return d.error();
-      auto c = read_curve(g.at("alltoall_us"), "tokens", "combine_us", path + ".alltoall_us");
+      auto c = read_curve(g.at("alltoall_us"), "tokens", detail::kTokens, "combine_us", path + ".alltoall_us", keys);
       if (!c) return c.error();
       k.alltoall_dispatch = std::move(d).value();
       k.alltoall_combine = std::move(c).value();
@@ -180,7 +212,7 @@ GpuKernels resolve_kernels(const Catalog& catalog, const KernelCatalog& kernels,
     if (!c.empty()) {
       // The measured collective stands for every engine's implementation on this GPU.
       if (k.allreduce_count >= kMaxAllreduceImpls) --k.allreduce_count;
-      add_curve(k, "calibrated", c, true);
+      add_curve(k, "calibrated", c, cal->allreduce_gpus, true);
       k.calibrated = true;
     }
   }

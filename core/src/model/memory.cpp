@@ -24,6 +24,9 @@ long long checked_count(double x, double max) {
   return x >= 0.0 && x <= max ? static_cast<long long>(x) : -1;
 }
 constexpr double kMaxInt = 2147483647.0;
+/** fit_memory keeps the KV bytes per sequence of instances up to this many GPUs (inside the
+ *  scale-up domain), the sizes its searches ask for again and again. */
+constexpr int kMemoisedInstanceSizes = 8;
 
 
 }  // namespace
@@ -199,11 +202,15 @@ MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offerin
   const auto users = static_cast<double>(scenario.users);
   // KV bytes per sequence per GPU of an n-GPU instance at the context: the searches below and
   // the chosen deployment ask for the same few n, so those inside one server are kept.
-  std::array<double, kScaleUpGpus + 1> seq_bytes_of{};
-  std::array<bool, kScaleUpGpus + 1> seq_bytes_known{};
+  // Tensor parallelism stays inside the GPU's scale-up domain; pipeline stages span domains.
+  const int scale_up = gpu.scale_up_gpus();
+  std::array<double, kMemoisedInstanceSizes + 1> seq_bytes_of{};
+  std::array<bool, kMemoisedInstanceSizes + 1> seq_bytes_known{};
   auto seq_bytes_at = [&](int n) {
-    const Deployment d = make_deployment(model, n, kScaleUpGpus);
-    if (n < 1 || n > kScaleUpGpus) return kv_bytes_per_sequence_per_gpu(model, scenario.kv, d, context);
+    const Deployment d = make_deployment(model, n, scale_up);
+    if (n < 1 || n > std::min(scale_up, kMemoisedInstanceSizes)) {
+      return kv_bytes_per_sequence_per_gpu(model, scenario.kv, d, context);
+    }
     const auto i = static_cast<std::size_t>(n);
     if (!seq_bytes_known[i]) {
       seq_bytes_of[i] = kv_bytes_per_sequence_per_gpu(model, scenario.kv, d, context);
@@ -219,8 +226,8 @@ MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offerin
   const double usable = fit.capacity_bytes_per_gpu - fit.reserve_bytes_per_gpu;
   auto holds = [&](int n) { return fit.weights_bytes / n + users * seq_bytes_at(n) <= usable; };
   fit.gpus_needed = 0;
-  for (int n = 1; n <= kMaxInstanceGpus; n = n < kScaleUpGpus ? n + 1 : n + kScaleUpGpus) {
-    if (deployment_is_valid(model, n, kScaleUpGpus) && holds(n)) {
+  for (int n = 1; n <= kMaxInstanceGpus; n = n < scale_up ? n + 1 : n + scale_up) {
+    if (deployment_is_valid(model, n, scale_up) && holds(n)) {
       fit.gpus_needed = n;
       break;
     }
@@ -240,7 +247,7 @@ MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offerin
   int n = scenario.tp > 0 ? scenario.tp : fit.gpus_needed;
   if (scenario.tp == 0 && fit.gpus_needed > 0 && fit.gpus_needed <= auto_top) {
     for (int candidate = auto_top; candidate >= fit.gpus_needed; --candidate) {
-      if (deployment_is_valid(model, candidate, kScaleUpGpus) && holds(candidate)) {
+      if (deployment_is_valid(model, candidate, scale_up) && holds(candidate)) {
         n = candidate;
         break;
       }
@@ -259,7 +266,7 @@ MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offerin
     fit.fits = true;
   }
   const int shown = fit.fits ? n : std::min(n, instance_cap);
-  fit.deployment = make_deployment(model, shown, kScaleUpGpus);
+  fit.deployment = make_deployment(model, shown, scale_up);
   fit.weights_bytes_per_gpu = fit.weights_bytes / shown;
   fit.kv_free_bytes_per_gpu = usable - fit.weights_bytes_per_gpu;
   const double seq_bytes = seq_bytes_at(shown);

@@ -60,10 +60,13 @@ Fabric fabric_of(const ServingContext& c) {
   Fabric f;
   const GpuKernels& kernels = *c.kernels;
   if (c.allreduce_index >= 0 && c.allreduce_index < kernels.allreduce_count) {
-    f.allreduce = &kernels.allreduce[static_cast<std::size_t>(c.allreduce_index)].curve;
+    const NamedCurve& measured = kernels.allreduce[static_cast<std::size_t>(c.allreduce_index)];
+    f.allreduce = &measured.curve;
+    f.allreduce_gpus = measured.gpus;
   }
   f.bus_bytes_per_s = c.allreduce_bus_bytes_per_s;
   f.latency_s = c.allreduce_latency_s;
+  f.alltoall_latency_s = c.alltoall_latency_s;
   if (!kernels.alltoall_dispatch.empty()) {
     f.dispatch = &kernels.alltoall_dispatch;
     f.combine = &kernels.alltoall_combine;
@@ -115,7 +118,11 @@ ServingContext make_serving_context(const Catalog& catalog, const Scenario& scen
   }
   if (c.allreduce_index < 0) c.allreduce_impl = "bus_bandwidth";
   c.allreduce_bus_bytes_per_s = c.rates.allreduce_bus_bytes_per_s;
-  c.allreduce_latency_s = k.allreduce_latency_s;
+  // The fabric's own small-message latencies where the catalog gives them.
+  const Interconnect& fabric = gpu.interconnect;
+  c.allreduce_latency_s =
+      fabric.allreduce_latency_s ? fabric.allreduce_latency_s->value : k.allreduce_latency_s;
+  c.alltoall_latency_s = fabric.alltoall_latency_s ? fabric.alltoall_latency_s->value : 0.0;
   c.shape = layer_shape(model);
   c.weight_bytes = model_weight_bytes;
   c.weight_bytes_per_param = model.params_total > 0.0 ? c.weight_bytes / model.params_total : 1.0;
@@ -485,9 +492,12 @@ std::vector<Parallel> legal_layouts(const ServingContext& c, int gpu_count, int 
   std::vector<Parallel> out;
   out.reserve(8);
   const Model& m = *c.model;
+  // Tensor and expert parallelism inside the GPU's scale-up domain; past it, the scale-out
+  // network.
+  const int scale_up = c.gpu->scale_up_gpus();
   auto add = [&](int n) {
     if (n < 1 || n > gpu_count || gpu_count % n != 0) return;
-    if (!deployment_is_valid(m, n, kScaleUpGpus) || n > kScaleUpGpus) return;
+    if (!deployment_is_valid(m, n, scale_up) || n > scale_up) return;
     // Expert splits: 1 (experts split by TP) and, for MoE, the asked ep or auto ep = n.
     int eps[2] = {1, n};
     int count = 1;
@@ -509,19 +519,19 @@ std::vector<Parallel> legal_layouts(const ServingContext& c, int gpu_count, int 
   // each (tensor parallel inside it), experts over all of them (MoE) or one pipeline stage a
   // server (dense). Offered only where no single-server instance fits, or asked for by tp.
   auto add_spanning = [&](int n) {
-    if (n <= kScaleUpGpus || n > gpu_count || gpu_count % n != 0 || n % kScaleUpGpus != 0) return;
+    if (n <= scale_up || n > gpu_count || gpu_count % n != 0 || n % scale_up != 0) return;
     if (!(c.scale_out.bytes_per_s_per_gpu > 0.0) || dpa == 1) return;
-    if (!deployment_is_valid(m, n, kScaleUpGpus)) return;
+    if (!deployment_is_valid(m, n, scale_up)) return;
     if (m.is_moe() && m.experts_routed % n != 0) return;
-    const Parallel p{kScaleUpGpus, m.is_moe() ? kScaleUpGpus : 1, false, n / kScaleUpGpus};
+    const Parallel p{scale_up, m.is_moe() ? scale_up : 1, false, n / scale_up};
     if (max_sequences(c, p) >= 1.0) out.push_back(p);
   };
   if (tp > 0) {
     add(tp);
     add_spanning(tp);
   } else {
-    for (int n = 1; n <= std::min(gpu_count, kScaleUpGpus); n *= 2) add(n);
-    for (int n = 2 * kScaleUpGpus; out.empty() && n <= gpu_count; n *= 2) add_spanning(n);
+    for (int n = 1; n <= std::min(gpu_count, scale_up); n *= 2) add(n);
+    for (int n = 2 * scale_up; out.empty() && n <= gpu_count; n *= 2) add_spanning(n);
   }
   return out;
 }

@@ -308,9 +308,10 @@ std::optional<InferencePoint> max_throughput(const InferenceContext& c, int gpu_
                                              int fixed_gpus_per_instance,
                                              const LatencyLimits& limits) {
   std::optional<InferencePoint> best;
+  const int scale_up = c.gpu->scale_up_gpus();
   auto consider = [&](int n) {
-    if (n < 1 || n > gpu_count || !deployment_is_valid(*c.model, n, kScaleUpGpus)) return;
-    const Deployment d = make_deployment(*c.model, n, kScaleUpGpus);
+    if (n < 1 || n > gpu_count || !deployment_is_valid(*c.model, n, scale_up)) return;
+    const Deployment d = make_deployment(*c.model, n, scale_up);
     long long batch = max_batch_for(c, d);
     if (batch < 1) return;
     const int replicas = gpu_count / n;
@@ -336,8 +337,8 @@ std::optional<InferencePoint> max_throughput(const InferenceContext& c, int gpu_
   if (fixed_gpus_per_instance > 0) {
     consider(fixed_gpus_per_instance);
   } else {
-    for (int n = 1; n <= std::min(gpu_count, kScaleUpGpus); ++n) consider(n);
-    for (int n = 2 * kScaleUpGpus; n <= std::min(gpu_count, kMaxInstanceGpus); n += kScaleUpGpus) {
+    for (int n = 1; n <= std::min(gpu_count, scale_up); ++n) consider(n);
+    for (int n = 2 * scale_up; n <= std::min(gpu_count, kMaxInstanceGpus); n += scale_up) {
       consider(n);
     }
   }
@@ -349,6 +350,7 @@ TrainingEstimate estimate_training(const Catalog& catalog, const Scenario& scena
                                    double capacity_bytes_per_gpu, const ModelConstants& k,
                                    const ScaleOutLink& scale_out) {
   TrainingEstimate t;
+  const int scale_up = gpu.scale_up_gpus();
   const Workload w = scenario.workload;
   const bool lora = w == Workload::kLora || w == Workload::kQlora;
   const double seq = static_cast<double>(scenario.seq_tokens);
@@ -408,15 +410,15 @@ TrainingEstimate estimate_training(const Catalog& catalog, const Scenario& scena
   // Smallest tensor-parallel degree (inside the scale-up domain) whose state and activations fit.
   int tp = scenario.tp > 0 ? std::min(scenario.tp, gpu_count) : 0;
   if (tp == 0) {
-    for (int n = 1; n <= std::min(gpu_count, kScaleUpGpus); n *= 2) {
-      if (!deployment_is_valid(m, n, kScaleUpGpus) || gpu_count % n != 0) continue;
+    for (int n = 1; n <= std::min(gpu_count, scale_up); n *= 2) {
+      if (!deployment_is_valid(m, n, scale_up) || gpu_count % n != 0) continue;
       const double need = state_bytes(n, gpu_count / n) + layers * activation_bytes_per_layer(n) + reserve;
       tp = n;
       if (need <= capacity_bytes_per_gpu) break;
     }
     if (tp == 0) tp = 1;
   }
-  t.deployment = make_deployment(m, tp, kScaleUpGpus);
+  t.deployment = make_deployment(m, tp, scale_up);
   t.data_parallel = std::max(1, gpu_count / tp);
   t.state_bytes_per_gpu = state_bytes(tp, t.data_parallel);
   t.activation_bytes_per_gpu = layers * activation_bytes_per_layer(tp);

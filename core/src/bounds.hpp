@@ -1,0 +1,81 @@
+#pragma once
+// Internal: the physical bounds of every numeric figure a data document may state, by what the
+// figure measures, and the check of unknown keys. One table: the parsers of engines.json,
+// kernels.json, performance.json and error-bands.json name a bound per field instead of an
+// `if` per field, so a reserve is never negative, a running request never zero, a latency never
+// longer than seconds and a fraction of an achieved rate never below 0.001 or above 1.
+#include <cmath>
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "gpucalc/result.hpp"
+
+namespace gpucalc::detail {
+
+/** The accepted range of one kind of figure, inclusive, and its words in an error. */
+struct Bound {
+  double min;
+  double max;
+  const char* words;
+};
+
+// A fraction of an achieved rate (efficiency, KV share of memory): below 0.001 no rate means
+// anything (a 1e-300 HBM fraction gave 1e-297 tok/s), above 1 it beats the rate it scales.
+inline constexpr Bound kFraction{1e-3, 1.0, "a fraction from 0.001 to 1"};
+// A latency of a step, a request or a layer: at most seconds (1e308 s made a 309-digit TTFT).
+inline constexpr Bound kLatencyS{0.0, 10.0, "seconds, from 0 to 10"};
+// A latency that must be more than nothing (a kernel launch, an all-reduce hop): 1 ns to 10 s.
+inline constexpr Bound kPositiveLatencyS{1e-9, 10.0, "seconds, from 1e-9 to 10"};
+// The same in microseconds (kernels.json's curves and GEMM floor).
+inline constexpr Bound kLatencyUs{1e-3, 1e7, "microseconds, from 0.001 to 10,000,000"};
+// Memory held back by an engine, per term: not negative (a negative reserve put a 671 GB
+// model on one 141 GB GPU), at most 10 TB.
+inline constexpr Bound kReserveMb{0.0, 1e7, "MB, from 0 to 10,000,000"};
+// Requests or sequences an engine runs at once: at least one.
+inline constexpr Bound kRequests{1.0, 1e7, "requests, from 1 to 10,000,000"};
+// Token counts of a chunk or a GEMM size threshold.
+inline constexpr Bound kTokens{1.0, 1e9, "tokens, from 1 to 1,000,000,000"};
+// Bytes of one collective.
+inline constexpr Bound kMessageBytes{1.0, 1e13, "bytes, from 1 to 1e13"};
+// Memory of a GPU in GB (a threshold between GPU sizes).
+inline constexpr Bound kGpuGb{1.0, 1e5, "GB, from 1 to 100,000"};
+// Kernels launched per layer and part, or a traffic multiplier.
+inline constexpr Bound kPerLayerCount{1e-3, 1000.0, "from 0.001 to 1,000"};
+// Mean absolute percentage error, as a fraction (10 = 1,000 %).
+inline constexpr Bound kErrorFraction{0.0, 10.0, "a fraction from 0 to 10"};
+// Measured points behind an error figure.
+inline constexpr Bound kPoints{0.0, 1e6, "from 0 to 1,000,000"};
+// A price per month, when given: a cent at least (a price of 0 or 1e-320 won every comparison).
+inline constexpr Bound kPriceUsdPerMonth{0.01, 1e9, "US$ from 0.01 to 1,000,000,000 a month"};
+
+/** An error naming `path` unless `x` lies within `b` (NaN and infinities never do). */
+inline std::optional<Error> out_of_bound(const std::string& path, double x, const Bound& b) {
+  if (x >= b.min && x <= b.max) return std::nullopt;
+  Error e = make_error(ErrorCode::kOutOfRange, path,
+                       std::string("must be ") + b.words + ", got " + nlohmann::json(x).dump());
+  e.params = {{"min", b.min}, {"max", b.max}};
+  if (std::isfinite(x)) e.params.emplace_back("value", x);
+  return e;
+}
+
+/** An error naming `path.key` for the first key of `object` that is not in `known` (a
+ *  misspelt key would otherwise be ignored and its figure silently left at the default). */
+inline std::optional<Error> unknown_key(const nlohmann::json& object, const std::string& path,
+                                        std::initializer_list<std::string_view> known) {
+  if (!object.is_object()) return std::nullopt;
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    bool found = false;
+    for (std::string_view k : known) found = found || k == it.key();
+    if (found) continue;
+    std::string list;
+    for (std::string_view k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+    return make_error(ErrorCode::kInvalidCatalog, path + "." + it.key(),
+                      "is not a known key here (these are: " + list + ")");
+  }
+  return std::nullopt;
+}
+
+}  // namespace gpucalc::detail

@@ -1,0 +1,10 @@
+// Fuzz the model constants (data/performance.json): fractions, latencies, kernel counts, MTP acceptance: the document replaces the built-in one, then one scenario is evaluated with
+// the output invariants asserted (fuzz_support.hpp). Seeded with the built-in document (Makefile).
+#include <cstdint>
+
+#include "fuzz_support.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  gpucalc::fuzz::extend_and_evaluate(data, size, "performance.json");
+  return 0;
+}

@@ -388,7 +388,7 @@ void list_catalog(const Catalog& catalog, const std::string& what, const std::st
   } else if (what == "models") {
     for (const auto& m : catalog.models) {
       rows.push_back({m.id, m.name, fmt(m.params_total / 1e9, 2) + "B", fmt(m.params_active / 1e9, 2) + "B",
-                      m.attention == gpucalc::AttentionKind::kMla ? "mla" : "gqa", std::to_string(m.layers),
+                      gpucalc::attention_kind_name(m.attention), std::to_string(m.layers),
                       std::to_string(m.kv_heads)});
     }
     print_table({"id", "name", "params", "active", "attention", "layers", "kv heads"}, rows);

@@ -457,7 +457,26 @@ const Gpu* Catalog::find_gpu(std::string_view id) const { return find_by_id(gpus
 const Offering* Catalog::find_offering(std::string_view id) const {
   return find_by_id(offerings, id);
 }
-const Model* Catalog::find_model(std::string_view id) const { return find_by_id(models, id); }
+namespace {
+bool same_ignoring_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+    if (lower(a[i]) != lower(b[i])) return false;
+  }
+  return true;
+}
+}  // namespace
+
+const Model* Catalog::find_model(std::string_view id_or_alias) const {
+  if (const Model* m = find_by_id(models, id_or_alias)) return m;
+  for (const auto& m : models) {
+    for (const auto& a : m.aliases) {
+      if (same_ignoring_case(a, id_or_alias)) return &m;
+    }
+  }
+  return nullptr;
+}
 const Network* Catalog::find_network(std::string_view id) const { return find_by_id(networks, id); }
 const Network* Catalog::scale_out_of(const Offering& offering) const {
   return offering.scale_out_id.empty() ? nullptr : find_network(offering.scale_out_id);
@@ -548,6 +567,20 @@ Result<bool> validate_catalog(const Catalog& catalog) {
   if (auto e = dup(catalog.networks, "networks")) return *e;
   if (auto e = dup(catalog.offerings, "offerings")) return *e;
   if (auto e = dup(catalog.models, "models")) return *e;
+  for (const auto& m : catalog.models) {  // an alias names one model and hides no id
+    for (const auto& a : m.aliases) {
+      const Model* found = catalog.find_model(a);
+      for (const auto& other : catalog.models) {
+        for (const auto& b : other.aliases) {
+          if (&other != &m && same_ignoring_case(a, b)) found = &other;
+        }
+      }
+      if (found != &m) {
+        return make_error(ErrorCode::kInvalidCatalog, "models(" + m.id + ").aliases",
+                          "\"" + a + "\" already names " + (found ? found->id : std::string("another model")));
+      }
+    }
+  }
   for (const auto& o : catalog.offerings) {
     if (catalog.find_gpu(o.gpu_id) == nullptr) {
       return make_error(ErrorCode::kInvalidCatalog, "offerings(" + o.id + ").gpu",

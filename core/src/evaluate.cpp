@@ -60,9 +60,19 @@ void add_kv_trace(OfferingResult& r, const Model& m, const Scenario& s) {
                   : "full layers x (kv_lora_rank + qk_rope_head_dim) x kv_bytes (MLA)";
     inputs.insert(inputs.end(), {{"kv_lora_rank", m.kv_lora_rank}, {"qk_rope_head_dim", m.qk_rope_head_dim}});
     if (m.index_topk > 0) inputs.emplace_back("index_head_dim", m.index_head_dim);
+  } else if (m.attention == AttentionKind::kCompressed) {
+    formula = "(CSA layers x (head_dim + index_head_dim) / csa_ratio + HCA layers x head_dim / hca_ratio) x kv_bytes "
+              "(compressed rows, one K=V vector each); every layer's raw window is capped";
+    inputs.insert(inputs.end(), {{"csa_layers", m.csa_layers}, {"csa_ratio", m.csa_ratio}, {"hca_layers", m.hca_layers},
+                                 {"hca_ratio", m.hca_ratio}, {"head_dim", m.head_dim}, {"index_head_dim", m.index_head_dim}});
   } else {
-    formula = "full layers x 2 (K and V) x kv_heads x head_dim x kv_bytes";
+    formula = m.index_topk > 0 ? "full layers x 2 (K and V) x kv_heads x head_dim x kv_bytes + index-key layers x "
+                                 "index_head_dim x kv_bytes (block-sparse attention)"
+                               : "full layers x 2 (K and V) x kv_heads x head_dim x kv_bytes";
     inputs.insert(inputs.end(), {{"kv_heads", m.kv_heads}, {"head_dim", m.head_dim}});
+  }
+  if (m.index_topk > 0 && m.attention == AttentionKind::kGqa) {
+    inputs.insert(inputs.end(), {{"index_key_layers", m.index_key_layers()}, {"index_head_dim", m.index_head_dim}});
   }
   inputs.emplace_back("kv_bytes", kv_bytes_per_value(s.kv));
   inputs.emplace_back("bytes_per_full_layer_token", l.softmax_per_token + l.indexer_per_token);
@@ -91,7 +101,11 @@ void add_kv_trace(OfferingResult& r, const Model& m, const Scenario& s) {
     } else {
       trace(r, "layer_group_" + g.kind, "layers x kv_bytes_per_layer_token x context",
             {{"layers", g.layers}, {"kv_bytes_per_layer_token", g.kv_bytes_per_token_per_layer}},
-            g.kind == "full_mla_dsa" ? "attention reads the index_topk tokens the indexer picks" : "");
+            g.kind == "full_mla_dsa" || g.kind == "full_gqa_sparse"
+                ? "attention reads the index_topk tokens the indexer picks"
+            : g.tokens_cap > 0 ? "beside a raw window of " + std::to_string(static_cast<long long>(g.tokens_cap)) +
+                                     " tokens per layer (kv_bytes_per_context)"
+                               : "");
     }
   }
   if (m.linear_attention_layers > 0) {
@@ -336,6 +350,7 @@ std::optional<Error> evaluate_into(const Catalog& catalog, const Model& catalog_
   const Model* model = &catalog_model;
   // A scenario that names no weights takes the model's default (its release's own when that is
   // quantized); the canonical string then names it, so the link keeps its meaning.
+  ev.scenario.model = model->id;  // an alias resolves to the canonical id, echoed in inputs
   if (ev.scenario.weights_from_model) ev.scenario.weights = default_weight_format(*model);
   ev.scenario.weights_from_model = false;
   const Scenario& scenario = ev.scenario;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <vector>
 
 #include "gpucalc/catalog.hpp"
 #include "json_fields.hpp"
@@ -31,6 +32,18 @@ const Json& hf_defaults() {
   }();
   return defaults;
 }
+
+/** The model_type values whose config fields this importer reads; any other is refused rather
+ *  than read as a plain transformer (a config without model_type is read as one). */
+constexpr const char* kKnownModelTypes[] = {
+    "llama",      "llama4",        "llama4_text",   "mistral",          "mixtral",     "qwen2",
+    "qwen2_moe",  "qwen3",         "qwen3_moe",     "qwen3_next",       "qwen3_5_moe", "qwen3_5_moe_text",
+    "deepseek_v3", "deepseek_v32", "deepseek_v4",   "kimi_k2",          "kimi_k25",    "glm_moe_dsa",
+    "minimax_m2", "minimax_m3",    "gpt_oss",       "gemma3",           "gemma3_text", "kimi_linear"};
+
+/** Keys that change how a model caches or computes and that gpucalc cannot size: a config
+ *  carrying one is refused naming it (DeepSeek-V4.1's Engram memory and shared compressors). */
+constexpr const char* kUnreadArchitectureKeys[] = {"kv_source_layer_ids", "index_source_layer_ids", "engram_layer_ids"};
 
 class Reader {
  public:
@@ -166,6 +179,121 @@ void read_layer_kinds(Reader& r, Model& m, int window) {
   if (window > 0 && r.boolean("use_sliding_window", false)) m.sliding_window_layers = m.layers;
 }
 
+/** Of `layers` entries of `key`, how many equal `on`; any value other than `on` / `off` is an
+ *  error naming the key. */
+int count_layers(Reader& r, const char* key, const Json& list, int layers, const Json& on, const Json& off) {
+  if (static_cast<int>(list.size()) != layers) {
+    r.fail(key, "must list num_hidden_layers (" + std::to_string(layers) + ") entries, got " + std::to_string(list.size()));
+    return 0;
+  }
+  int n = 0;
+  for (const auto& e : list) {
+    if (e == on) ++n;
+    else if (e != off) {
+      r.fail(key, "holds " + e.dump() + "; gpucalc reads " + on.dump() + " and " + off.dump());
+      return 0;
+    }
+  }
+  return n;
+}
+
+/** DeepSeek-V4 compressed attention: compress_ratios per layer (the main layers first, then the
+ *  MTP layers): 0 a raw window only, 4 CSA (DeepSeek's overlapping compressor with the Lightning
+ *  Indexer), any other ratio HCA (one ratio for all of them). */
+void read_compressed(Reader& r, Model& m) {
+  m.attention = AttentionKind::kCompressed;
+  const Json* ratios = r.array("compress_ratios");
+  if (ratios == nullptr) return r.fail("compress_ratios", "is required for compressed attention (deepseek_v4)");
+  if (static_cast<int>(ratios->size()) < m.layers) {
+    return r.fail("compress_ratios", "must list at least num_hidden_layers (" + std::to_string(m.layers) + ") entries");
+  }
+  constexpr int kCsaRatio = 4;
+  for (int i = 0; i < m.layers; ++i) {
+    const Json& e = (*ratios)[static_cast<std::size_t>(i)];
+    const long long ratio = e.is_number_integer() ? e.get<long long>() : -1;
+    if (ratio < 0 || ratio > L::kTokens) return r.fail("compress_ratios", "holds " + e.dump() + "; ratios are integers 0 and up");
+    if (ratio == 0) {
+      ++m.sliding_window_layers;
+    } else if (ratio == kCsaRatio) {
+      ++m.csa_layers;
+      m.csa_ratio = kCsaRatio;
+    } else if (m.hca_ratio != 0 && m.hca_ratio != ratio) {
+      return r.fail("compress_ratios", "holds two HCA ratios (" + std::to_string(m.hca_ratio) + " and " +
+                                           std::to_string(ratio) + "); gpucalc sizes one");
+    } else {
+      ++m.hca_layers;
+      m.hca_ratio = static_cast<int>(ratio);
+    }
+  }
+  m.sliding_window_tokens = r.integer({"sliding_window"}, 0, 1, L::kTokens);
+  m.q_lora_rank = r.integer({"q_lora_rank"}, 0, 1, L::kLoraRank);
+  m.o_groups = r.integer({"o_groups"}, 0, 1, L::kHeads);
+  m.o_lora_rank = r.integer({"o_lora_rank"}, 0, 1, L::kLoraRank);
+  m.qk_rope_head_dim = r.integer({"qk_rope_head_dim"}, 0, 0, L::kHeadDim);
+  if (m.csa_layers > 0) {
+    m.index_topk = r.integer({"index_topk"}, 0, 1, L::kTokens);
+    m.index_heads = r.integer({"index_n_heads"}, 0, 1, L::kHeads);
+    m.index_head_dim = r.integer({"index_head_dim"}, 0, 1, L::kHeadDim);
+  }
+}
+
+/** Kimi Linear (Kimi K3): linear_attn_config lists the 1-based full (MLA) and KDA layers, which
+ *  must split 1..num_hidden_layers between them; the KDA layers' heads, head_dim and short
+ *  convolution; the state is kept in float32 (the engines' choice, SGLang). */
+void read_kda(Reader& r, const Json& cfg, Model& m) {
+  if (!cfg.is_object()) return r.fail("linear_attn_config", "must be an object");
+  Reader k(cfg, Json::object());
+  const Json* full = k.array("full_attn_layers");
+  const Json* kda = k.array("kda_layers");
+  const int heads = k.integer({"num_heads"}, 0, 1, L::kHeads);
+  const int dim = k.integer({"head_dim"}, 0, 1, L::kHeadDim);
+  const int conv = k.integer({"short_conv_kernel_size"}, 0, 1, L::kConvKernel);
+  if (k.ok() && (full == nullptr || kda == nullptr)) k.fail("kda_layers", "and full_attn_layers are required");
+  if (k.ok()) {
+    std::vector<int> seen(static_cast<std::size_t>(m.layers) + 1, 0);
+    for (const Json* list : {full, kda}) {
+      for (const auto& e : *list) {
+        const long long i = e.is_number_integer() ? e.get<long long>() : 0;
+        if (i < 1 || i > m.layers || seen[static_cast<std::size_t>(i)]++ > 0) {
+          k.fail(list == full ? "full_attn_layers" : "kda_layers",
+                 "holds " + e.dump() + "; the two lists split layers 1 to " + std::to_string(m.layers) + " between them");
+          break;
+        }
+      }
+    }
+    if (k.ok() && static_cast<int>(full->size() + kda->size()) != m.layers) {
+      k.fail("kda_layers", "and full_attn_layers must cover all " + std::to_string(m.layers) + " layers");
+    }
+  }
+  if (!k.ok()) return r.fail("linear_attn_config." + k.error().field.substr(std::string("config.json: ").size()), k.error().message);
+  m.linear_kind = LinearAttentionKind::kKda;
+  m.linear_attention_layers = static_cast<int>(kda->size());
+  m.linear_key_heads = m.linear_value_heads = heads;
+  m.linear_key_head_dim = m.linear_value_head_dim = dim;
+  m.linear_conv_kernel = conv;
+  m.linear_state_bytes_per_value = 4.0;
+}
+
+/** MiniMax-M3's block-sparse attention (sparse_attention_config): the layers flagged in
+ *  sparse_attention_freq keep one index key of sparse_index_dim per token and attend the top
+ *  sparse_topk_blocks blocks of sparse_block_size tokens. */
+void read_block_sparse(Reader& r, const Json& cfg, Model& m) {
+  if (!cfg.is_object()) return r.fail("sparse_attention_config", "must be an object");
+  Reader s(cfg, Json::object());
+  if (!s.boolean("use_sparse_attention", false)) return;
+  const Json* freq = s.array("sparse_attention_freq");
+  const int block = s.integer({"sparse_block_size"}, 0, 1, L::kTokens);
+  const int blocks = s.integer({"sparse_topk_blocks"}, 0, 1, L::kTokens);
+  m.index_heads = s.integer({"sparse_num_index_heads"}, 0, 1, L::kHeads);
+  m.index_head_dim = s.integer({"sparse_index_dim"}, 0, 1, L::kHeadDim);
+  if (freq == nullptr) s.fail("sparse_attention_freq", "is required (one 0 or 1 per layer)");
+  if (s.ok()) m.sparse_layers = count_layers(s, "sparse_attention_freq", *freq, m.layers, Json(1), Json(0));
+  if (s.ok() && static_cast<long long>(block) * blocks > L::kTokens) s.fail("sparse_topk_blocks", "times sparse_block_size is too large");
+  if (!s.ok()) return r.fail("sparse_attention_config." + s.error().field.substr(std::string("config.json: ").size()), s.error().message);
+  m.index_topk = block * blocks;
+  m.index_layers = m.sparse_layers;
+}
+
 StorageFormat fp8_format(const Json& q) {
   StorageFormat f{"fp8", 8.0, 0.0, 1.0};
   auto it = q.find("weight_block_size");
@@ -177,6 +305,29 @@ StorageFormat fp8_format(const Json& q) {
     }
   }
   return f;
+}
+
+/** obj[key] as an integer in [min, max], `fallback` when absent or null. Anything else is an
+ *  error naming quantization_config.<path>: a cast would read 4294967300 bits as 4. */
+int quant_int(Reader& r, const Json& obj, const char* key, const std::string& path, int fallback,
+              int min, int max) {
+  auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return fallback;
+  const std::string field = "quantization_config." + path + key;
+  const std::string range = std::to_string(min) + " to " + std::to_string(max);
+  if (!it->is_number_integer()) {
+    r.fail(field, "must be an integer from " + range + ", got " + it->dump());
+    return fallback;
+  }
+  const bool in_range = it->is_number_unsigned()
+                            ? it->get<unsigned long long>() <= static_cast<unsigned long long>(max) &&
+                                  it->get<unsigned long long>() >= static_cast<unsigned long long>(std::max(0, min))
+                            : it->get<long long>() >= min && it->get<long long>() <= max;
+  if (!in_range) {
+    r.fail(field, "must be an integer from " + range + ", got " + it->dump());
+    return fallback;
+  }
+  return static_cast<int>(it->get<long long>());
 }
 
 bool ignores(const Json& q, const char* list, const char* needle) {
@@ -231,12 +382,11 @@ void read_quantization(Reader& r, const Json& q, Model& m) {
         }
       }
       if (w == nullptr) return r.fail("quantization_config.config_groups", "holds no weights scheme");
-      const int bits = w->contains("num_bits") && (*w)["num_bits"].is_number_integer() ? (*w)["num_bits"].get<int>() : 0;
-      const int group = w->contains("group_size") && (*w)["group_size"].is_number_integer() ? (*w)["group_size"].get<int>() : 0;
+      const int bits = quant_int(r, *w, "num_bits", "config_groups.weights.", 0, 2, 16);
+      const int group = quant_int(r, *w, "group_size", "config_groups.weights.", 0, 0, 65536);
       const std::string type = w->contains("type") && (*w)["type"].is_string() ? (*w)["type"].get<std::string>() : "int";
-      if (bits < 2 || bits > 16 || group < 0 || group > 65536) {
-        return r.fail("quantization_config.config_groups.weights", "needs num_bits 2-16 and group_size 0-65536");
-      }
+      if (!r.ok()) return;
+      if (bits == 0) return r.fail("quantization_config.config_groups.weights.num_bits", "is required (2 to 16)");
       // Compressed-tensors keeps one scale per group in the model dtype (BF16); FP4 an FP8 one.
       const double scale_bits = type == "float" && bits == 4 ? 8.0 : 16.0;
       f = StorageFormat{type + std::to_string(bits) + (group > 0 ? "_g" + std::to_string(group) : ""),
@@ -245,7 +395,13 @@ void read_quantization(Reader& r, const Json& q, Model& m) {
     // Targets are the Linear layers; the ignore list keeps modules in BF16.
     if (!ignores(q, list.c_str(), "self_attn")) set(m, WeightGroup::kAttention, f);
     if (!ignores(q, list.c_str(), "shared_expert")) set(m, WeightGroup::kSharedExperts, f);
-    if (!ignores(q, list.c_str(), "mlp\\.(gate|up") && !ignores(q, list.c_str(), "mlp.gate_proj")) {
+    // NVIDIA's requants ignore whole leading layers ("layers.0*"): their dense FFN stays BF16.
+    bool dense_ignored = m.dense_layers > 0;
+    for (int i = 0; i < m.dense_layers && dense_ignored; ++i) {
+      dense_ignored = ignores(q, list.c_str(), ("layers." + std::to_string(i) + "*").c_str()) ||
+                      ignores(q, list.c_str(), ("layers." + std::to_string(i) + ".mlp").c_str());
+    }
+    if (!dense_ignored && !ignores(q, list.c_str(), "mlp\\.(gate|up") && !ignores(q, list.c_str(), "mlp.gate_proj")) {
       set(m, WeightGroup::kDenseFfn, f);
     }
     set(m, WeightGroup::kRoutedExperts, f);
@@ -258,11 +414,9 @@ void read_quantization(Reader& r, const Json& q, Model& m) {
     return;
   }
   if (method == "awq" || method == "gptq") {
-    const int bits = q.contains("bits") && q["bits"].is_number_integer() ? q["bits"].get<int>() : 4;
-    const int group = q.contains("group_size") && q["group_size"].is_number_integer() ? q["group_size"].get<int>() : 128;
-    if (bits < 2 || bits > 8 || group < 1 || group > 65536) {
-      return r.fail("quantization_config.bits", "needs bits 2-8 and group_size 1-65536");
-    }
+    const int bits = quant_int(r, q, "bits", "", 4, 2, 8);
+    const int group = quant_int(r, q, "group_size", "", 128, 1, 65536);
+    if (!r.ok()) return;
     // One FP16 scale and one zero point of `bits` per group.
     const StorageFormat f{"int" + std::to_string(bits) + "_g" + std::to_string(group), static_cast<double>(bits),
                           16.0 + bits, static_cast<double>(group)};
@@ -301,6 +455,18 @@ Result<Model> import_hf_config(std::string_view config_json, std::string_view id
   static const Json kNone = Json::object();
   const Json& defaults = all.contains(model_type) && all[model_type].is_object() ? all[model_type] : kNone;
   Reader r(c, defaults);
+  if (!model_type.empty() &&
+      std::find(std::begin(kKnownModelTypes), std::end(kKnownModelTypes), model_type) == std::end(kKnownModelTypes)) {
+    return make_error(ErrorCode::kInvalidCatalog, source + ": model_type",
+                      "\"" + model_type + "\" is an architecture gpucalc does not read; refused rather than "
+                      "sized as a plain transformer");
+  }
+  for (const char* key : kUnreadArchitectureKeys) {
+    if (c.contains(key)) {
+      return make_error(ErrorCode::kInvalidCatalog, source + ": " + key,
+                        "describes layers gpucalc does not size (caches shared between layers, Engram memory); refused rather than misread");
+    }
+  }
 
   Model m;
   m.id = std::string(id);
@@ -356,7 +522,25 @@ Result<Model> import_hf_config(std::string_view config_json, std::string_view id
     if (const Json* only = r.array("mlp_only_layers")) {
       m.dense_layers = std::min(m.layers, m.dense_layers + static_cast<int>(only->size()));
     }
-    m.moe_layer_interval = r.integer({"interleave_moe_layer_step", "moe_layer_freq", "decoder_sparse_step"}, 1, 1, 1000);
+    const Json* freq_list = c.contains("moe_layer_freq") && c["moe_layer_freq"].is_array() ? &c["moe_layer_freq"] : nullptr;
+    if (freq_list != nullptr) {  // MiniMax-M3: one 0 (dense) or 1 (MoE) per layer, dense ones leading
+      const int moe = count_layers(r, "moe_layer_freq", *freq_list, m.layers, Json(1), Json(0));
+      for (int i = 0; r.ok() && i < m.layers; ++i) {
+        if (((*freq_list)[static_cast<std::size_t>(i)] == Json(1)) != (i >= m.layers - moe)) {
+          r.fail("moe_layer_freq", "must hold the dense layers (0) first, then the MoE layers (1)");
+        }
+      }
+      if (r.ok() && m.dense_layers != 0 && m.dense_layers != m.layers - moe) {
+        r.fail("moe_layer_freq", "disagrees with first_k_dense_replace");
+      }
+      m.dense_layers = m.layers - moe;
+    } else {
+      m.moe_layer_interval = r.integer({"interleave_moe_layer_step", "moe_layer_freq", "decoder_sparse_step"}, 1, 1, 1000);
+    }
+    // A dense width of its own beside the expert width (MiniMax-M3's dense_intermediate_size).
+    m.intermediate_size = r.integer({"dense_intermediate_size"}, m.intermediate_size, 1, L::kIntermediate);
+    // No dense layer and no intermediate_size (DeepSeek-V4): the one FFN width is the experts'.
+    if (m.dense_layers == 0 && !c.contains("intermediate_size")) m.intermediate_size = m.moe_intermediate_size;
     if (m.experts_active < 1 || m.experts_active > m.experts_routed) {
       r.fail("num_experts_per_tok", "must be between 1 and the number of experts (" + std::to_string(m.experts_routed) + ")");
     }
@@ -375,14 +559,24 @@ Result<Model> import_hf_config(std::string_view config_json, std::string_view id
       m.index_head_dim = r.integer({"index_head_dim"}, 0, 1, L::kHeadDim);
     }
   }
-  m.attention_output_gate = r.boolean("attn_output_gate", false);
-  const int window = r.integer({"sliding_window"}, 0, 0, L::kTokens);
-  if (r.ok()) read_layer_kinds(r, m, window);
-  if (m.sliding_window_layers > 0) {
+  if (m.index_topk > 0) {
+    if (const Json* types = r.array("indexer_types")) {  // GLM-5.2's IndexCache: "full" layers own keys
+      m.index_layers = count_layers(r, "indexer_types", *types, m.layers, Json("full"), Json("shared"));
+    }
+  }
+  if (model_type == "deepseek_v4" || c.contains("compress_ratios")) read_compressed(r, m);
+  if (c.contains("sparse_attention_config") && r.ok()) read_block_sparse(r, c["sparse_attention_config"], m);
+  if (c.contains("linear_attn_config") && r.ok()) read_kda(r, c["linear_attn_config"], m);
+  m.attention_output_gate = r.boolean("attn_output_gate", false) || r.boolean("mla_use_output_gate", false);
+  m.moe_latent_size = r.integer({"routed_expert_hidden_size"}, 0, 0, L::kHidden);
+  const bool kinds_read = m.attention == AttentionKind::kCompressed || m.linear_kind == LinearAttentionKind::kKda;
+  const int window = kinds_read ? 0 : r.integer({"sliding_window"}, 0, 0, L::kTokens);
+  if (r.ok() && !kinds_read) read_layer_kinds(r, m, window);
+  if (m.sliding_window_layers > 0 && m.attention != AttentionKind::kCompressed) {
     if (window == 0) r.fail("sliding_window", "is required (a positive integer) when layers use a sliding window");
     m.sliding_window_tokens = window;
   }
-  if (m.linear_attention_layers > 0) {
+  if (m.linear_attention_layers > 0 && m.linear_kind == LinearAttentionKind::kGatedDeltaNet) {
     m.linear_key_heads = r.integer({"linear_num_key_heads"}, 0, 1, L::kHeads);
     m.linear_value_heads = r.integer({"linear_num_value_heads"}, 0, 1, L::kHeads);
     m.linear_key_head_dim = r.integer({"linear_key_head_dim"}, 0, 1, L::kHeadDim);
@@ -411,9 +605,19 @@ Result<Model> import_hf_config(std::string_view config_json, std::string_view id
   if (c.contains("quantization_config") && !c["quantization_config"].is_null()) q = &c["quantization_config"];
   else if (doc.contains("quantization_config") && !doc["quantization_config"].is_null()) q = &doc["quantization_config"];
   if (q != nullptr && r.ok()) read_quantization(r, *q, m);
+  const std::string expert_dtype = r.string("expert_dtype");
+  if (expert_dtype == "fp4" && r.ok()) {  // DeepSeek-V4: routed experts FP4 E2M1, a UE8M0 scale per 32
+    set(m, WeightGroup::kRoutedExperts, StorageFormat{"fp4_e2m1_g32", 4.0, 8.0, 32.0});
+    m.native_weights = "fp4";
+    m.checkpoint_note += "; routed experts FP4 E2M1 with one UE8M0 scale per 32 (expert_dtype)";
+  } else if (!expert_dtype.empty() && expert_dtype != "bf16" && expert_dtype != "fp8") {
+    r.fail("expert_dtype", "\"" + expert_dtype + "\" is not a format gpucalc sizes (fp4, fp8, bf16)");
+  }
   if (!r.ok()) return r.error();
   const auto [field, message] = detail::check_model(m);
   if (!field.empty()) return make_error(ErrorCode::kInvalidCatalog, source + ": " + field, message);
+  const std::string too_many = detail::check_param_cap(m);
+  if (!too_many.empty()) return make_error(ErrorCode::kInvalidCatalog, source + ": parameters", too_many);
   fill_param_counts(m, std::nullopt, std::nullopt);
   m.note = "Imported from config.json; parameter counts computed from the architecture.";
   return m;

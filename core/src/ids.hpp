@@ -16,4 +16,20 @@ inline bool is_valid_id(std::string_view id) {
   return true;
 }
 
+/** True when `name` may name a model beside its id: a catalog id, or a Hugging Face repo id
+ *  "org/name" (1..96 chars of [A-Za-z0-9._-] with one '/' inside). */
+inline bool is_valid_model_alias(std::string_view name) {
+  if (is_valid_id(name)) return true;
+  if (name.empty() || name.size() > 96) return false;
+  const std::size_t slash = name.find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 == name.size()) return false;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                    c == '-' || c == '_' || (c == '/' && i == slash);
+    if (!ok) return false;
+  }
+  return true;
+}
+
 }  // namespace gpucalc::detail

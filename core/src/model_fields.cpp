@@ -97,7 +97,10 @@ void read_model_fields(Fields& f, Model& m) {
   std::string attention = "gqa";
   f.str("attention", attention, false);
   if (attention == "mla") m.attention = AttentionKind::kMla;
-  else if (attention != "gqa" && attention != "mha") f.fail("attention", "must be \"gqa\", \"mha\" or \"mla\"");
+  else if (attention == "compressed") m.attention = AttentionKind::kCompressed;
+  else if (attention != "gqa" && attention != "mha") {
+    f.fail("attention", "must be \"gqa\", \"mha\", \"mla\" or \"compressed\"");
+  }
   f.boolean("attention_output_gate", m.attention_output_gate);
   f.integer("kv_lora_rank", m.kv_lora_rank, false, 0, L::kLoraRank);
   f.integer("qk_rope_head_dim", m.qk_rope_head_dim, false, 0, L::kHeadDim);
@@ -107,6 +110,14 @@ void read_model_fields(Fields& f, Model& m) {
   f.integer("index_heads", m.index_heads, false, 0, L::kHeads);
   f.integer("index_head_dim", m.index_head_dim, false, 0, L::kHeadDim);
   f.integer("index_topk", m.index_topk, false, 0, L::kTokens);
+  f.integer("index_layers", m.index_layers, false, 0, L::kLayers);
+  f.integer("sparse_layers", m.sparse_layers, false, 0, L::kLayers);
+  f.integer("csa_layers", m.csa_layers, false, 0, L::kLayers);
+  f.integer("csa_ratio", m.csa_ratio, false, 0, L::kTokens);
+  f.integer("hca_layers", m.hca_layers, false, 0, L::kLayers);
+  f.integer("hca_ratio", m.hca_ratio, false, 0, L::kTokens);
+  f.integer("o_groups", m.o_groups, false, 0, L::kHeads);
+  f.integer("o_lora_rank", m.o_lora_rank, false, 0, L::kLoraRank);
   f.integer("sliding_window_tokens", m.sliding_window_tokens, false, 0, L::kTokens);
   f.integer("sliding_window_layers", m.sliding_window_layers, false, 0, L::kLayers);
   f.integer("linear_attention_layers", m.linear_attention_layers, false, 0, L::kLayers);
@@ -115,6 +126,11 @@ void read_model_fields(Fields& f, Model& m) {
   f.integer("linear_key_head_dim", m.linear_key_head_dim, false, 0, L::kHeadDim);
   f.integer("linear_value_head_dim", m.linear_value_head_dim, false, 0, L::kHeadDim);
   f.integer("linear_conv_kernel", m.linear_conv_kernel, false, 0, L::kConvKernel);
+  std::string linear_kind = "gated_deltanet";
+  f.str("linear_attention_kind", linear_kind, false);
+  if (linear_kind == "kda") m.linear_kind = LinearAttentionKind::kKda;
+  else if (linear_kind != "gated_deltanet") f.fail("linear_attention_kind", "must be \"gated_deltanet\" or \"kda\"");
+  f.integer("moe_latent_size", m.moe_latent_size, false, 0, L::kHidden);
   f.num("linear_state_bytes_per_value", m.linear_state_bytes_per_value, false, 0.5, 8.0);
   f.num("linear_conv_bytes_per_value", m.linear_conv_bytes_per_value, false, 0.5, 8.0);
   f.integer("mtp_layers", m.mtp_layers, false, 0, 64);
@@ -141,8 +157,25 @@ std::pair<std::string, std::string> check_model(const Model& m) {
     return {"kv_lora_rank", "is required for MLA attention"};
   }
   if (m.dense_layers > m.layers) return {"dense_layers", "must not exceed layers"};
-  if (m.sliding_window_layers + m.linear_attention_layers > m.layers) {
-    return {"sliding_window_layers", "plus linear_attention_layers must not exceed layers"};
+  if (m.sliding_window_layers + m.linear_attention_layers + m.csa_layers + m.hca_layers > m.layers) {
+    return {"sliding_window_layers", "plus linear_attention_layers, csa_layers and hca_layers must not exceed layers"};
+  }
+  const bool compressed = m.attention == AttentionKind::kCompressed;
+  if (compressed != (m.csa_layers + m.hca_layers > 0)) {
+    return {"csa_layers", "csa_layers or hca_layers go with attention \"compressed\", and it needs one of them"};
+  }
+  if ((m.csa_layers > 0 && m.csa_ratio < 1) || (m.hca_layers > 0 && m.hca_ratio < 1)) {
+    return {m.csa_layers > 0 && m.csa_ratio < 1 ? "csa_ratio" : "hca_ratio", "is required (>= 1) with its layers"};
+  }
+  if (compressed && (m.sliding_window_tokens < 1 || m.q_lora_rank < 1 || m.o_groups < 1 || m.o_lora_rank < 1 ||
+                     m.heads % m.o_groups != 0)) {
+    return {"sliding_window_tokens", "compressed attention needs sliding_window_tokens (the raw window), "
+                                     "q_lora_rank, o_lora_rank and o_groups (dividing heads)"};
+  }
+  if (m.csa_layers > 0 && m.index_topk < 1) return {"index_topk", "is required on CSA layers (the indexer's top-k rows)"};
+  if (m.index_layers > m.full_attention_layers() || m.sparse_layers > m.full_attention_layers()) {
+    return {m.index_layers > m.full_attention_layers() ? "index_layers" : "sparse_layers",
+            "must not exceed the full-attention layers (" + std::to_string(m.full_attention_layers()) + ")"};
   }
   if (m.sliding_window_layers > 0 && m.sliding_window_tokens == 0) {
     return {"sliding_window_tokens", "is required when sliding_window_layers is set"};
@@ -153,13 +186,22 @@ std::pair<std::string, std::string> check_model(const Model& m) {
     return {"linear_key_heads", "linear attention needs linear_key_heads, linear_value_heads, "
                                 "linear_key_head_dim, linear_value_head_dim and linear_conv_kernel (>= 1)"};
   }
-  if (m.index_topk > 0 && (m.attention != AttentionKind::kMla || m.index_head_dim < 1 || m.index_heads < 1)) {
-    return {"index_topk", "DSA needs MLA attention, index_heads and index_head_dim"};
+  if (m.index_topk > 0 && (m.index_head_dim < 1 || m.index_heads < 1)) {
+    return {"index_topk", "sparse attention needs index_heads and index_head_dim"};
   }
   if (m.experts_routed > 0 && (m.experts_active < 1 || m.experts_active > m.experts_routed)) {
     return {"experts_active", "must be between 1 and experts_routed"};
   }
   return {"", ""};
+}
+
+std::string check_param_cap(const Model& m) {
+  const ParamCount counted = count_params(m, m.tied_embeddings);
+  if (counted.total > 0 && counted.total <= kMaxModelParams) return "";
+  char count[32];
+  std::snprintf(count, sizeof count, "%.4g", counted.total / kParamsPerBillion);
+  return std::string("the dimensions give ") + count +
+         " B parameters; at most 1,000,000 B (check layers, hidden_size, heads, experts)";
 }
 
 Result<Model> parse_model_entry(const Json& item, const std::string& path) {
@@ -173,6 +215,12 @@ Result<Model> parse_model_entry(const Json& item, const std::string& path) {
   f.strings("source", m.sources);
   if (f.ok() && m.sources.empty()) f.fail("sources", "is required: every figure carries its source");
   f.str("note", m.note, false);
+  f.strings("aliases", m.aliases);
+  for (const auto& a : m.aliases) {
+    if (f.ok() && !is_valid_model_alias(a)) {
+      f.fail("aliases", "holds \"" + a + "\": an alias is a catalog id or a Hugging Face repo id (org/name)");
+    }
+  }
   read_model_fields(f, m);
   std::optional<double> total_b, active_b, card_total_b, card_active_b;
   f.opt_num("card_params_total_b", card_total_b, 0.001, 1e6);
@@ -185,15 +233,9 @@ Result<Model> parse_model_entry(const Json& item, const std::string& path) {
   f.opt_num("params_active_b", active_b, 0.001, 1e6);
   f.refuse_unread();
   if (!f.ok()) return f.error();
-  // Largest parameter count a model may have, computed or given (params_total_b <= 1e6): the
-  // dimensions' products are counted in double, and a count past this is a typo or an attack.
-  constexpr double kMaxParams = 1e6 * kParamsPerBillion;
-  const ParamCount counted = count_params(m, m.tied_embeddings);
-  if (!(counted.total > 0 && counted.total <= kMaxParams)) {
-    char count[32];
-    std::snprintf(count, sizeof count, "%.4g", counted.total / kParamsPerBillion);
-    f.fail("params_total_b", std::string("the dimensions give ") + count +
-                                 " B parameters; at most 1,000,000 B (check layers, hidden_size, heads, experts)");
+  const std::string too_many = check_param_cap(m);
+  if (!too_many.empty()) {
+    f.fail("params_total_b", too_many);
     return f.error();
   }
   fill_param_counts(m, total_b ? std::optional<double>(*total_b * kParamsPerBillion) : std::nullopt,

@@ -29,4 +29,12 @@ Result<Model> parse_model_entry(const Json& item, const std::string& path);
  *  the offending field and sentence, or empty strings when the model is consistent. */
 std::pair<std::string, std::string> check_model(const Model& m);
 
+/** Largest parameter count a model may have, counted or given (1,000,000 B): the dimensions'
+ *  products are counted in double, and a count past this is a typo or an attack. */
+constexpr double kMaxModelParams = 1e15;
+
+/** Empty when count_params(m) is positive and at most kMaxModelParams; else the sentence
+ *  "the dimensions give N B parameters; at most 1,000,000 B (...)". */
+std::string check_param_cap(const Model& m);
+
 }  // namespace gpucalc::detail

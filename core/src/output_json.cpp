@@ -262,12 +262,16 @@ void write_model(JsonWriter& w, const Model& m) {
   w.field("experts_shared", m.experts_shared);
   w.field("params_total", m.params_total);
   w.field("params_active", m.params_active);
-  w.field("attention", m.attention == AttentionKind::kMla ? "mla" : "gqa");
+  w.field("attention", attention_kind_name(m.attention));
   w.field("sliding_window_tokens", m.sliding_window_tokens);
   w.field("sliding_window_layers", m.sliding_window_layers);
   w.field("full_attention_layers", m.full_attention_layers());
   w.field("linear_attention_layers", m.linear_attention_layers);
   w.field("index_topk", m.index_topk);
+  w.field("index_key_layers", m.index_key_layers());
+  w.field("sparse_attention_layers", m.sparse_attention_layers());
+  w.field("csa_layers", m.csa_layers);
+  w.field("hca_layers", m.hca_layers);
   w.field("mtp_layers", m.mtp_layers);
   w.field("params_mtp", m.params_mtp);
   w.field("max_context_tokens", m.max_context_tokens);
@@ -280,6 +284,8 @@ void write_model(JsonWriter& w, const Model& m) {
   w.end_object();
   w.field("checkpoint_note", m.checkpoint_note);
   w.field("card_params_total", m.card_params_total);
+  w.key("aliases");
+  write_strings(w, m.aliases);
   w.key("sources");
   write_strings(w, m.sources);
   w.field("note", m.note);
@@ -305,7 +311,7 @@ std::string evaluation_to_json(const Evaluation& ev, bool with_trace) {
   w.field("name", ev.model.name);
   w.field("params_total", ev.model.params_total);
   w.field("params_active", ev.model.params_active);
-  w.field("attention", ev.model.attention == AttentionKind::kMla ? "mla" : "gqa");
+  w.field("attention", attention_kind_name(ev.model.attention));
   w.field("full_attention_layers", ev.model.full_attention_layers());
   w.field("sliding_window_layers", ev.model.sliding_window_layers);
   w.field("linear_attention_layers", ev.model.linear_attention_layers);

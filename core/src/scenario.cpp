@@ -382,12 +382,17 @@ Row choice(const char* key, const char* description, bool fit_key = false) {
   return r;
 }
 
-template <auto M>
+/** A catalog id; with `alias`, also a model's alias (a Hugging Face repo id "org/name"), which
+ *  evaluate resolves and echoes as the canonical id. */
+template <auto M, bool alias = false>
 Row id(const char* key, const char* description, bool fit_key = false) {
   Row r = make_row(key, KeyKind::kId, description, fit_key);
   r.is_default = member_is_default<M>;
   r.set = [](const ScenarioKey& k, const std::string& v, Scenario& s) -> std::optional<Error> {
-    if (!detail::is_valid_id(v)) return bad(k.key, "must be a catalog id (a-z 0-9 . _ -), got \"" + v + "\"");
+    if (alias ? !detail::is_valid_model_alias(v) : !detail::is_valid_id(v)) {
+      return bad(k.key, alias ? "must be a catalog model id or a Hugging Face repo id (org/name), got \"" + v + "\""
+                              : "must be a catalog id (a-z 0-9 . _ -), got \"" + v + "\"");
+    }
     s.*M = v;
     return std::nullopt;
   };
@@ -657,7 +662,7 @@ const std::vector<Row>& rows() {
   static const std::vector<Row> table = [] {
     std::vector<Row> t = {
         version_row(),
-        id<&Scenario::model>("model", "catalog model id", kFit),
+        id<&Scenario::model, true>("model", "catalog model id, alias or Hugging Face repo id", kFit),
         weights_row(),
         choice<&Scenario::kv>("kv", "KV-cache format", kFit),
         integer<&Scenario::context_tokens>("context", 2, kMaxScenarioTokens, "longest sequence the deployment holds (vLLM max_model_len): sizes memory and the contexts that fit; input + output fits in it", kFit),

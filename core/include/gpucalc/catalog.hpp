@@ -108,8 +108,16 @@ struct Offering {
   ZhText zh;  // name_zh, cpu_zh, ram_zh, storage_zh, network_zh, availability_zh, note_zh
 };
 
-/** Kind of the softmax-attention layers: GQA (MHA is GQA with kv_heads = heads) or MLA. */
-enum class AttentionKind { kGqa, kMla };
+/** Kind of the softmax-attention layers: GQA (MHA is GQA with kv_heads = heads), MLA, or
+ *  DeepSeek-V4's compressed attention (one shared K=V vector of head_dim per KV head, a raw
+ *  window of recent tokens, and compressed rows on CSA and HCA layers). */
+enum class AttentionKind { kGqa, kMla, kCompressed };
+const char* attention_kind_name(AttentionKind kind);  // "gqa", "mla", "compressed"
+
+/** Kind of the linear-attention layers: Gated DeltaNet (Qwen3-Next, Qwen3.5) or Kimi Delta
+ *  Attention (Kimi K3: separate q/k/v projections, low-rank forget and output gates). Both keep
+ *  a fixed state of value heads x key_dim x value_dim per layer and sequence. */
+enum class LinearAttentionKind { kGatedDeltaNet, kKda };
 
 /** Weight groups that checkpoints and engines store at different precisions. */
 enum class WeightGroup {
@@ -154,6 +162,9 @@ struct Model {
   int experts_active = 0;
   int experts_shared = 0;
   int moe_layer_interval = 1;  // 2: every second layer is MoE (Llama 4 Maverick)
+  // Latent MoE (Kimi K3): tokens are projected to this width, the routed experts work there
+  // (moe_latent_size -> moe_intermediate_size -> moe_latent_size), then projected back; 0: none.
+  int moe_latent_size = 0;
   double params_total = 0.0;   // count, main model (MTP layers not included)
   double params_active = 0.0;  // count, used per token (embedding and head included)
   double params_mtp = 0.0;     // count, multi-token-prediction layers (resident, not active)
@@ -163,7 +174,8 @@ struct Model {
   std::string card_source;
   // Softmax attention (full and sliding layers).
   AttentionKind attention = AttentionKind::kGqa;
-  bool attention_output_gate = false;  // Qwen3-Next/3.5: q_proj also yields a sigmoid gate
+  bool attention_output_gate = false;  // Qwen3-Next/3.5: q_proj also yields a sigmoid gate;
+                                       // MLA (Kimi K3): a separate gate projection, hidden -> heads x v
   int kv_lora_rank = 0;      // MLA: compressed KV width
   int qk_rope_head_dim = 0;  // MLA: rotary key width, cached beside the latent
   int q_lora_rank = 0;       // MLA: for the parameter count only
@@ -174,7 +186,24 @@ struct Model {
   int index_heads = 0;
   int index_head_dim = 0;
   int index_topk = 0;  // 0: no DSA
-  // Layer kinds: sliding_window_layers + linear_attention_layers + full layers = layers.
+  // Sparse attention on part of the full layers (data: 0 = all of them). index_layers keep index
+  // keys and run the indexer (GLM-5.2's IndexCache: 21 of 78, the rest reuse the last
+  // selection); sparse_layers attend only the index_topk tokens picked (MiniMax-M3's block-sparse
+  // attention: 57 of 60, the first 3 attend the whole context). GQA or MLA.
+  int index_layers = 0;
+  int sparse_layers = 0;
+  // Compressed attention (DeepSeek-V4): every CSA and HCA layer keeps the raw window of
+  // sliding_window_tokens rows plus one compressed row per csa_ratio tokens (CSA: with index
+  // keys at the same ratio, attends the indexer's index_topk rows) or per hca_ratio tokens
+  // (HCA: attends all of them). The window-only layers are sliding_window_layers.
+  int csa_layers = 0;
+  int csa_ratio = 0;
+  int hca_layers = 0;
+  int hca_ratio = 0;
+  int o_groups = 0;     // grouped low-rank output projection: groups
+  int o_lora_rank = 0;  // and the rank of each
+  // Layer kinds: sliding_window_layers + linear_attention_layers + csa_layers + hca_layers +
+  // full layers = layers.
   int sliding_window_tokens = 0;
   int sliding_window_layers = 0;
   // Gated DeltaNet linear attention: a fixed state per sequence (no per-token KV).
@@ -183,6 +212,7 @@ struct Model {
   int linear_value_heads = 0;
   int linear_key_head_dim = 0;
   int linear_value_head_dim = 0;
+  LinearAttentionKind linear_kind = LinearAttentionKind::kGatedDeltaNet;
   int linear_conv_kernel = 0;                    // short causal convolution width
   double linear_state_bytes_per_value = 2.0;     // recurrent state (mamba_ssm_dtype: float32 = 4)
   double linear_conv_bytes_per_value = 2.0;      // convolution state, the model dtype (BF16)
@@ -196,9 +226,24 @@ struct Model {
   std::vector<std::string> sources;
   std::string note;
   std::string supplied_by;  // the document that gave these dimensions; empty: gpucalc's data/
+  // Other names users type for the model (an older id, the -instruct name, the Hugging Face repo
+  // id); Catalog::find_model resolves them, ASCII case aside.
+  std::vector<std::string> aliases;
   bool is_moe() const { return experts_routed > 0; }
+  /** Width the routed experts read and write: moe_latent_size, else hidden_size. */
+  double expert_io_width() const { return moe_latent_size > 0 ? moe_latent_size : hidden_size; }
   int full_attention_layers() const {
-    return layers - sliding_window_layers - linear_attention_layers;
+    return layers - sliding_window_layers - linear_attention_layers - csa_layers - hca_layers;
+  }
+  /** Full layers keeping index keys (index_layers, else all full layers when index_topk is set). */
+  int index_key_layers() const {
+    if (index_topk <= 0) return 0;
+    return index_layers > 0 ? index_layers : full_attention_layers();
+  }
+  /** Full layers attending only the index_topk tokens (sparse_layers, else all full layers). */
+  int sparse_attention_layers() const {
+    if (index_topk <= 0) return 0;
+    return sparse_layers > 0 ? sparse_layers : full_attention_layers();
   }
   /** Layers with routed experts: after the `dense_layers` leading dense ones, every
    *  `moe_layer_interval`-th layer (Hugging Face's convention: layer i is MoE when
@@ -249,7 +294,8 @@ struct Catalog {
   const Network* find_network(std::string_view id) const;
   /** The offering's scale-out network, or nullptr when it has none (separate VMs). */
   const Network* scale_out_of(const Offering& offering) const;
-  const Model* find_model(std::string_view id) const;
+  /** The model with this id, else the one with this alias (ASCII case ignored); null if none. */
+  const Model* find_model(std::string_view id_or_alias) const;
   /** Latest non-dry-run calibration record for a GPU, or nullptr. */
   const CalibrationRecord* find_calibration(std::string_view gpu_id) const;
 };

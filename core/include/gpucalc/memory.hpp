@@ -45,7 +45,8 @@ double weight_bytes(const Model& model, WeightFormat format, const Gpu& gpu);
 /** Per-layer cache sizes of each attention kind on one GPU under tensor parallelism `tp`. */
 struct AttentionLayerBytes {
   double softmax_per_token = 0.0;  // GQA: 2 x ceil(kv_heads / tp) x head_dim x kv_bytes;
-                                   // MLA: (kv_lora_rank + qk_rope_head_dim) x kv_bytes, replicated
+                                   // MLA: (kv_lora_rank + qk_rope_head_dim) x kv_bytes, replicated;
+                                   // compressed: ceil(kv_heads / tp) x head_dim x kv_bytes (K = V)
   double indexer_per_token = 0.0;  // DSA: index_head_dim x kv_bytes (one key per token), replicated
   double linear_state = 0.0;       // Gated DeltaNet, per sequence: ceil(value_heads / tp) x
                                    // key_dim x value_dim x state bytes + conv (kernel - 1) inputs
@@ -57,13 +58,27 @@ struct StageLayers {
   int full = 0;     // full softmax attention (GQA or MLA, DSA included): per-token KV
   int sliding = 0;  // sliding-window softmax: at most the window
   int linear = 0;   // linear attention: a fixed state per sequence
+  int indexed = 0;  // full layers keeping index keys (Model::index_key_layers)
+  int csa = 0;      // compressed attention: raw window + one row (and index key) per csa_ratio tokens
+  int hca = 0;      // compressed attention: raw window + one row per hca_ratio tokens
 };
 StageLayers stage_layers(const Model& model, int pp);
 
+/** How one sequence's cache grows on a stage, in bytes per context token: `per_token` without
+ *  a cap (full layers x per-token bytes + index-key layers x index bytes + CSA layers x (row +
+ *  index key) / csa_ratio + HCA layers x row / hca_ratio), `per_window_token` up to the window
+ *  (sliding layers and the raw window of CSA and HCA layers x per-token bytes). */
+struct CacheRates {
+  double per_token = 0.0;
+  double per_window_token = 0.0;
+};
+CacheRates cache_rates(const Model& model, const AttentionLayerBytes& l, const StageLayers& s);
+
 /**
  * KV bytes per token for the whole model, counting only the layers that keep per-token KV:
- * full-attention layers x (GQA 2 x kv_heads x head_dim, or MLA kv_lora_rank + qk_rope_head_dim,
- * plus DSA index_head_dim) x kv_bytes. Sliding layers hold at most the window and linear layers
+ * full-attention layers x (GQA 2 x kv_heads x head_dim, or MLA kv_lora_rank + qk_rope_head_dim)
+ * x kv_bytes, plus index_head_dim x kv_bytes on the layers keeping index keys, plus the
+ * compressed rows of CSA / HCA layers (cache_rates' per_token at TP 1, PP 1). Sliding layers hold at most the window and linear layers
  * a fixed state: neither grows with the context (see kv_bytes_per_sequence_per_gpu).
  */
 double kv_bytes_per_token(const Model& model, KvFormat kv);

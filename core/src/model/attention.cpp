@@ -47,20 +47,33 @@ AttentionCost attention_cost(const Model& m, const AttentionModelTerms& terms, K
     }
   } else {
     const double kv_heads_here = std::max(1.0, m.kv_heads * head_fraction);
-    kv_bytes_per_token_layer = 2.0 * kv_heads_here * m.head_dim * bpv;
+    // Compressed attention keeps one vector as key and value.
+    const double kv_vectors = m.attention == AttentionKind::kCompressed ? 1.0 : 2.0;
+    kv_bytes_per_token_layer = kv_vectors * kv_heads_here * m.head_dim * bpv;
     flops_per_pair_layer = 4.0 * heads_here * m.head_dim;
   }
   // Layer kinds (core/src/model/attention_kinds.cpp): full layers attend the context (DSA: only
   // the indexer's top-k of it), sliding layers at most the window, linear (Gated DeltaNet)
   // layers keep a fixed state per sequence instead of per-token KV.
+  // Sparse layers (DSA, block-sparse) attend the indexer's top-k, the other full layers the
+  // context; compressed layers (CSA / HCA) their raw window plus the top-k of context / csa_ratio
+  // rows or all context / hca_ratio rows.
   const int sliding = std::clamp(m.sliding_window_layers, 0, m.layers);
   const int linear = std::clamp(m.linear_attention_layers, 0, m.layers - sliding);
-  const double full = m.layers - sliding - linear;
+  const double csa = m.csa_layers;
+  const double hca = m.hca_layers;
+  const double full = m.layers - sliding - linear - csa - hca;
   const double window = m.sliding_window_tokens > 0 ? m.sliding_window_tokens : context_tokens;
   const double topk = m.index_topk > 0 ? static_cast<double>(m.index_topk) : 0.0;
+  const double sparse = topk > 0.0 ? m.sparse_attention_layers() : 0.0;
+  const double dense_full = full - sparse;
+  const double indexed = m.index_key_layers();
+  const double csa_ratio = std::max(1, m.csa_ratio);
+  const double hca_ratio = std::max(1, m.hca_ratio);
   auto attended = [&](double ctx) {  // layer-tokens one query token attends
     const double on_full = topk > 0.0 ? std::min(ctx, topk) : ctx;
-    return full * on_full + sliding * std::min(ctx, window);
+    return sparse * on_full + dense_full * ctx + sliding * std::min(ctx, window) +
+           (csa + hca) * std::min(ctx, window) + csa * std::min(ctx / csa_ratio, topk) + hca * ctx / hca_ratio;
   };
   const AttentionLayerBytes& per_layer = terms.per_layer;
   const double indexer_bytes_per_token_layer = per_layer.indexer_per_token;  // replicated per rank
@@ -71,17 +84,20 @@ AttentionCost attention_cost(const Model& m, const AttentionModelTerms& terms, K
   double pairs;      // query x context token pairs, summed over layers, per sequence
   double kv_tokens;  // layer-tokens of KV read (decode) or written (prefill), per sequence
   double indexer_pairs;  // DSA: the indexer scores every context token on every full layer
+  // Index keys scored: every context token on the indexed full layers, every compressed row on CSA.
+  const double index_keys = indexed + csa / csa_ratio;  // per context token, summed over layers
   if (decode) {
     pairs = query_tokens * attended(context_tokens);
     kv_tokens = attended(context_tokens);
-    indexer_pairs = topk > 0.0 ? query_tokens * full * context_tokens : 0.0;
+    indexer_pairs = topk > 0.0 ? query_tokens * index_keys * context_tokens : 0.0;
   } else {
     pairs = query_tokens * attended(context_tokens / 2.0);  // causal
-    kv_tokens = (full + sliding) * query_tokens;
-    indexer_pairs = topk > 0.0 ? query_tokens * full * context_tokens / 2.0 : 0.0;
+    kv_tokens = (full + sliding + csa + hca) * query_tokens + (csa / csa_ratio + hca / hca_ratio) * query_tokens;
+    indexer_pairs = topk > 0.0 ? query_tokens * index_keys * context_tokens / 2.0 : 0.0;
   }
   const double indexer_bytes =
-      topk > 0.0 ? (decode ? full * context_tokens : full * query_tokens) * indexer_bytes_per_token_layer : 0.0;
+      topk > 0.0 ? (decode ? index_keys * context_tokens : index_keys * query_tokens) * indexer_bytes_per_token_layer
+                 : 0.0;
   a.kv_bytes = sequences * (kv_tokens * kv_bytes_per_token_layer + indexer_bytes + linear_state_traffic);
   a.flops = sequences * (pairs * flops_per_pair_layer + indexer_pairs * indexer_flops_per_pair_layer +
                          query_tokens * linear_flops_per_token);

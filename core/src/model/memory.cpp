@@ -91,6 +91,9 @@ AttentionLayerBytes attention_layer_bytes(const Model& m, KvFormat kv, int tp) {
   if (m.attention == AttentionKind::kMla) {
     // The latent and the rotary key are replicated on every tensor-parallel rank.
     out.softmax_per_token = (static_cast<double>(m.kv_lora_rank) + m.qk_rope_head_dim) * b;
+  } else if (m.attention == AttentionKind::kCompressed) {
+    // One vector serves as key and value (a raw-window or compressed row).
+    out.softmax_per_token = ceil_div(m.kv_heads, tp) * static_cast<double>(m.head_dim) * b;
   } else {
     out.softmax_per_token = 2.0 * ceil_div(m.kv_heads, tp) * static_cast<double>(m.head_dim) * b;
   }
@@ -109,12 +112,21 @@ AttentionLayerBytes attention_layer_bytes(const Model& m, KvFormat kv, int tp) {
 
 StageLayers stage_layers(const Model& m, int pp) {
   return StageLayers{ceil_div(m.full_attention_layers(), pp), ceil_div(m.sliding_window_layers, pp),
-                     ceil_div(m.linear_attention_layers, pp)};
+                     ceil_div(m.linear_attention_layers, pp),   ceil_div(m.index_key_layers(), pp),
+                     ceil_div(m.csa_layers, pp),                ceil_div(m.hca_layers, pp)};
+}
+
+CacheRates cache_rates(const Model& m, const AttentionLayerBytes& l, const StageLayers& s) {
+  CacheRates r;
+  r.per_token = s.full * l.softmax_per_token + s.indexed * l.indexer_per_token;
+  if (s.csa > 0) r.per_token += s.csa * (l.softmax_per_token + l.indexer_per_token) / m.csa_ratio;
+  if (s.hca > 0) r.per_token += s.hca * l.softmax_per_token / m.hca_ratio;
+  r.per_window_token = (s.sliding + s.csa + s.hca) * l.softmax_per_token;
+  return r;
 }
 
 double kv_bytes_per_token(const Model& model, KvFormat kv) {
-  const AttentionLayerBytes l = attention_layer_bytes(model, kv, 1);
-  return model.full_attention_layers() * (l.softmax_per_token + l.indexer_per_token);
+  return cache_rates(model, attention_layer_bytes(model, kv, 1), stage_layers(model, 1)).per_token;
 }
 
 double state_bytes_per_sequence(const Model& model) {
@@ -146,10 +158,10 @@ double kv_bytes_per_sequence_per_gpu(const Model& m, KvFormat kv, const Deployme
                                      double context_tokens) {
   const AttentionLayerBytes l = attention_layer_bytes(m, kv, d.tensor_parallel);
   const StageLayers s = stage_layers(m, d.pipeline_parallel);
+  const CacheRates r = cache_rates(m, l, s);
   const double window_tokens =
       std::min(context_tokens, static_cast<double>(m.sliding_window_tokens));
-  return s.full * (l.softmax_per_token + l.indexer_per_token) * context_tokens +
-         s.sliding * l.softmax_per_token * window_tokens + s.linear * l.linear_state;
+  return r.per_token * context_tokens + r.per_window_token * window_tokens + s.linear * l.linear_state;
 }
 
 long long max_context_for(const Model& m, KvFormat kv, const Deployment& d,
@@ -160,14 +172,15 @@ long long max_context_for(const Model& m, KvFormat kv, const Deployment& d,
   // Bytes per sequence, less the fixed linear-attention state it holds at any length.
   const double budget = free_bytes_per_gpu / static_cast<double>(users) - s.linear * l.linear_state;
   if (budget <= 0) return 0;
-  const double full_rate = s.full * (l.softmax_per_token + l.indexer_per_token);  // past the window
-  const double sliding_rate = s.sliding * l.softmax_per_token;
+  const CacheRates r = cache_rates(m, l, s);
+  const double full_rate = r.per_token;  // past the window
+  const double sliding_rate = r.per_window_token;
   const double both_rate = full_rate + sliding_rate;
   const double window = m.sliding_window_tokens;
   double tokens = 0;
   if (both_rate <= 0) {
     tokens = static_cast<double>(kMaxContextTokens);  // nothing grows with the context
-  } else if (s.sliding == 0 || both_rate * window >= budget) {
+  } else if (sliding_rate <= 0 || both_rate * window >= budget) {
     tokens = budget / both_rate;
   } else if (full_rate <= 0) {
     tokens = static_cast<double>(kMaxContextTokens);

@@ -39,22 +39,57 @@ double softmax_attention_params(const Model& m, double& norms) {
       indexer = (ql > 0 ? ql : h) * ih * id + h * id + h * ih;  // wq_b, wk, weights_proj
       norms += 2.0 * id;                                         // k_norm weight and bias
     }
-    return q + kv + heads * v * h + indexer;
+    const double gate = m.attention_output_gate ? h * heads * v : 0.0;  // Kimi K3's gated MLA
+    return q + kv + heads * v * h + indexer + gate;
   }
   const double hd = m.head_dim;
+  if (m.attention == AttentionKind::kCompressed) {
+    // wq_a, wq_b; one K=V projection per KV head; grouped low-rank output (wo_a, wo_b).
+    const double ql = m.q_lora_rank;
+    const double ol = m.o_lora_rank;
+    norms += ql + hd + heads;  // q and kv norms, one attention sink per head
+    return h * ql + ql * heads * hd + h * m.kv_heads * hd + heads * hd * ol + m.o_groups * ol * h;
+  }
   const double q = h * heads * hd * (m.attention_output_gate ? 2.0 : 1.0);
   return q + 2.0 * h * m.kv_heads * hd + heads * hd * h;
 }
 
-/** Gated DeltaNet projections of one linear-attention layer. */
+/** Gated DeltaNet (or Kimi Delta Attention) projections of one linear-attention layer. */
 double linear_attention_params(const Model& m, double& norms) {
   const double h = m.hidden_size;
   const double key_dim = static_cast<double>(m.linear_key_heads) * m.linear_key_head_dim;
   const double value_dim = static_cast<double>(m.linear_value_heads) * m.linear_value_head_dim;
+  if (m.linear_kind == LinearAttentionKind::kKda) {
+    // Kimi Linear's KimiDeltaAttention: q, k, v projections and their short convolutions,
+    // low-rank forget gate (f_a: hidden -> head_dim, f_b: head_dim -> value_dim), beta (b_proj),
+    // low-rank output gate (g_a, g_b), o_proj; A_log per head, dt_bias per channel, gated norm.
+    const double dk = m.linear_key_head_dim;
+    const double dv = m.linear_value_head_dim;
+    norms += m.linear_value_heads + value_dim + dv;
+    return h * (2.0 * key_dim + value_dim) + (2.0 * key_dim + value_dim) * m.linear_conv_kernel +
+           h * dk + dk * value_dim + h * m.linear_value_heads + h * dv + dv * value_dim + value_dim * h;
+  }
   const double in_proj = h * (2.0 * key_dim + 2.0 * value_dim) + h * 2.0 * m.linear_value_heads;  // qkvz, ba
   const double conv = (2.0 * key_dim + value_dim) * m.linear_conv_kernel;
   norms += m.linear_value_head_dim + 2.0 * m.linear_value_heads;  // gated norm, dt_bias, A_log
   return in_proj + conv + value_dim * h;
+}
+
+/** Compressed attention beyond the per-layer projections: each CSA / HCA layer's compressor
+ *  (kv and gate projections of coff x width, one learned position per ratio slot, a norm; CSA
+ *  windows overlap, coff 2) and, on CSA layers, the indexer (query up-projection, per-head
+ *  weights, its own compressor at index_head_dim). Only the indexer's query projection is an
+ *  FP8 linear layer in the release; the rest is BF16, counted with the norms. */
+void add_compressors(const Model& m, GroupParams& g) {
+  const double h = m.hidden_size;
+  auto compressor = [h](double ratio, double width, double coff) {
+    return 2.0 * h * coff * width + ratio * coff * width + width;
+  };
+  const double id = m.index_head_dim;
+  const double csa = compressor(m.csa_ratio, m.head_dim, 2.0) + h * m.index_heads + compressor(m.csa_ratio, id, 2.0);
+  const double hca = compressor(m.hca_ratio, m.head_dim, 1.0);
+  add(g, WeightGroup::kAttention, m.csa_layers * static_cast<double>(m.q_lora_rank) * m.index_heads * id);
+  add(g, WeightGroup::kNorms, m.csa_layers * csa + m.hca_layers * hca);
 }
 
 struct FfnParams {
@@ -63,7 +98,7 @@ struct FfnParams {
 
 FfnParams moe_ffn_params(const Model& m) {
   const double h = m.hidden_size;
-  const double expert = 3.0 * h * m.moe_intermediate_size;  // gate, up, down
+  const double expert = 3.0 * m.expert_io_width() * m.moe_intermediate_size;  // gate, up, down
   FfnParams f;
   f.routed_total = expert * m.experts_routed;
   f.routed_active = expert * m.experts_active;
@@ -74,6 +109,9 @@ FfnParams moe_ffn_params(const Model& m) {
     f.shared = 3.0 * h * width;
   }
   f.router = h * m.experts_routed;
+  // Latent MoE: the down and up projections to the experts' width (and the latent norm), run for
+  // every token: counted with the shared experts.
+  if (m.moe_latent_size > 0) f.shared += 2.0 * h * m.moe_latent_size + m.moe_latent_size;
   return f;
 }
 
@@ -96,6 +134,7 @@ ParamCount count_params(const Model& m, bool tied_embeddings) {
   add(g, WeightGroup::kAttention, softmax_layers * softmax + m.linear_attention_layers * linear);
   add(g, WeightGroup::kNorms, softmax_layers * norms_per_softmax + m.linear_attention_layers * norms +
                                   m.layers * 2.0 * h + h);
+  if (m.attention == AttentionKind::kCompressed) add_compressors(m, g);
   // MoE layers: every moe_layer_interval-th layer after the leading dense ones.
   const int moe_layers = m.moe_layer_count();
   const int dense_layers = m.layers - moe_layers;

@@ -39,8 +39,9 @@ LayerShape layer_shape(const Model& m) {
   if (m.is_moe() && m.moe_intermediate_size > 0 && m.experts_active > 0) {
     const int interval = std::max(1, m.moe_layer_interval);
     s.moe_layers = std::max(0, (m.layers - m.dense_layers + interval - 1) / interval);
-    s.expert_params = 3.0 * h * m.moe_intermediate_size;  // SwiGLU: gate, up, down
-    s.shared_params = m.experts_shared * s.expert_params;
+    s.expert_params = 3.0 * m.expert_io_width() * m.moe_intermediate_size;  // SwiGLU: gate, up, down
+    // Shared experts work at full width, also beside a latent MoE (Kimi K3).
+    s.shared_params = m.experts_shared * (m.moe_latent_size > 0 ? 3.0 * h * m.moe_intermediate_size : s.expert_params);
     s.router_params = h * m.experts_routed;
   }
   s.dense_layers = s.layers - s.moe_layers;
@@ -184,7 +185,8 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   const double tokens = sequences * query_tokens;
   const double a = c.gemm_latency_s;
   const double bpp = c.weight_bytes_per_param;
-  const bool mla = m.attention == AttentionKind::kMla;
+  // DeepSeek-V4's compressed attention launches MLA's low-rank projections (q_a, q_b, kv, o_a, o_b).
+  const bool mla = m.attention != AttentionKind::kGqa;
   const double layers = s.layers;
   // GEMM rows: the step's tokens (per GPU with data-parallel attention for the projections).
   // A mixing engine's decode tokens share each GEMM with the prompt rows of the same step, so

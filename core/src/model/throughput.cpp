@@ -160,7 +160,7 @@ ParamSplit split_params(const Model& m) {
   if (m.is_moe() && m.moe_intermediate_size > 0 && m.experts_active > 0) {
     const int moe_layers = m.moe_layer_count();
     // SwiGLU expert: gate, up and down projections.
-    s.per_expert = static_cast<double>(moe_layers) * 3.0 * m.hidden_size * m.moe_intermediate_size;
+    s.per_expert = static_cast<double>(moe_layers) * 3.0 * m.expert_io_width() * m.moe_intermediate_size;
     s.expert_total = std::min(s.per_expert * m.experts_routed, 0.98 * m.params_total);
     s.per_expert = s.expert_total / m.experts_routed;
     s.expert_active = std::min(s.per_expert * m.experts_active, 0.98 * m.params_active);

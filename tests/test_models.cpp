@@ -327,7 +327,11 @@ TEST_CASE("2026 models: longest context on 8x H200 and 8x MI355X, by hand") {
       }
       REQUIRE(r.fit.fits);
       REQUIRE(r.fit.deployment.tensor_parallel == 8);
-      const double free_per_gpu = device_bytes(*c.find_gpu(r.gpu_id)) - 5e9 - weights / 8;
+      // KV room per GPU: the engine's KV pool (its rule is checked by hand in test_memory.cpp),
+      // never more than capacity - reserve - weights.
+      const double free_per_gpu = r.fit.kv_free_bytes_per_gpu;
+      CHECK(free_per_gpu > 0);
+      CHECK(free_per_gpu <= device_bytes(*c.find_gpu(r.gpu_id)) - 5e9 - weights / 8);
       // Per GPU at TP 8: GQA KV heads split (at least one each), MLA latent and DSA keys replicated,
       // linear heads split.
       double full_rate = 0, sliding_rate = 0, state = 0;

@@ -700,7 +700,9 @@ TEST_CASE("model aliases: older ids, -instruct names and Hugging Face repo ids r
       {"meta-llama/llama-3.3-70b-instruct", "llama-3.3-70b"},  // ASCII case aside
       {"deepseek-ai/DeepSeek-V4-Pro", "deepseek-v4-pro"},
   };
-  for (const auto& [typed, canonical] : cases) {
+  for (const auto& entry : cases) {
+    const char* typed = entry.first;  // not a structured binding: CAPTURE needs a plain variable (clang, C++17)
+    const char* canonical = entry.second;
     CAPTURE(typed);
     const Evaluation ev = eval_ok(c, std::string("v=1&model=") + typed);
     CHECK(ev.model.id == canonical);

@@ -58,7 +58,10 @@ TEST_CASE("a price list (link, embedding host) may set offerings and prices, not
       {embedded("kernels.json"), "gpucalc-kernels/1"},
       {embedded("error-bands.json"), "gpucalc-error-bands/1"},
   };
-  for (const auto& [text, what] : refused) {
+  for (const auto& entry : refused) {
+    // Plain variables, not a structured binding: doctest's message macros capture them (clang, C++17).
+    const auto& text = entry.first;
+    const std::string what = entry.second;
     auto r = extend_catalog(base, text, "host.json", CatalogTrust::kPriceList);
     REQUIRE_FALSE_MESSAGE(r.ok(), what);
     CHECK(r.error().code == ErrorCode::kNotAllowed);

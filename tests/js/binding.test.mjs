@@ -65,7 +65,7 @@ test('errors become GpucalcError with code and field', () => {
     ['v=1&weights=fp3', 'weights'],
     ['v=1&context=-5', 'context'],
     ['v=1&context=1e30', 'context'],
-    ['v=1&compare=nope', 'compare'],
+    ['v=1&compare=nope', 'compare[0]'],  // the bad id's own place in the list
     ['v=1&bogus=1', 'bogus'],
     ['v=2', 'v'],
   ];
@@ -116,7 +116,7 @@ test('loadCatalog extends the working catalog; resetCatalog restores it', () => 
   assert.throws(() => gpucalc.loadCatalog('{', 'broken.json'), { code: 'invalid_json' });
   assert.throws(() => gpucalc.loadCatalog('{"offerings":[{"id":"x"}]}', 'bad.json'), gpucalc.GpucalcError);
   gpucalc.resetCatalog();
-  assert.throws(() => gpucalc.evaluate('v=1&compare=vendor-8x-b200'), { field: 'compare' });
+  assert.throws(() => gpucalc.evaluate('v=1&compare=vendor-8x-b200'), { field: 'compare[0]' });
 });
 
 test('loadCatalog: a price list (the default) carries offerings only; the user\'s own file may replace a GPU and is named', () => {

@@ -284,13 +284,13 @@ test('zh and en both render; lang= overrides the browser language', async () => 
   const zhContext = await browser.newContext({ locale: 'zh-CN' });
   const { page: zh, problems } = await openPage(calc.url, { ctx: zhContext });
   assert.equal(await zh.getAttribute('html', 'lang'), 'zh-CN');
-  assert.equal(await text(zh, 'h1'), 'GPU 对比计算器');
+  assert.equal(await text(zh, 'h1#title'), 'GPU 对比计算器');
   assert.match(await content(zh, '#spec-table'), /架构/);
   assert.match(await text(zh, '#verdict'), /以下情况选择/);
   assert.match(await text(zh, '#keyfigs'), /US\$19,900/);
   const { page: en } = await openPage(`${calc.url}?lang=en`, { ctx: zhContext });
   assert.equal(await en.getAttribute('html', 'lang'), 'en-US');
-  assert.equal(await text(en, 'h1'), 'GPU comparison calculator');
+  assert.equal(await text(en, 'h1#title'), 'GPU comparison calculator');
   await en.click('#lang-zh');
   await until(en, () => document.documentElement.lang === 'zh-CN');
   assert.match(en.url(), /lang=zh/);
@@ -459,7 +459,11 @@ test('screenshots of each view at 1280 and 390 px, zh and en', async () => {
 
 test('request-shape presets set input, output and context together; controls exist only for schema keys', async () => {
   const { page, problems } = await openPage(calc.url);
-  assert.equal(await page.getAttribute('#workload-presets button:nth-child(1)', 'aria-pressed'), 'true', 'chat 1K/1K is the default');
+  // The default scenario names no speed target; the chat preset carries one (25 tokens/s per user).
+  assert.equal(await page.getAttribute('#workload-presets button:nth-child(1)', 'aria-pressed'), 'false', 'no speed target by default');
+  await page.click('#workload-presets button:nth-child(1)');
+  await until(page, () => location.hash.includes('interactivity=25'));
+  assert.equal(await page.getAttribute('#workload-presets button:nth-child(1)', 'aria-pressed'), 'true', 'chat 1K/1K pressed');
   await page.click('#workload-presets button:nth-child(2)');
   await until(page, () => location.hash.includes('output=8192'));
   assert.equal(await page.getAttribute('#workload-presets button:nth-child(2)', 'aria-pressed'), 'true');

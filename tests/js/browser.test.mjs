@@ -471,6 +471,7 @@ test('request-shape presets set input, output and context together; controls exi
   await until(page, () => location.hash.includes('input=130048'));
   assert.match(await text(page, '#perf-note'), /130,048 input/);
   const keys = await page.evaluate(() => window.gpucalcPage.schema().map((k) => k.key));
+  await page.click('#advanced > summary');  // engine and MTP sit in the advanced section
   for (const key of ['engine', 'mtp', 'ttft_max', 'tpot_max', 'interactivity']) {
     assert.equal(await page.locator(`#in-${key}`).isVisible(), keys.includes(key), key);
   }

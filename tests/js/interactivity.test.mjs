@@ -152,7 +152,7 @@ test('every predicted throughput and latency figure has an error band beside it'
 
 test('changing the speed per user changes the cost there and its verdict line', async () => {
   const { page } = en;
-  const costRow = async () => (await servingRows(page)).find((r) => r[0] === 'US$ per million tokens there');
+  const costRow = async () => (await servingRows(page)).find((r) => r[0] === 'US$ per million output tokens there');
   const verdictLines = () => page.evaluate(() => [...document.querySelectorAll('#verdict .speed-cost')].map((p) => p.textContent));
   await preset(page, 'interactivity-presets', '20 tokens/s');
   const slow = await costRow();
@@ -369,7 +369,7 @@ test('the engine shown follows `engine`: vLLM, SGLang, TensorRT-LLM on NVIDIA, A
 });
 
 test('links carry every serving key and the request shape, and round-trip', async () => {
-  const keys = { model: 'deepseek-v3', ttft_max: '2', tpot_max: '0.2', interactivity: '50', engine: 'sglang', mtp: '2', ep: '8', dpa: '1',
+  const keys = { model: 'deepseek-v3', ttft_max: '2', tpot_max: '0.2', interactivity: '33', engine: 'sglang', mtp: '2', ep: '8', dpa: '1',
     input: '8192', output: '1024', context: '131072' };
   const link = `v=1&${Object.entries(keys).map(([k, v]) => `${k}=${v}`).join('&')}`;
   const { page, problems } = await openPage(`${calc.url}#${link}`);

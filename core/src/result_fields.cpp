@@ -1,4 +1,5 @@
 // The result-field registry (result_fields.hpp) and the CSV writer that iterates it.
+#include <algorithm>
 #include "gpucalc/result_fields.hpp"
 #include "gpucalc/text.hpp"
 
@@ -213,9 +214,11 @@ const std::vector<ResultField>& result_fields() {
        [](const R& r) { return r.train_memory_parts ? v(r.train_memory_parts->activations) : FieldValue{}; }},
       {"train_reserve_bytes_per_gpu", U::kBytes, S::kTraining,
        [](const R& r) { return r.train_memory_parts ? v(r.train_memory_parts->reserve) : FieldValue{}; }},
-      {"train_free_bytes_per_gpu", U::kBytes, S::kTraining,  // capacity - training memory (< 0: over)
+      {"train_free_bytes_per_gpu", U::kBytes, S::kTraining,  // capacity - training memory, 0 when over (fits says so)
        [](const R& r) {
-         return r.train_memory_bytes_per_gpu ? v(r.fit.capacity_bytes_per_gpu - *r.train_memory_bytes_per_gpu) : FieldValue{};
+         return r.train_memory_bytes_per_gpu
+                    ? v(std::max(0.0, r.fit.capacity_bytes_per_gpu - *r.train_memory_bytes_per_gpu))
+                    : FieldValue{};
        }},
       {"billed_months", U::kCount, S::kTraining, [](const R& r) { return v(r.billed_months); }},
       {"energy_kwh_per_run", U::kKwh, S::kTraining, [](const R& r) { return v(r.energy_kwh_per_run); }},

@@ -2,6 +2,7 @@
 // terms, the KV path, pd=auto against pd=0, and the measured table.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,9 @@ TEST_CASE("disaggregated: pd=auto never serves less than pd=0 at the same target
       if (a.interactivity_point) {
         REQUIRE(b.interactivity_point);
         CHECK(b.interactivity_point->total_tokens_per_s_per_gpu >= a.interactivity_point->total_tokens_per_s_per_gpu);
+        // A point taken from the disaggregated search says so.
+        const bool said = std::find(b.warnings.begin(), b.warnings.end(), "pd_at_speed") != b.warnings.end();
+        CHECK(said == (b.interactivity_point->total_tokens_per_s_per_gpu > a.interactivity_point->total_tokens_per_s_per_gpu));
       }
       disaggregated_chosen += b.pd_layout.empty() ? 0 : 1;
     }

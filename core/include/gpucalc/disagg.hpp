@@ -97,7 +97,8 @@ std::optional<DisaggPoint> best_disaggregated(const ServingContext& c,
  *  highest-throughput point within the latency limits and the point at the interactivity
  *  target become the best disaggregated layout's on `deployed_gpus` GPUs; with pd=auto each
  *  becomes it only where it serves more tokens per deployed GPU. Per-GPU figures divide by the
- *  deployed GPUs (what is paid for); `r.pd_layout` names the layout of the figures at the users.
+ *  deployed GPUs (what is paid for); `r.pd_layout` names the layout of the figures at the users,
+ *  and the warnings pd_max_throughput / pd_at_speed say that those points are disaggregated.
  *  A scenario whose pools fit no layout gets the warning pd_no_layout (pd=1). */
 void apply_disaggregated(const ServingContext& c, const Scenario& s, int deployed_gpus,
                          bool with_curve, OfferingResult& r);

@@ -75,6 +75,7 @@ void apply_disaggregated(const ServingContext& c, const Scenario& s, int deploye
         e.total_tokens_per_s_per_gpu > r.max_throughput_point->total_tokens_per_s_per_gpu) {
       r.max_throughput_tokens_per_s = e.output_tokens_per_s_per_gpu * gpus;
       r.max_throughput_point = e;
+      r.warnings.emplace_back("pd_max_throughput");  // the point is a disaggregated layout
     }
   }
   if (s.interactivity > 0.0) {
@@ -84,6 +85,7 @@ void apply_disaggregated(const ServingContext& c, const Scenario& s, int deploye
       if (forced || !r.interactivity_point ||
           e.total_tokens_per_s_per_gpu > r.interactivity_point->total_tokens_per_s_per_gpu) {
         r.interactivity_point = e;
+        r.warnings.emplace_back("pd_at_speed");  // the point is a disaggregated layout
         const auto it = std::find(r.warnings.begin(), r.warnings.end(), "interactivity_unreachable");
         if (it != r.warnings.end()) r.warnings.erase(it);
       }

@@ -111,6 +111,9 @@ TEST_CASE("projected parts: the result says projected, the band says no measurem
   const OfferingResult& r = ev.value().results[0];
   CHECK(r.projected);
   CHECK(has_warning(r, "projected_part"));
+  // Energy needs all_in_kw_per_gpu, which no source gives for MI455X: no figure, and a warning.
+  CHECK(has_warning(r, "all_in_power_unset"));
+  CHECK_FALSE(r.energy_joules_per_output_token.has_value());
   REQUIRE_FALSE(r.error_band.empty());
   for (const ErrorBand& b : r.error_band) {
     CHECK(b.points == 0);
@@ -119,6 +122,7 @@ TEST_CASE("projected parts: the result says projected, the band says no measurem
   const OfferingResult& h = ev.value().results[1];
   CHECK_FALSE(h.projected);
   CHECK_FALSE(has_warning(h, "projected_part"));
+  CHECK_FALSE(has_warning(h, "all_in_power_unset"));
   auto j = nlohmann::json::parse(evaluation_to_json(ev.value(), false));
   CHECK(j["results"][0]["projected"] == true);
   CHECK(j["results"][1]["projected"] == false);

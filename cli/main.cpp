@@ -387,11 +387,14 @@ void list_catalog(const Catalog& catalog, const std::string& what, const std::st
     print_table({"id", "name", "arch", "HBM", "bandwidth", "BF16 TF", "FP8 TF", "FP4 TF", "TDP"}, rows);
   } else if (what == "models") {
     for (const auto& m : catalog.models) {
+      // The first source; the rest are in --format json.
+      std::string source = m.sources.empty() ? "-" : m.sources.front();
+      if (m.sources.size() > 1) source += " (+" + std::to_string(m.sources.size() - 1) + " more)";
       rows.push_back({m.id, m.name, fmt(m.params_total / 1e9, 2) + "B", fmt(m.params_active / 1e9, 2) + "B",
                       gpucalc::attention_kind_name(m.attention), std::to_string(m.layers),
-                      std::to_string(m.kv_heads)});
+                      std::to_string(m.kv_heads), source});
     }
-    print_table({"id", "name", "params", "active", "attention", "layers", "kv heads"}, rows);
+    print_table({"id", "name", "params", "active", "attention", "layers", "kv heads", "source"}, rows);
   } else if (what == "networks") {
     for (const auto& n : catalog.networks) {
       rows.push_back({n.id, n.name, std::to_string(n.nics_per_server) + " x " + fmt(n.nic_line_rate_bytes_per_s / 1e9, 0) + " GB/s",

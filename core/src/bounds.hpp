@@ -7,6 +7,7 @@
 // longer than seconds and a fraction of an achieved rate never below 0.001 or above 1.
 #include <cmath>
 #include <initializer_list>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -87,6 +88,22 @@ inline constexpr Bound kInstanceTp{1.0, 64.0, "GPUs, from 1 to 64"};
 inline constexpr Bound kMtpTokens{0.0, 16.0, "draft tokens, from 0 to 16"};
 inline constexpr Bound kPointTokens{1.0, 16777215.0, "tokens, from 1 to 16,777,215"};
 inline constexpr Bound kPointConcurrency{1.0, 1e6, "requests, from 1 to 1,000,000"};
+
+// A calibration record's measured figures (the microbenchmark's): far above every GPU in
+// data/gpus.json at parse time (1 PB/s, 1 EFLOP/s, a latency under a second); the record's GPU
+// then holds each figure to its own datasheet.
+// (Rates are only positive here: the plausibility check names a tiny one as below its GPU's.)
+inline constexpr Bound kMeasuredBytesPerS{std::numeric_limits<double>::denorm_min(), 1e15,
+                                          "a positive number of B/s, at most 1e15"};
+inline constexpr Bound kMeasuredFlopsPerS{std::numeric_limits<double>::denorm_min(), 1e18,
+                                          "a positive number of FLOP/s, at most 1e18"};
+inline constexpr Bound kMeasuredLatencyS{1e-9, 1.0, "a number of seconds between 1e-9 and 1"};
+// Sizes of a measured sweep: a GEMM's m, n or k, tokens per expert, a batch (2^20); experts of a
+// grouped GEMM; a context; GPUs in an all-reduce.
+inline constexpr Bound kSweepDim{1.0, 1048576.0, "from 1 to 1,048,576"};
+inline constexpr Bound kSweepExperts{1.0, 4096.0, "experts, from 1 to 4,096"};
+inline constexpr Bound kContextTokens{1.0, 16777216.0, "tokens, from 1 to 16,777,216"};
+inline constexpr Bound kCollectiveGpus{2.0, 1024.0, "GPUs, from 2 to 1,024"};
 
 /** An error naming `path` unless `x` lies within `b` (NaN and infinities never do). */
 inline std::optional<Error> out_of_bound(const std::string& path, double x, const Bound& b) {

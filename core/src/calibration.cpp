@@ -13,6 +13,7 @@
 #include <string>
 #include <utility>
 
+#include "bounds.hpp"
 #include "json_strict.hpp"
 
 namespace gpucalc {
@@ -28,23 +29,12 @@ constexpr double kMaxEfficiency = 1.1;
 // The stated efficiency must agree with value / peak to this relative tolerance.
 constexpr double kEfficiencyTolerance = 0.01;
 
-// Parse-time ceilings, far above every GPU in data/gpus.json (the catalog check then holds each
-// figure to its own GPU's datasheet): 1 PB/s, 1 EFLOP/s, and one second for a latency.
-constexpr double kMaxBytesPerS = 1e15;
-constexpr double kMaxFlopsPerS = 1e18;
-constexpr double kMaxLatencyS = 1.0;
-constexpr double kMinLatencyS = 1e-9;
 // Plausibility against the record's catalog GPU (issue 13): at most the datasheet peak, and at
 // least this fraction of it (of the roofline for GEMMs at small M).
 constexpr double kMinFractionOfPeak = 0.01;
 // All-reduce messages from this size on are held to the 1 % floor (bandwidth-bound).
 constexpr double kBandwidthBoundMessageBytes = 16.0 * (1 << 20);
-// Size bounds of the serving-model sweeps, checked before any multiplication.
-constexpr double kMaxDim = 1 << 20;            // GEMM m, n, k; tokens per expert; batch
-constexpr double kMaxExperts = 4096;
-constexpr double kMaxContextTokens = 1 << 24;
-constexpr double kMaxMessageBytes = 1ull << 40;
-constexpr int kMaxAllreduceGpus = 1024;
+// Series points a record may hold per measurement (the sizes' bounds are in bounds.hpp).
 constexpr std::size_t kMaxPoints = 4096;
 
 enum class Quantity { kBytesPerS, kFlopsPerS, kSeconds };
@@ -104,25 +94,21 @@ const char* unit_name(Quantity q) {
   return "?";
 }
 
-/** Parse-time range of a figure: positive, finite, below the ceiling of its unit. */
-bool in_unit_range(Quantity q, double v) {
-  if (!std::isfinite(v) || v <= 0.0) return false;
+/** Parse-time range of a figure of this unit (bounds.hpp). */
+const detail::Bound& unit_bound(Quantity q) {
   switch (q) {
-    case Quantity::kBytesPerS: return v <= kMaxBytesPerS;
-    case Quantity::kFlopsPerS: return v <= kMaxFlopsPerS;
-    case Quantity::kSeconds: return v >= kMinLatencyS && v <= kMaxLatencyS;
+    case Quantity::kBytesPerS: return detail::kMeasuredBytesPerS;
+    case Quantity::kFlopsPerS: return detail::kMeasuredFlopsPerS;
+    case Quantity::kSeconds: break;
   }
-  return false;
+  return detail::kMeasuredLatencyS;
 }
 
-const char* unit_range_text(Quantity q) {
-  switch (q) {
-    case Quantity::kBytesPerS: return "a positive number of B/s, at most 1e15";
-    case Quantity::kFlopsPerS: return "a positive number of FLOP/s, at most 1e18";
-    case Quantity::kSeconds: return "a number of seconds between 1e-9 and 1";
-  }
-  return "";
+bool in_unit_range(Quantity q, double v) {
+  return v >= unit_bound(q).min && v <= unit_bound(q).max;  // false for NaN
 }
+
+std::string unit_range_text(Quantity q) { return unit_bound(q).words; }
 
 /** Builds errors that all start with the record's source name. */
 class Checker {
@@ -273,10 +259,9 @@ Result<bool> parse_environment(const Json& root, CalibrationRecord& record, cons
   return true;
 }
 
-/** A number of a series point within [min_value, max_value]; a whole number when `integer`. */
+/** A number of a series point within `bound`; a whole number when `integer`. */
 Result<double> point_number(const Json& point, const char* key, const std::string& path,
-                            double min_value, double max_value, bool integer,
-                            const Checker& check) {
+                            const detail::Bound& bound, bool integer, const Checker& check) {
   const auto it = point.find(key);
   const std::string where = path + "." + key;
   if (it == point.end() || !finite_number(*it)) {
@@ -286,11 +271,8 @@ Result<double> point_number(const Json& point, const char* key, const std::strin
   if (integer && v != std::floor(v)) {
     return check.fail(where, "must be a whole number.", ErrorCode::kBadValue);
   }
-  if (v < min_value || v > max_value) {
-    return check.fail(where,
-                      "must be between " + number_text(min_value) + " and " + number_text(max_value) +
-                          ".",
-                      ErrorCode::kOutOfRange);
+  if (v < bound.min || v > bound.max) {
+    return check.fail(where, std::string("must be ") + bound.words + ".", ErrorCode::kOutOfRange);
   }
   return v;
 }
@@ -300,15 +282,15 @@ Result<double> point_value(const Json& point, const std::string& path, Quantity 
                            const Checker& check) {
   const auto it = point.find("value");
   if (it == point.end() || !finite_number(*it) || !in_unit_range(q, it->get<double>())) {
-    return check.fail(path + ".value", std::string("must be ") + unit_range_text(q) + ".",
+    return check.fail(path + ".value", "must be " + unit_range_text(q) + ".",
                       ErrorCode::kBadValue);
   }
   return it->get<double>();
 }
 
 // Reads each named number of a point into `out` (in order), stopping at the first error.
-#define GPUCALC_POINT_NUMBER(var, key, lo, hi, whole)                                  \
-  auto var##_r = point_number(p, key, where, lo, hi, whole, check);                   \
+#define GPUCALC_POINT_NUMBER(var, key, bound, whole)                                   \
+  auto var##_r = point_number(p, key, where, bound, whole, check);                    \
   if (!var##_r) return var##_r.error();                                               \
   const double var = var##_r.value()
 
@@ -333,8 +315,10 @@ Result<bool> parse_series(const Json& m, const std::string& path, const Measurem
   if (kind.shape == Shape::kAllreduce) {
     const auto g = m.find("gpus");
     if (g == m.end() || !finite_number(*g) || g->get<double>() != std::floor(g->get<double>()) ||
-        g->get<double>() < 2 || g->get<double>() > kMaxAllreduceGpus) {
-      return check.fail(path + ".gpus", "must be a whole number of GPUs from 2 to 1024.",
+        g->get<double>() < detail::kCollectiveGpus.min ||
+        g->get<double>() > detail::kCollectiveGpus.max) {
+      return check.fail(path + ".gpus",
+                        std::string("must be a whole number of ") + detail::kCollectiveGpus.words + ".",
                         ErrorCode::kBadValue);
     }
     gpus = static_cast<int>(g->get<double>());
@@ -347,28 +331,28 @@ Result<bool> parse_series(const Json& m, const std::string& path, const Measurem
     if (!value) return value.error();
     switch (kind.shape) {
       case Shape::kGemmSmall: {
-        GPUCALC_POINT_NUMBER(mm, "m", 1, kMaxDim, true);
-        GPUCALC_POINT_NUMBER(n, "n", 1, kMaxDim, true);
-        GPUCALC_POINT_NUMBER(k, "k", 1, kMaxDim, true);
+        GPUCALC_POINT_NUMBER(mm, "m", detail::kSweepDim, true);
+        GPUCALC_POINT_NUMBER(n, "n", detail::kSweepDim, true);
+        GPUCALC_POINT_NUMBER(k, "k", detail::kSweepDim, true);
         record.gemm_small[prec].push_back(GemmPoint{mm, n, k, value.value()});
         break;
       }
       case Shape::kGroupedGemm: {
-        GPUCALC_POINT_NUMBER(e, "experts", 1, kMaxExperts, true);
-        GPUCALC_POINT_NUMBER(t, "tokens_per_expert", 1, kMaxDim, true);
-        GPUCALC_POINT_NUMBER(n, "n", 1, kMaxDim, true);
-        GPUCALC_POINT_NUMBER(k, "k", 1, kMaxDim, true);
+        GPUCALC_POINT_NUMBER(e, "experts", detail::kSweepExperts, true);
+        GPUCALC_POINT_NUMBER(t, "tokens_per_expert", detail::kSweepDim, true);
+        GPUCALC_POINT_NUMBER(n, "n", detail::kSweepDim, true);
+        GPUCALC_POINT_NUMBER(k, "k", detail::kSweepDim, true);
         record.grouped_gemm[prec].push_back(GroupedGemmPoint{e, t, n, k, value.value()});
         break;
       }
       case Shape::kAttentionDecode: {
-        GPUCALC_POINT_NUMBER(b, "batch", 1, kMaxDim, true);
-        GPUCALC_POINT_NUMBER(c, "context_tokens", 1, kMaxContextTokens, true);
+        GPUCALC_POINT_NUMBER(b, "batch", detail::kSweepDim, true);
+        GPUCALC_POINT_NUMBER(c, "context_tokens", detail::kContextTokens, true);
         record.attention_decode.push_back(AttentionDecodePoint{b, c, value.value()});
         break;
       }
       case Shape::kAllreduce: {
-        GPUCALC_POINT_NUMBER(bytes, "bytes", 1, kMaxMessageBytes, true);
+        GPUCALC_POINT_NUMBER(bytes, "bytes", detail::kMessageBytes, true);
         const auto bus = optional_positive(p, "bus_bytes_per_s", where, check);
         if (!bus) return bus.error();
         // Bus bandwidth by the nccl-tests convention: 2 (g - 1) / g x bytes / time.
@@ -377,8 +361,9 @@ Result<bool> parse_series(const Json& m, const std::string& path, const Measurem
           return check.fail(where + ".bus_bytes_per_s",
                             "must equal 2 (gpus - 1) / gpus x bytes / value.", ErrorCode::kBadValue);
         }
-        if (expected > kMaxBytesPerS) {
-          return check.fail(where + ".bus_bytes_per_s", "is above 1e15 B/s.", ErrorCode::kOutOfRange);
+        if (!in_unit_range(Quantity::kBytesPerS, expected)) {
+          return check.fail(where + ".bus_bytes_per_s", "must be " + unit_range_text(Quantity::kBytesPerS) + ".",
+                            ErrorCode::kOutOfRange);
         }
         record.allreduce.push_back(AllreducePoint{bytes, value.value(), expected});
         break;
@@ -447,14 +432,14 @@ Result<bool> parse_measurement(const Json& m, const std::string& path, Calibrati
   }
   const double value = value_it->get<double>();
   if (!in_unit_range(kind->quantity, value)) {
-    return check.fail(path + ".value", std::string("must be ") + unit_range_text(kind->quantity) + ".",
+    return check.fail(path + ".value", "must be " + unit_range_text(kind->quantity) + ".",
                       ErrorCode::kOutOfRange);
   }
 
   auto median = optional_positive(m, "median", path, check);
   if (!median) return median.error();
   if (median.value() && !in_unit_range(kind->quantity, *median.value())) {
-    return check.fail(path + ".median", std::string("must be ") + unit_range_text(kind->quantity) + ".",
+    return check.fail(path + ".median", "must be " + unit_range_text(kind->quantity) + ".",
                       ErrorCode::kOutOfRange);
   }
   auto peak = optional_positive(m, "peak", path, check);

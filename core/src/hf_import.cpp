@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <string>
 #include <vector>
 
 #include "gpucalc/catalog.hpp"
@@ -339,6 +340,37 @@ bool ignores(const Json& q, const char* list, const char* needle) {
   return false;
 }
 
+/** How many of layers first .. last - 1 the ignore list keeps `module` of in BF16: all of them
+ *  for an entry naming no layer index ("re:.*self_attn.*", "model.layers.*.self_attn"), else
+ *  those named one by one ("model.layers.7.self_attn*", or the whole layer "model.layers.0*"). */
+int ignored_layers(const Json& q, const char* list, const std::string& module, int first, int last) {
+  auto it = q.find(list);
+  if (it == q.end() || !it->is_array() || last <= first) return 0;
+  std::vector<bool> kept(static_cast<std::size_t>(last), false);
+  const std::string layers_dot = "layers.";
+  for (const auto& e : *it) {
+    if (!e.is_string()) continue;
+    const std::string s = e.get<std::string>();
+    if (s.find("vision") != std::string::npos) continue;  // a vision tower's layers are not the model's
+    const std::size_t at = s.find(layers_dot);
+    std::size_t end = at == std::string::npos ? at : at + layers_dot.size();
+    while (end != std::string::npos && end < s.size() && end - at < layers_dot.size() + 6 &&
+           s[end] >= '0' && s[end] <= '9') {
+      ++end;
+    }
+    if (end == std::string::npos || end == at + layers_dot.size()) {  // no layer index
+      if (s.find(module) != std::string::npos) return last - first;
+      continue;
+    }
+    const long long layer = std::stoll(s.substr(at + layers_dot.size(), end - at - layers_dot.size()));
+    const std::string rest = s.substr(end);
+    if (layer >= first && layer < last && (rest.empty() || rest == "*" || rest.find(module) != std::string::npos)) {
+      kept[static_cast<std::size_t>(layer)] = true;
+    }
+  }
+  return static_cast<int>(std::count(kept.begin(), kept.end(), true));
+}
+
 void set(Model& m, WeightGroup g, const StorageFormat& f) {
   m.checkpoint[static_cast<std::size_t>(g)] = f;
   m.checkpoint_quantized = true;
@@ -393,8 +425,25 @@ void read_quantization(Reader& r, const Json& q, Model& m) {
                         static_cast<double>(bits), group > 0 ? scale_bits : 0.0, group > 0 ? group : 1.0};
     }
     // Targets are the Linear layers; the ignore list keeps modules in BF16.
-    if (!ignores(q, list.c_str(), "self_attn")) set(m, WeightGroup::kAttention, f);
-    if (!ignores(q, list.c_str(), "shared_expert")) set(m, WeightGroup::kSharedExperts, f);
+    // One format per weight group: a list keeping a module in BF16 in some layers only
+    // (NVIDIA's requants name each layer) is refused rather than read as all or none.
+    const struct {
+      const char* module;
+      WeightGroup group;
+      int first;
+    } per_layer[] = {{"self_attn", WeightGroup::kAttention, 0},
+                     {"shared_expert", WeightGroup::kSharedExperts, m.dense_layers}};
+    for (const auto& p : per_layer) {
+      const int needed = m.layers - p.first;
+      const int kept = ignored_layers(q, list.c_str(), p.module, p.first, m.layers);
+      if (kept == 0) {
+        set(m, p.group, f);
+      } else if (kept < needed) {
+        return r.fail("quantization_config." + list,
+                      "keeps " + std::string(p.module) + " in BF16 in " + std::to_string(kept) + " of " +
+                          std::to_string(needed) + " layers; gpucalc sizes one format per weight group");
+      }
+    }
     // NVIDIA's requants ignore whole leading layers ("layers.0*"): their dense FFN stays BF16.
     bool dense_ignored = m.dense_layers > 0;
     for (int i = 0; i < m.dense_layers && dense_ignored; ++i) {
@@ -552,6 +601,10 @@ Result<Model> import_hf_config(std::string_view config_json, std::string_view id
     m.q_lora_rank = r.integer({"q_lora_rank"}, 0, 0, L::kLoraRank);
     m.qk_nope_head_dim = r.integer({"qk_nope_head_dim"}, 128, 0, L::kHeadDim);
     m.v_head_dim = r.integer({"v_head_dim"}, 128, 0, L::kHeadDim);
+    // MLA sizes by its own widths; a head_dim key means different things there (GLM-5: the
+    // rotary width 64, GLM-5.2: 192, same tensors), so head_dim is the value head width, as the
+    // catalog's MLA entries have it (used by the LoRA adapter count).
+    if (m.v_head_dim > 0) m.head_dim = m.v_head_dim;
     m.kv_heads = m.heads;
     m.index_topk = r.integer({"index_topk"}, 0, 0, L::kTokens);
     if (m.index_topk > 0) {

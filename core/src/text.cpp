@@ -81,6 +81,7 @@ std::string escape(std::string_view text, bool keep_line_breaks) {
 }  // namespace
 
 bool is_invisible_format_char(char32_t cp) {
+  if (cp < kFormatRanges[0][0]) return false;  // the ranges are sorted; most text is below
   for (const auto& r : kFormatRanges) {
     if (cp >= r[0] && cp <= r[1]) return true;
   }

@@ -60,7 +60,9 @@ inline nlohmann::json check_json_text(const std::string& text, bool non_negative
  */
 class NumberCheck final : public nlohmann::json_sax<nlohmann::json> {
  public:
-  explicit NumberCheck(bool non_negative) : non_negative_(non_negative) {}
+  /** `everywhere`: the non-negative rule covers every number (listings), not only results. */
+  explicit NumberCheck(bool non_negative, bool everywhere = false)
+      : non_negative_(non_negative), everywhere_(everywhere) {}
   bool null() override { return true; }
   bool boolean(bool) override { return true; }
   bool number_integer(number_integer_t x) override { return number(static_cast<double>(x)); }
@@ -90,9 +92,11 @@ class NumberCheck final : public nlohmann::json_sax<nlohmann::json> {
   bool number(double x) {
     const std::string& key = keys_.empty() ? kNone : keys_.back();
     if (!std::isfinite(x)) violated("non-finite number under \"" + key + "\"");
-    if (!non_negative_ || x >= 0 || keys_.size() < 2) return true;
+    if (!non_negative_ || x >= 0) return true;
     const bool signed_ok = key == "kv_free_bytes_per_gpu" || key == "kv_free_bytes" ||
                            key == "headroom_bytes_per_gpu" || key == "price_delta_month_usd";
+    if (everywhere_ && !signed_ok) violated("negative number under \"" + key + "\": " + std::to_string(x));
+    if (keys_.size() < 2) return true;
     bool in_scope = keys_[0] == "results";
     for (std::size_t i = 1; i < keys_.size() && keys_[0] == "verdict"; ++i) in_scope = in_scope || keys_[i] == "params";
     if (in_scope && !signed_ok) violated("negative number under \"" + key + "\": " + std::to_string(x));
@@ -100,16 +104,17 @@ class NumberCheck final : public nlohmann::json_sax<nlohmann::json> {
   }
   inline static const std::string kNone;
   bool non_negative_;
+  bool everywhere_;
   std::vector<std::string> keys_;  // the current key of each open object
 };
 
 /** Output text is one JSON document with finite numbers (and, with `non_negative`, results and
  *  verdict params >= 0), checked as a stream. */
-inline void check_json_stream(const std::string& text, bool non_negative) {
+inline void check_json_stream(const std::string& text, bool non_negative, bool everywhere = false) {
   for (const char c : text) {
     if (static_cast<unsigned char>(c) < 0x20) violated("raw control byte in JSON output");
   }
-  NumberCheck check(non_negative);
+  NumberCheck check(non_negative, everywhere);
   if (!nlohmann::json::sax_parse(text, &check)) violated("output is not JSON: " + text.substr(0, 200));
 }
 
@@ -161,19 +166,20 @@ inline void check_csv(const Evaluation& ev) {
 }
 
 /** The invariants on an evaluation, then on its JSON (with and without the trace). */
-inline void check_evaluation(const Evaluation& ev) {
+inline void check_evaluation(const Evaluation& ev, bool with_trace = true) {
   if (auto bad = check_output_invariants(ev)) violated(bad->to_string());
   // Results are sizes, counts, times and prices; the trace may hold any finite input.
   check_json_stream(evaluation_to_json(ev, false), true);
-  check_json_stream(evaluation_to_json(ev, true), false);
+  if (with_trace) check_json_stream(evaluation_to_json(ev, true), false);
   check_csv(ev);
 }
 
 /** Evaluates and checks; an error must be a well-formed error object naming a field. */
-inline void evaluate_and_check(const Catalog& catalog, const Scenario& scenario) {
-  auto ev = evaluate(catalog, scenario, true);
+inline void evaluate_and_check(const Catalog& catalog, const Scenario& scenario,
+                               EvaluateOptions options = {true, true}) {
+  auto ev = evaluate(catalog, scenario, options);
   if (ev) {
-    check_evaluation(ev.value());
+    check_evaluation(ev.value(), options.with_trace);
   } else {
     check_json_text(error_to_json(ev.error()), false);
   }

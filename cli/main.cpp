@@ -20,6 +20,7 @@
 #include "safe_io.hpp"
 #if __has_include("gpucalc/validation.hpp")
 #include "gpucalc/validation.hpp"
+#include "gpucalc/validation_disagg.hpp"
 #define GPUCALC_HAVE_VALIDATION 1
 #endif
 
@@ -380,9 +381,10 @@ void list_catalog(const Catalog& catalog, const std::string& what, const std::st
         const auto& v = g.peak_flops_per_s[gpucalc::index_of(p)];
         return v ? fmt(*v / 1e12, 0) : std::string("-");
       };
-      rows.push_back({g.id, g.name, g.architecture, fmt(g.hbm_marketed_bytes / 1e9, 0) + " GB",
+      rows.push_back({g.id, g.name + (g.projected ? " [projected]" : ""), g.architecture, fmt(g.hbm_marketed_bytes / 1e9, 0) + " GB",
                       fmt(g.memory_bandwidth_bytes_per_s / 1e12, 2) + " TB/s", peak(gpucalc::Precision::kBf16),
-                      peak(gpucalc::Precision::kFp8), peak(gpucalc::Precision::kFp4), fmt(g.tdp_w, 0) + " W"});
+                      peak(gpucalc::Precision::kFp8), peak(gpucalc::Precision::kFp4),
+                      g.tdp_w ? fmt(*g.tdp_w, 0) + " W" : std::string("-")});
     }
     print_table({"id", "name", "arch", "HBM", "bandwidth", "BF16 TF", "FP8 TF", "FP4 TF", "TDP"}, rows);
   } else if (what == "models") {
@@ -406,7 +408,9 @@ void list_catalog(const Catalog& catalog, const std::string& what, const std::st
     for (const auto& o : catalog.offerings) {
       std::string tier = o.tier.empty() ? "-" : o.tier;
       if (o.price_estimate) tier += " (estimate)";
-      rows.push_back({o.id, std::to_string(o.gpu_count) + " x " + o.gpu_id,
+      const gpucalc::Gpu* gpu = catalog.find_gpu(o.gpu_id);
+      const bool projected = gpu != nullptr && gpu->projected;
+      rows.push_back({o.id + (projected ? " [projected]" : ""), std::to_string(o.gpu_count) + " x " + o.gpu_id,
                       o.price_usd_per_month ? "US$" + fmt(*o.price_usd_per_month, 0) : "unpriced",
                       o.listed_usd_per_gpu_hour ? "US$" + fmt(*o.listed_usd_per_gpu_hour, 2) + "/GPU-h" : "",
                       tier, o.scale_out_id.empty() ? "-" : o.scale_out_id,
@@ -565,12 +569,21 @@ int main(int argc, char** argv) {
     }
     auto serving = gpucalc::run_serving_validation(catalog, serving_text, true);
     if (!serving) fail(serving.error());
+    const char* disagg_text = nullptr;
+    for (const auto& f : gpucalc::embedded_validation_files()) {
+      if (std::string(f.name) == "validation-disagg.json") disagg_text = f.text;
+    }
+    if (disagg_text == nullptr) fail("validation-disagg.json is not compiled in", 1);
+    auto disagg = gpucalc::run_disagg_validation(catalog, disagg_text, true);
+    if (!disagg) fail(disagg.error());
     if (format == "json") {
       std::cout << "{\"mlperf\": " << gpucalc::validation_report_to_json(report.value())
-                << ",\n\"serving\": " << gpucalc::serving_report_to_json(serving.value()) << "}\n";
+                << ",\n\"serving\": " << gpucalc::serving_report_to_json(serving.value())
+                << ",\n\"disaggregated\": " << gpucalc::disagg_report_to_json(disagg.value()) << "}\n";
     } else {
       std::cout << gpucalc::validation_report_to_text(report.value()) << "\n"
-                << gpucalc::serving_report_to_text(serving.value()) << "\n";
+                << gpucalc::serving_report_to_text(serving.value()) << "\n"
+                << gpucalc::disagg_report_to_text(disagg.value()) << "\n";
     }
     return 0;
 #else

@@ -109,6 +109,9 @@ Result<Gpu> parse_gpu(const Json& item, const std::string& path) {
     f.fail("vendor", "must be \"amd\" or \"nvidia\"");
   }
   f.str("architecture", g.architecture, true);
+  // A projected part (announced, never measured) carries the vendor's claims only; a figure no
+  // source gives stays unset, and the computations that need it say so (projected_gap).
+  f.boolean("projected", g.projected);
   f.str("memory_type", g.memory_type, false);
   f.str("form_factor", g.form_factor, false);
   f.str("sm", g.arch_target, false);
@@ -136,8 +139,8 @@ Result<Gpu> parse_gpu(const Json& item, const std::string& path) {
   } else if (f.ok()) {
     f.fail("peak_tflops", "is required (dense TFLOPS per precision, null where not native)");
   }
-  if (f.ok() && !g.peak_flops_per_s[index_of(Precision::kBf16)]) {
-    f.fail("peak_tflops.bf16", "is required: every catalog GPU has a BF16 matrix path");
+  if (f.ok() && !g.projected && !g.peak_flops_per_s[index_of(Precision::kBf16)]) {
+    f.fail("peak_tflops.bf16", "is required: every catalog GPU has a BF16 matrix path (unset only on a projected part)");
   }
   f.str("fp8_format", g.fp8_format, false);
   std::string fp4;
@@ -148,7 +151,8 @@ Result<Gpu> parse_gpu(const Json& item, const std::string& path) {
   if (f.ok() && g.fp4_native.has_value() != g.peak_flops_per_s[index_of(Precision::kFp4)].has_value()) {
     f.fail("fp4_format", "must be set exactly when peak_tflops.fp4 is");
   }
-  f.num("tdp_w", g.tdp_w, true, 1.0, 100000.0);
+  f.opt_num("tdp_w", g.tdp_w, 1.0, 100000.0);
+  if (f.ok() && !g.projected && !g.tdp_w) f.fail("tdp_w", "is required (unset only on a projected part)");
   g.all_in_power_w = read_figure(f, "all_in_kw_per_gpu", kWattsPerKilowatt, 0.001, 1000.0);
   f.str("cooling", g.cooling, false);
   if (auto ic = f.object("interconnect")) {
@@ -158,9 +162,11 @@ Result<Gpu> parse_gpu(const Json& item, const std::string& path) {
     if (topo == "switch") g.interconnect.topology = Topology::kSwitch;
     else if (topo == "full_mesh") g.interconnect.topology = Topology::kFullMesh;
     else if (ic->ok()) ic->fail("topology", "must be \"switch\" or \"full_mesh\"");
-    ic->integer("links", g.interconnect.links, true, 1, 1024);
+    // A projected part may leave the link count and rate unset (0): only the per-GPU figure
+    // enters a computation.
+    ic->integer("links", g.interconnect.links, !g.projected, 1, 1024);
     double link_gbps = 0, gpu_gbps = 0;
-    ic->num("link_gbps", link_gbps, true, 0.001, 1e6);
+    ic->num("link_gbps", link_gbps, !g.projected, 0.001, 1e6);
     ic->num("per_gpu_gbps", gpu_gbps, true, 0.001, 1e6);
     g.interconnect.link_bandwidth_bytes_per_s = link_gbps * kBytesPerGB;
     g.interconnect.per_gpu_bandwidth_bytes_per_s = gpu_gbps * kBytesPerGB;

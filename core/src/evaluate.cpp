@@ -367,6 +367,16 @@ std::optional<Error> evaluate_into(const Catalog& catalog, const Model& catalog_
     if (gpu == nullptr) {
       return make_error(ErrorCode::kInvalidCatalog, "offerings(" + off->id + ").gpu", "names an unknown GPU");
     }
+    if (gpu->projected) {
+      // A projected part's unset figure is never replaced by a guess: the computation stops
+      // and names the field (the page drops this id and keeps the others).
+      const std::string missing = missing_gpu_figure(*gpu, *model, scenario);
+      if (!missing.empty()) {
+        return make_error(ErrorCode::kBadValue, "compare[" + std::to_string(i) + "]",
+                          "\"" + off->id + "\" runs on " + gpu->id + ", a projected part whose " + missing +
+                              " no source gives (unset): this workload needs it; try other weights (gpucalc --list gpus)");
+      }
+    }
     const EngineProfile* engine = nullptr;
     if (scenario.workload == Workload::kInference) {
       auto selected = select_engine(catalog_engines(catalog), serving_engine_name(scenario.engine), *gpu, *model);
@@ -383,6 +393,7 @@ std::optional<Error> evaluate_into(const Catalog& catalog, const Model& catalog_
     r.gpu_count = off->gpu_count;
     r.gpu_vendor = gpu->vendor;
     r.fp4_native = gpu->fp4_native.has_value();
+    r.projected = gpu->projected;
     for (const auto& peak : gpu->peak_flops_per_s) {
       if (peak) r.gpu_peak_flops_per_s = std::max(r.gpu_peak_flops_per_s, *peak);
     }
@@ -429,6 +440,7 @@ std::optional<Error> evaluate_into(const Catalog& catalog, const Model& catalog_
       r.warnings.emplace_back("context_exceeds_model");
     }
     if (r.capacity_assumed) r.warnings.emplace_back("capacity_assumed_gib");
+    if (r.projected) r.warnings.emplace_back("projected_part");
     if (!r.stackable && r.fit.servers_needed > 1) r.warnings.emplace_back("not_stackable");
     if (with_trace) add_fit_trace(r, *model, *gpu, scenario);
     estimate_performance(catalog, scenario, *model, *gpu, *off, r.deployed_gpus, with_trace,

@@ -23,6 +23,26 @@ std::vector<FoldFigures> leave_one_group_out(const std::vector<std::string>& gro
   return out;
 }
 
+double grid_minimum(double lo, double hi, const std::function<double(double)>& cost) {
+  constexpr int kGridSteps = 40;    // the first pass over lo..hi
+  constexpr int kRefineSteps = 10;  // then within one step either side of the best
+  const double step = (hi - lo) / kGridSteps;
+  double best = lo, best_cost = cost(lo);
+  for (int k = 1; k <= kGridSteps; ++k) {
+    const double v = lo + step * k;
+    const double c = cost(v);
+    if (c < best_cost) best = v, best_cost = c;
+  }
+  const double centre = best;
+  for (int k = -kRefineSteps; k <= kRefineSteps; ++k) {
+    const double v = centre + step * k / kRefineSteps;
+    if (k == 0 || v < lo || v > hi) continue;
+    const double c = cost(v);
+    if (c < best_cost) best = v, best_cost = c;
+  }
+  return best;
+}
+
 FoldFigures relative_errors(const FoldFigures& predicted, const FoldFigures& measured) {
   FoldFigures e{};
   for (std::size_t m = 0; m < kFoldMetrics; ++m) {

@@ -157,6 +157,7 @@ void write_gpu(JsonWriter& w, const Gpu& g) {
   w.field("name", g.name);
   w.field("vendor", g.vendor);
   w.field("architecture", g.architecture);
+  w.field("projected", g.projected);
   w.field("arch_target", g.arch_target);
   w.field("memory_type", g.memory_type);
   w.field("hbm_marketed_bytes", g.hbm_marketed_bytes);
@@ -179,8 +180,13 @@ void write_gpu(JsonWriter& w, const Gpu& g) {
   w.key("interconnect").begin_object();
   w.field("kind", g.interconnect.kind);
   w.field("topology", g.interconnect.topology == Topology::kSwitch ? "switch" : "full_mesh");
-  w.field("links", g.interconnect.links);
-  w.field("link_bandwidth_bytes_per_s", g.interconnect.link_bandwidth_bytes_per_s);
+  // 0 is unset (a projected part whose link figures no source gives): written null.
+  w.key("links");
+  if (g.interconnect.links > 0) w.value(g.interconnect.links);
+  else w.null();
+  w.key("link_bandwidth_bytes_per_s");
+  if (g.interconnect.link_bandwidth_bytes_per_s > 0.0) w.value(g.interconnect.link_bandwidth_bytes_per_s);
+  else w.null();
   w.field("per_gpu_bandwidth_bytes_per_s", g.interconnect.per_gpu_bandwidth_bytes_per_s);
   w.field("scale_up_gpus", g.interconnect.scale_up_gpus);
   w.field("scale_up_source", g.interconnect.scale_up_source);
@@ -217,6 +223,7 @@ void write_offering(JsonWriter& w, const Offering& o, const Gpu* gpu) {
   w.key("scale_up_gpus");  // the GPU's scale-up domain
   if (gpu == nullptr) w.null();
   else w.value(gpu->scale_up_gpus());
+  w.field("projected", gpu != nullptr && gpu->projected);  // the GPU's figures are vendor claims
   w.field("kind", o.kind);
   w.field("price_month_usd", o.price_usd_per_month);
   w.field("listed_usd_per_gpu_hour", o.listed_usd_per_gpu_hour);

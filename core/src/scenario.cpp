@@ -37,6 +37,14 @@ const char* serving_engine_name(ServingEngine e) {
   }
   return "auto";
 }
+const char* pd_mode_name(PdMode m) {
+  switch (m) {
+    case PdMode::kAggregated: return "0";
+    case PdMode::kDisaggregated: return "1";
+    case PdMode::kAuto: return "auto";
+  }
+  return "0";
+}
 const char* recompute_name(Recompute r) {
   switch (r) {
     case Recompute::kNone: return "none";
@@ -360,6 +368,12 @@ struct Choices<ServingEngine> {
                                            ServingEngine::kSglang, ServingEngine::kTrtllm,
                                            ServingEngine::kAtom};
   static const char* name(ServingEngine v) { return serving_engine_name(v); }
+};
+
+template <>
+struct Choices<PdMode> {
+  static constexpr PdMode kAll[] = {PdMode::kAggregated, PdMode::kDisaggregated, PdMode::kAuto};
+  static const char* name(PdMode v) { return pd_mode_name(v); }
 };
 
 template <auto M>
@@ -700,6 +714,15 @@ const std::vector<Row>& rows() {
         boolean<&Scenario::dpa>("dpa", "1 = data-parallel attention over the instance's GPUs (MoE only)"),
         choice<&Scenario::engine>("engine", "serving engine: auto, vllm, sglang, trtllm (NVIDIA only) or atom (AMD only)"),
         integer<&Scenario::mtp>("mtp", 0, 16, "speculative (MTP) draft tokens per decode step; 0 = off"),
+        choice<&Scenario::pd>("pd", "prefill and decode: 0 = on the same workers, 1 = disaggregated (separate pools, KV moved between them), auto = the better for the target"),
+        integer<&Scenario::prefill_workers>("prefill_workers", 0, 1024, "disaggregated: prefill workers; 0 = chosen"),
+        integer<&Scenario::prefill_tp>("prefill_tp", 0, 1024, "disaggregated: GPUs per prefill worker; 0 = chosen"),
+        integer<&Scenario::prefill_ep>("prefill_ep", 0, 1024, "disaggregated: expert-parallel degree of a prefill worker (MoE); 0 = chosen"),
+        boolean<&Scenario::prefill_dpa>("prefill_dpa", "disaggregated: 1 = data-parallel attention on the prefill workers (MoE); 0 = chosen"),
+        integer<&Scenario::decode_workers>("decode_workers", 0, 1024, "disaggregated: decode workers; 0 = chosen"),
+        integer<&Scenario::decode_tp>("decode_tp", 0, 1024, "disaggregated: GPUs per decode worker; 0 = chosen"),
+        integer<&Scenario::decode_ep>("decode_ep", 0, 1024, "disaggregated: expert-parallel degree of a decode worker (MoE); 0 = chosen"),
+        boolean<&Scenario::decode_dpa>("decode_dpa", "disaggregated: 1 = data-parallel attention on the decode workers (MoE); 0 = chosen"),
         boolean<&Scenario::cuda_only>("cudaonly", "1 if the stack depends on CUDA-only libraries"),
         boolean<&Scenario::custom_kernels>("kernels", "1 if the stack has custom CUDA kernels"),
         boolean<&Scenario::tensorrt_llm>("trtllm", "1 if the stack uses TensorRT-LLM"),

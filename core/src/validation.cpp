@@ -419,8 +419,6 @@ FoldFigures measured_of(const ServingValidationRow& r) {
   return FoldFigures{r.measured_interactivity, r.measured_throughput_per_gpu, r.measured_ttft_s};
 }
 
-constexpr int kGridSteps = 40;   // the first pass over lo..hi
-constexpr int kRefineSteps = 10;  // then within one step either side of the best
 
 /**
  * The procedure that sets the constants "set against" the serving table, run on the rows with
@@ -465,20 +463,7 @@ std::vector<double> reset_constants(WorkingCatalog& w, const std::vector<Calibra
       }
       return n > 0 ? sum / n : 0.0;
     };
-    const double step = (cal.hi - cal.lo) / kGridSteps;
-    double best = cal.lo, best_cost = cost(cal.lo);
-    for (int k = 1; k <= kGridSteps; ++k) {
-      const double v = cal.lo + step * k;
-      const double c = cost(v);
-      if (c < best_cost) best = v, best_cost = c;
-    }
-    const double centre = best;
-    for (int k = -kRefineSteps; k <= kRefineSteps; ++k) {
-      const double v = centre + step * k / kRefineSteps;
-      if (k == 0 || v < cal.lo || v > cal.hi) continue;
-      const double c = cost(v);
-      if (c < best_cost) best = v, best_cost = c;
-    }
+    const double best = grid_minimum(cal.lo, cal.hi, cost);
     *slot = best;
     chosen.push_back(best);
   }

@@ -301,8 +301,9 @@ void build_verdict(Evaluation& ev) {
   // Never an offering whose rates cannot be computed (core/src/invariants.cpp), nor one that
   // misses the buyer's limits (TTFT, TPOT, speed per user; its con says so): a cheaper offering
   // that is too slow does not do the job. When none meets them, none is recommended.
+  // A projected part (vendor claims) is recommended only once the user has priced it.
   auto eligible = [&](const OfferingResult& r) {
-    return r.fit.fits && !(amd_ruled_out && std::string_view(r.gpu_vendor) != "nvidia") && !rate_not_computable(r) &&
+    return r.fit.fits && !(r.projected && !r.price_usd_per_month) && !(amd_ruled_out && std::string_view(r.gpu_vendor) != "nvidia") && !rate_not_computable(r) &&
            !misses_limits(r);
   };
   struct Basis {

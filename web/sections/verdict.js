@@ -20,6 +20,9 @@ export function renderVerdict(ev, inputs) {
     return h('div', { class: `verdict-col ${seriesClass(i)}${recommended ? ' recommended' : ''}` },
       h('h3', {}, t('choose_when', { name: offeringName(r) })),
       recommended ? h('p', { class: 'badge' }, badgeText(ev, r, inputs)) : null,
+      // A projected part: the core flags it; its figures are vendor claims, never measured.
+      r.projected ? h('p', { class: 'badge projected-badge' }, t('projected_badge')) : null,
+      r.projected ? h('p', { class: 'help projected-note' }, t('projected_sentence')) : null,
       items.length ? list : h('p', { class: 'help' }, t('no_reasons_hint')),
       // The verdict's own con says an unreachable speed; the line below would repeat it.
       items.some((v) => v.code === 'interactivity_unreachable') ? null : speedCost(r, Number(inputs.get('interactivity')) || 0));

@@ -37,8 +37,8 @@ enum class Topology { kSwitch, kFullMesh };
 struct Interconnect {
   std::string kind;  // "NVLink 4", "Infinity Fabric"
   Topology topology = Topology::kSwitch;
-  int links = 0;
-  double link_bandwidth_bytes_per_s = 0.0;     // per link, as marketed
+  int links = 0;                               // 0: unset (a projected part)
+  double link_bandwidth_bytes_per_s = 0.0;     // per link, as marketed; 0: unset
   double per_gpu_bandwidth_bytes_per_s = 0.0;  // aggregate per GPU, as marketed
   // GPUs sharing this fabric (the scale-up domain: 8 on an HGX or OAM baseboard, 72 in an
   // NVL72 rack). Tensor and expert parallelism stay inside it; past it the scale-out network.
@@ -59,7 +59,7 @@ struct Gpu {
   PerPrecision<std::optional<double>> peak_flops_per_s{};  // dense; empty = no native path
   std::string fp8_format;                      // "e4m3" or "e4m3fnuz"
   std::optional<Fp4Encoding> fp4_native;       // empty: FP4 is weight-only here
-  double tdp_w = 0.0;
+  std::optional<double> tdp_w;  // unset only on a projected part whose TDP no source gives
   // All-in power per GPU in watts: the GPU, its share of the server, networking and cooling
   // (InferenceX's figure, shared/reference/prices.md), for the energy figures.
   std::optional<SourcedFigure> all_in_power_w;
@@ -72,6 +72,8 @@ struct Gpu {
   std::vector<std::string> sources;
   std::string note;
   ZhText zh;  // form_factor_zh, note_zh
+  // Announced, never measured: its figures are the vendor's claims (gpus.json "projected").
+  bool projected = false;
   /** GPUs in this GPU's scale-up domain (interconnect.scale_up_gpus, at least 1). */
   int scale_up_gpus() const { return interconnect.scale_up_gpus > 1 ? interconnect.scale_up_gpus : 1; }
   std::string supplied_by;  // the document that gave these figures; empty: gpucalc's data/

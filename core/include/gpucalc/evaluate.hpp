@@ -113,6 +113,13 @@ struct OfferingResult {
   // peak / (2 x active parameters) (the output invariants' ceiling; not printed).
   double gpu_peak_flops_per_s = 0.0;
   bool capacity_assumed = false;  // device basis fell back to marketed GiB
+  bool projected = false;         // the GPU is a projected part: vendor claims, never measured
+  // Disaggregated prefill/decode (key pd): the serving figures at the users were computed on
+  // this layout (disagg_layout_code; empty: aggregated), KV moved over kv_transfer_fabric
+  // ("scale_up" | "scale_out").
+  std::string pd_layout, kv_transfer_fabric;
+  int prefill_gpus = 0, decode_gpus = 0;
+  std::optional<double> kv_transfer_s, prefill_utilization;
   double offering_hbm_marketed_bytes = 0.0;  // deployed GPUs x marketed HBM per GPU (as sold)
   MemoryFit fit;
   // --- servers (issue 11): fit.servers units of the offering deployed ---

@@ -30,6 +30,11 @@ using FitAndPredict = std::function<std::vector<FoldFigures>(const std::vector<b
 std::vector<FoldFigures> leave_one_group_out(const std::vector<std::string>& group_of,
                                              const FitAndPredict& fit_and_predict);
 
+/** The value in lo..hi with the least `cost`: a grid of 41 points over the range, then 21
+ *  within one grid step either side of the best (ties keep the value found first). How the
+ *  validation tables re-set a constant set against them. */
+double grid_minimum(double lo, double hi, const std::function<double(double)>& cost);
+
 /** |predicted / measured - 1| per metric, or -1 where either is missing (<= 0). */
 FoldFigures relative_errors(const FoldFigures& predicted, const FoldFigures& measured);
 

@@ -42,6 +42,8 @@ struct ModelConstants {
   double first_wave_fraction = 0.0;         // requests of a benchmark run that arrive at once
   double arrival_spread_fraction = 0.0;     // closed loop: a wave's arrivals spread over this
                                             // fraction of its end-to-end latency
+  double kv_transfer_fraction = 0.0;        // disaggregated serving: KV transfer's share of
+                                            // the link's rate (disagg.cpp)
   /** model id -> mean tokens per step at 1, 2, ... draft tokens (speculative decoding). */
   std::vector<std::pair<std::string, std::vector<double>>> mtp_acceptance_length;
   /** model id -> the model id whose MTP head (and acceptance table) it shares. */

@@ -29,6 +29,12 @@ enum class Recompute { kNone, kSelective, kFull };
 enum class ServingEngine { kAuto, kVllm, kSglang, kTrtllm, kAtom };
 const char* serving_engine_name(ServingEngine e);  // "auto", "vllm", ...
 
+/** Prefill and decode (key `pd`): on the same workers (aggregated, "0"), on separate pools with
+ *  the KV moved between them (disaggregated, "1"), or the better of both for the target
+ *  ("auto"). */
+enum class PdMode { kAggregated, kDisaggregated, kAuto };
+const char* pd_mode_name(PdMode m);  // "0", "1", "auto"
+
 const char* capacity_basis_name(CapacityBasis b);
 const char* workload_name(Workload w);
 const char* recompute_name(Recompute r);
@@ -79,6 +85,12 @@ struct Scenario {
   bool dpa = false;            // data-parallel attention over the instance's GPUs
   ServingEngine engine = ServingEngine::kAuto;
   int mtp = 0;                  // speculative (MTP) draft tokens per step; 0 = off
+  // Disaggregated prefill/decode (core/src/model/disagg.cpp): the pools' shapes, 0 = chosen.
+  PdMode pd = PdMode::kAggregated;
+  int prefill_workers = 0, prefill_tp = 0, prefill_ep = 0;
+  bool prefill_dpa = false;  // 1 = data-parallel attention; 0 = chosen
+  int decode_workers = 0, decode_tp = 0, decode_ep = 0;
+  bool decode_dpa = false;
   // Software stack (drives the verdict)
   bool cuda_only = false;       // depends on CUDA-only libraries
   bool custom_kernels = false;  // custom CUDA kernels to port to HIP

@@ -34,6 +34,11 @@ Precision inference_math_precision(const Gpu& gpu, WeightFormat weights);
  *  natively, else BF16. QLoRA computes in BF16. */
 Precision training_math_precision(const Gpu& gpu, WeightFormat weights, Workload workload);
 
+/** The catalog field (e.g. "peak_tflops.bf16") a scenario's math needs on `gpu` that the GPU
+ *  leaves unset (only a projected part may), or empty: the math can be computed. Nothing is
+ *  ever put in its place. */
+std::string missing_gpu_figure(const Gpu& gpu, const Model& model, const Scenario& scenario);
+
 /** Kernel-level rates of one GPU for one math precision, with their provenance. */
 struct Rates {
   Precision math = Precision::kBf16;

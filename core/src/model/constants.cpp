@@ -47,6 +47,7 @@ const ConstantRow kConstants[] = {
     {"gemm_kernels_attention_mla", &ModelConstants::gemm_kernels_attention_mla, detail::kPerLayerCount},
     {"first_wave_fraction", &ModelConstants::first_wave_fraction, detail::kFraction},
     {"arrival_spread_fraction", &ModelConstants::arrival_spread_fraction, detail::kFraction},
+    {"kv_transfer_fraction", &ModelConstants::kv_transfer_fraction, detail::kFraction},
 };
 
 /** The document's own keys beside the constants. */

@@ -22,6 +22,8 @@ double energy_kwh(double power_w_per_gpu, int gpus, double hours) {
 }
 
 void estimate_energy(const Gpu& gpu, const Scenario& s, bool with_trace, OfferingResult& r) {
+  // A projected part whose all-in power no source gives has no energy figures, and says why.
+  if (gpu.projected && !gpu.all_in_power_w) r.warnings.emplace_back("all_in_power_unset");
   if (!gpu.all_in_power_w || !(gpu.all_in_power_w->value > 0.0) || r.deployed_gpus < 1) return;
   const double watts = gpu.all_in_power_w->value;
   const int gpus = r.deployed_gpus;

@@ -5,6 +5,7 @@
 #include <optional>
 #include <utility>
 
+#include "gpucalc/disagg.hpp"
 #include "gpucalc/serving.hpp"
 #include "gpucalc/serving_calibration.hpp"
 #include "gpucalc/throughput.hpp"
@@ -174,6 +175,21 @@ void estimate_inference_roofline(const Catalog& catalog, const Scenario& s, cons
   set_usd_per_million_tokens(s, with_trace, r);
 }
 
+/** A projected part was never measured: its band says so (no points, no percentiles) instead of
+ *  borrowing a measured group's error. */
+std::shared_ptr<const std::vector<ErrorBand>> no_measurement_bands(const Gpu& gpu) {
+  auto bands = std::make_shared<std::vector<ErrorBand>>();
+  for (const char* metric : {"interactivity", "throughput_per_gpu", "ttft"}) {
+    ErrorBand b;
+    b.metric = metric;
+    b.group = gpu.id + " (projected)";
+    b.basis = "no measurement: " + gpu.id + " is a projected part (vendor claims only); no error can be stated";
+    b.gpu_unmeasured = true;
+    bands->push_back(std::move(b));
+  }
+  return bands;
+}
+
 ServingCurveEntry curve_entry(const ServingPoint& p, double usd_per_mtok) {
   ServingCurveEntry e;
   e.tokens_per_s_per_user = p.tokens_per_s_per_user;
@@ -330,6 +346,7 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
                              catalog.error_bands ? band_flags(*catalog.error_bands, model.id, e.id, gpu.vendor,
                                                               gpu.id, u.users_per_instance)
                                                  : 0);
+    if (gpu.projected && !c.serving_calibration) r.error_band = ErrorBandList(no_measurement_bands(gpu));
     if (with_trace) {
       trace_step(r, "tpot_s", u.decode,
                  "decode step at the users per instance, mean context input + output / 2; "
@@ -366,13 +383,20 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     r.warnings.emplace_back("latency_needs_fit");
   }
 
-  if (!with_curve) return;
+  if (!with_curve) {
+    apply_disaggregated(c, s, offering.gpu_count, false, r);  // key pd
+    return;
+  }
   r.measured_points = detail::measured_markers(catalog, s, model, gpu.id, e.id, c.serving_calibration.get());
   if (s.tp == 0) layouts = legal_layouts(c, offering.gpu_count, 0, s.ep, s.dpa ? 1 : 0);
   const double price = r.price_usd_per_month ? *r.price_usd_per_month : 0.0;
   // Each point's band by its own users per instance; the few distinct bands are kept once.
   std::vector<const std::vector<ErrorBand>*> bands_seen;
   auto band_index = [&](double users_per_instance) {
+    if (gpu.projected && !c.serving_calibration) {
+      if (r.curve_error_bands.empty()) r.curve_error_bands.emplace_back(no_measurement_bands(gpu));
+      return 0;
+    }
     if (c.serving_calibration) {  // the calibration's cross-validated error, one band for all
       if (r.curve_error_bands.empty()) r.curve_error_bands.emplace_back(c.serving_calibration->band);
       return 0;
@@ -434,6 +458,7 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     }
   }
 
+  apply_disaggregated(c, s, offering.gpu_count, true, r);  // key pd
   set_usd_per_million_tokens(s, with_trace, r);
 }
 

@@ -58,6 +58,15 @@ Precision training_math_precision(const Gpu& gpu, WeightFormat weights, Workload
   return narrow && has_peak(gpu, Precision::kFp8) ? Precision::kFp8 : Precision::kBf16;
 }
 
+std::string missing_gpu_figure(const Gpu& gpu, const Model& model, const Scenario& scenario) {
+  const WeightFormat weights = math_weight_format(model, scenario.weights);
+  const Precision math = scenario.workload == Workload::kInference
+                             ? inference_math_precision(gpu, weights)
+                             : training_math_precision(gpu, weights, scenario.workload);
+  if (has_peak(gpu, math)) return {};
+  return std::string("peak_tflops.") + precision_name(math);
+}
+
 namespace {
 
 std::string label_of(const Rates& r, const CalibrationRecord* cal) {

@@ -1,0 +1,172 @@
+// Disaggregated prefill/decode serving (disagg.hpp): the serving step model's prefill and
+// decode costs on two pools, the KV moved between them, and the closed loop over both.
+#include "gpucalc/disagg.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpucalc/memory.hpp"
+
+namespace gpucalc {
+
+namespace {
+
+/** Fixed-point rounds of the closed loop (arrivals -> prefill batch -> latency -> arrivals);
+ *  the aggregated loop (serving.cpp) takes three, the queueing term here a few more. */
+constexpr int kLoopRounds = 8;
+
+/** The same context with no prefill mixed into decode steps: a prefill worker only
+ *  prefills (it pays its own weight streaming), a decode worker only decodes. */
+ServingContext unmixed(const ServingContext& c) {
+  ServingContext u = c;
+  u.mixes_prefill = false;
+  return u;
+}
+
+void append_pool(std::string& out, int workers, const Parallel& p) {
+  out += std::to_string(workers) + "x(tp" + std::to_string(p.gpus()) + ",ep" +
+         std::to_string(p.ep * p.servers) + (p.dpa ? ",dpa)" : ")");
+}
+
+}  // namespace
+
+std::string disagg_layout_code(const DisaggLayout& l) {
+  std::string out;
+  append_pool(out, l.prefill_workers, l.prefill);
+  out += '+';
+  append_pool(out, l.decode_workers, l.decode);
+  return out;
+}
+
+KvLink kv_link(const ServingContext& c, const DisaggLayout& l) {
+  KvLink k;
+  // Every GPU of the prefill worker sends its share; the slower side sets the pace.
+  const double senders = std::max(1, std::min(l.prefill.gpus(), l.decode.gpus()));
+  if (l.gpus() <= c.gpu->scale_up_gpus()) {
+    // The marketed per-GPU figure counts both directions (data/gpus.json note).
+    k.bytes_per_s = 0.5 * c.gpu->interconnect.per_gpu_bandwidth_bytes_per_s * senders;
+    k.latency_s = c.allreduce_latency_s;
+    k.scale_up = true;
+  } else if (c.scale_out.bytes_per_s_per_gpu > 0.0) {
+    k.bytes_per_s = c.scale_out.bytes_per_s_per_gpu * senders;
+    k.latency_s = c.scale_out.latency_s;
+  }
+  k.bytes_per_s *= c.constants->kv_transfer_fraction;
+  return k;
+}
+
+DisaggPoint serve_disaggregated(const ServingContext& given, const DisaggLayout& l,
+                                double concurrency) {
+  DisaggPoint pt;
+  pt.layout = l;
+  pt.concurrency = concurrency;
+  if (concurrency < 1.0 || l.prefill_workers < 1 || l.decode_workers < 1) return pt;
+  const ServingContext c = unmixed(given);
+  const KvLink link = kv_link(c, l);
+  if (!(link.bytes_per_s > 0.0)) return pt;
+  if (max_sequences(c, l.prefill) < 1.0) return pt;  // the prefill worker holds the weights
+  const double slots = max_sequences(c, l.decode);
+  if (slots < 1.0) return pt;
+
+  const double in = c.input_tokens, out = std::max(1.0, c.output_tokens);
+  const double per_decoder = concurrency / l.decode_workers;
+  const double running = std::min(per_decoder, slots);
+  pt.decode = step_cost(c, l.decode, running, 1.0 + c.mtp_draft_tokens, in + out / 2.0, true);
+  const double step = pt.decode.total_s;
+  const double tpot = step / c.mtp_tokens_per_step;
+  pt.first_decode_step_s = step;
+
+  Deployment whole;  // one request's KV over the whole model (every head, every layer)
+  pt.kv_bytes_per_request = kv_bytes_per_sequence_per_gpu(*c.model, c.kv, whole, in);
+  pt.kv_transfer_s = link.latency_s + pt.kv_bytes_per_request / link.bytes_per_s;
+  pt.kv_over_scale_up = link.scale_up;
+
+  const PrefillFit fit = prefill_fit(c, l.prefill);
+  const double workers = l.prefill_workers;
+  // Saturated prefill: each worker prefills its share of the requests in flight at once.
+  const double full_batch = std::max(1.0, std::ceil(std::min(concurrency, running * l.decode_workers) / workers));
+  const double prefill_capacity = workers * full_batch / prefill_time_s(c, fit, full_batch);  // requests/s
+
+  const double decode_s = (out - 1.0) * tpot;
+  double batch = 1.0, pre = prefill_time_s(c, fit, batch), wait = 0.0, rate = 0.0;
+  double ttft = c.request_overhead_s + pre + pt.kv_transfer_s + step;
+  for (int it = 0; it < kLoopRounds; ++it) {
+    // Closed loop: the requests decoding finish and return as new prompts.
+    rate = std::min(running * l.decode_workers / (ttft + decode_s), prefill_capacity);
+    const double per_worker = rate / workers;
+    batch = std::clamp(1.0 + per_worker * pre, 1.0, full_batch);
+    pre = prefill_time_s(c, fit, batch);
+    const double busy = std::min(0.99, per_worker * pre / batch);
+    // A prompt waits for the step in progress and for the steps queued before its own (M/D/1).
+    wait = busy * pre / 2.0 + busy * busy / (2.0 * (1.0 - busy)) * pre;
+    pt.prefill_utilization = busy;
+    ttft = c.request_overhead_s + wait + pre + pt.kv_transfer_s + step;
+  }
+  // When the prefill pool is the bottleneck the loop runs at its capacity: the rest of each
+  // request's cycle is spent waiting for a prefill worker.
+  const double cycle = running * l.decode_workers / rate;
+  if (cycle > ttft + decode_s) wait += cycle - (ttft + decode_s);
+  ttft = c.request_overhead_s + wait + pre + pt.kv_transfer_s + step;
+  if (per_decoder > running) pt.slot_queue_s = (per_decoder - running) / running * (ttft + decode_s);
+
+  pt.prefill_s = pre;
+  pt.prefill_batch = batch;
+  pt.prefill_queue_s = wait;
+  pt.tpot_s = tpot;
+  pt.ttft_s = ttft + pt.slot_queue_s;
+  pt.e2e_s = pt.ttft_s + decode_s;
+  pt.tokens_per_s_per_user = 1.0 / tpot;
+  const double gpus = l.gpus();
+  pt.output_tokens_per_s = rate * out;
+  pt.output_tokens_per_s_per_gpu = rate * out / gpus;
+  pt.total_tokens_per_s_per_gpu = rate * (in + out) / gpus;
+  pt.fits = true;
+  return pt;
+}
+
+std::vector<DisaggLayout> disagg_layouts(const ServingContext& c, int gpus, const DisaggRequest& q) {
+  std::vector<DisaggLayout> out;
+  const int domain = std::min(gpus, c.gpu->scale_up_gpus());
+  const std::vector<Parallel> prefill = legal_layouts(c, domain, q.prefill_tp, q.prefill_ep, q.prefill_dpa);
+  const std::vector<Parallel> decode = legal_layouts(c, domain, q.decode_tp, q.decode_ep, q.decode_dpa);
+  for (const Parallel& p : prefill) {
+    for (const Parallel& d : decode) {
+      const int pw_max = q.prefill_workers > 0 ? q.prefill_workers : gpus / p.gpus();
+      // Prefill worker counts 1 to 8, then doubling: the P:D ratios a deployment picks from.
+      for (int pw = q.prefill_workers > 0 ? q.prefill_workers : 1; pw <= pw_max; pw = pw < 8 ? pw + 1 : 2 * pw) {
+        const int left = gpus - pw * p.gpus();
+        if (left < d.gpus()) break;
+        // Decode takes the GPUs prefill leaves (or the workers asked for).
+        const int dw = q.decode_workers > 0 ? q.decode_workers : left / d.gpus();
+        if (dw < 1 || pw * p.gpus() + dw * d.gpus() > gpus) continue;
+        out.push_back(DisaggLayout{p, pw, d, dw});
+      }
+    }
+  }
+  return out;
+}
+
+std::optional<DisaggPoint> best_disaggregated(const ServingContext& c,
+                                              const std::vector<DisaggLayout>& layouts,
+                                              double concurrency, double min_tokens_per_s_per_user,
+                                              double ttft_max_s, double tpot_max_s) {
+  std::optional<DisaggPoint> best;
+  auto consider = [&](const DisaggPoint& pt) {
+    if (!pt.fits) return;
+    if (min_tokens_per_s_per_user > 0.0 && pt.tokens_per_s_per_user < min_tokens_per_s_per_user) return;
+    if (ttft_max_s > 0.0 && pt.ttft_s > ttft_max_s) return;
+    if (tpot_max_s > 0.0 && pt.tpot_s > tpot_max_s) return;
+    if (!best || pt.total_tokens_per_s_per_gpu > best->total_tokens_per_s_per_gpu) best = pt;
+  };
+  for (const DisaggLayout& l : layouts) {
+    if (concurrency > 0.0) {
+      consider(serve_disaggregated(c, l, concurrency));
+      continue;
+    }
+    const double slots = max_sequences(c, l.decode) * l.decode_workers;
+    for (double n = 1.0; n <= slots; n *= 2.0) consider(serve_disaggregated(c, l, n));
+  }
+  return best;
+}
+
+}  // namespace gpucalc

@@ -123,26 +123,60 @@ TEST_CASE("bench results: InferenceX rows (CSV and agg JSON): seconds, per GPU, 
 TEST_CASE("bench results: hostile files give an error naming the file, line and field") {
   const Error truncated = error_of(bench_text("hostile/truncated.json"), "truncated.json");
   CHECK(truncated.code == ErrorCode::kInvalidJson);
-  CHECK(truncated.field.rfind("truncated.json:", 0) == 0);  // with the line it stops at
+  CHECK(truncated.field == "truncated.json:4");  // the line it stops at
   const Error type = error_of(bench_text("hostile/wrong-type.json"), "wrong-type.json");
   CHECK(type.field == "wrong-type.json: mean_ttft_ms");
   CHECK(type.message.find("number") != std::string::npos);
   CHECK(error_of(bench_text("hostile/wrong-type-list.json"), "w.json").field == "w.json: max_concurrency");
+  // 1e400 is beyond a double: the line and the key it stands at.
   const Error huge = error_of(bench_text("hostile/huge.json"), "huge.json");
-  CHECK(huge.field.rfind("huge.json", 0) == 0);
+  CHECK(huge.field == "huge.json:9: mean_tpot_ms");
+  CHECK(huge.code == ErrorCode::kOutOfRange);
   const Error nan = error_of(bench_text("hostile/nan.jsonl"), "nan.jsonl");
   CHECK(nan.field == "nan.jsonl:2: mean_tpot_ms");
   CHECK(nan.message.find("NaN") != std::string::npos);
   const Error row = error_of(bench_text("hostile/short-row.csv"), "short-row.csv");
   CHECK(row.field == "short-row.csv:4");
   CHECK(row.message.find("cells") != std::string::npos);
-  // Past physical bounds: a TTFT of ten days, a negative throughput.
+  // Past physical bounds (the shared bounds table, in the parser's units): a TTFT of ten days,
+  // a negative throughput.
   std::string slow = bench_text("vllm.json");
   slow.replace(slow.find("412.3"), 5, "864000001");
-  CHECK(error_of(slow, "slow.json").field == "slow.json: mean_ttft_ms");
+  const Error ten_days = error_of(slow, "slow.json");
+  CHECK(ten_days.field == "slow.json: mean_ttft_ms");
+  CHECK(ten_days.message.find("seconds, from 0 to 86,400") != std::string::npos);
   std::string negative = bench_text("vllm.json");
   negative.replace(negative.find("5544.8"), 6, "-5544.8");
   CHECK(error_of(negative, "neg.json").code == ErrorCode::kOutOfRange);
+  // The same per CSV cell and per JSON Lines run: NaN, a word, a number past a double, a
+  // negative count, each naming the file, the line and the column.
+  const std::string csv = bench_text("inferencex.csv");
+  const std::size_t row2 = csv.find('\n') + 1;
+  const std::string cell = csv.substr(0, csv.find('\n', row2));
+  const std::string ttft = "0.1577667";  // mean_ttft_s of the first row
+  REQUIRE(cell.find(ttft) != std::string::npos);
+  for (const char* bad : {"NaN", "fast", "1e999", "-0.2"}) {
+    std::string broken = cell;
+    broken.replace(broken.find(ttft), ttft.size(), bad);
+    const Error e = error_of(broken, "x.csv");
+    CHECK_MESSAGE(e.field == "x.csv:2: mean_ttft_s", bad);
+  }
+  std::string conc = cell;
+  conc.replace(conc.find(",1024,1024,4,"), 13, ",1024,1024,1e7,");
+  CHECK(error_of(conc, "x.csv").field == "x.csv:2: concurrency");
+  CHECK(error_of(conc, "x.csv").message.find("requests, from 0 to 1,000,000") != std::string::npos);
+  const std::string jsonl = bench_text("sglang.jsonl");
+  std::string wrong = jsonl;
+  wrong.replace(wrong.rfind("\"max_concurrency\": "), 19, "\"max_concurrency\": \"x\", \"y\": ");
+  CHECK(error_of(wrong, "s.jsonl").field.find(": max_concurrency") != std::string::npos);
+  CHECK(error_of(wrong, "s.jsonl").field.rfind("s.jsonl:", 0) == 0);
+  const std::string genai = bench_text("genai-perf.csv");
+  std::string gcsv = genai;
+  const std::size_t ttft_row = gcsv.find("Time To First Token");
+  REQUIRE(ttft_row != std::string::npos);
+  const std::size_t comma = gcsv.find(',', ttft_row);
+  gcsv.replace(comma + 1, gcsv.find(',', comma + 1) - comma - 1, "\"1e999\"");
+  CHECK(error_of(gcsv, "g.csv").field.find(": Time To First Token") != std::string::npos);
   CHECK(error_of("", "empty.json").field == "empty.json");
   CHECK(error_of("hello,world\n1,2\n", "x.csv").field == "x.csv:1");
   CHECK(error_of("{\"foo\": 1}", "foo.json").message.find("not a known benchmark") != std::string::npos);
@@ -172,6 +206,12 @@ TEST_CASE("bench results: a 10 MB file parses (its CPU time printed); 100k rows;
     REQUIRE(r.ok());
   }
   CHECK(r.value().back().source == "big.csv:" + std::to_string(r.value().size() + 1));
+  // A bad cell in the last of 100k rows is found and named by its line.
+  const std::size_t lines = r.value().size() + 1;
+  std::string bad_last = big + row;
+  bad_last.replace(bad_last.rfind("0.1577667"), 9, "NaN");
+  CHECK(parse_bench_results(bad_last, "big.csv").error().field ==
+        "big.csv:" + std::to_string(lines + 1) + ": mean_ttft_s");
   while (big.size() < 200001u * row.size() + header.size()) big += big.substr(header.size());
   CHECK(parse_bench_results(big, "huge.csv").error().code == ErrorCode::kTooLarge);
 }

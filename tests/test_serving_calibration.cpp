@@ -203,3 +203,118 @@ TEST_CASE("serving calibration: hostile documents are refused, naming the field"
 }
 
 }  // namespace gpucalc
+
+namespace gpucalc {
+
+TEST_CASE("serving calibration: an embedding host's document corrects serving figures only, naming it") {
+  const ServingCalibration cal = calibrated(kGroupScenario, group_rows());
+  const std::string doc = serving_calibration_to_json(cal);
+  const std::string host = "https://vendor.example/calibration.json";
+  // A price list may not carry it: offerings, prices and names only.
+  auto priced = extend_catalog(default_catalog(), doc, "host.json", CatalogTrust::kPriceList);
+  REQUIRE_FALSE(priced.ok());
+  CHECK(priced.error().code == ErrorCode::kNotAllowed);
+  CHECK(priced.error().field == "host.json: gpucalc-serving-calibration/1");
+  // As a serving calibration it is taken, and every result built on it names the host.
+  auto with = extend_catalog(default_catalog(), doc, host, CatalogTrust::kServingCalibration);
+  REQUIRE_MESSAGE(with.ok(), (with.ok() ? "" : with.error().to_string()));
+  const std::string scenario =
+      "v=1&model=deepseek-v3&compare=server-8x-mi300x,fullgpu-8x-h200&engine=sglang&users=32&tp=8";
+  const Evaluation plain = test::eval_ok(default_catalog(), scenario);
+  const Evaluation e = test::eval_ok(with.value(), scenario);
+  CHECK(std::string(rates_source_name(e.results[0].rates_source)) == "calibrated_serving");
+  CHECK(e.results[0].supplied_by == host);
+  CHECK(e.results[0].tpot_s != plain.results[0].tpot_s);
+  CHECK(e.results[1].supplied_by.empty());
+  CHECK(e.results[1].tpot_s == plain.results[1].tpot_s);
+  // The user's own document is named by its file, and stays calibrated_serving.
+  auto own = extend_catalog(default_catalog(), doc, "mine.json", CatalogTrust::kUser);
+  REQUIRE(own.ok());
+  const Evaluation o = test::eval_ok(own.value(), scenario);
+  CHECK(std::string(rates_source_name(o.results[0].rates_source)) == "calibrated_serving");
+  CHECK(o.results[0].supplied_by == "mine.json");
+  // Anything else from the host, alone or beside it, is refused by name: GPU figures, error
+  // bands, engines, offerings; the catalog is unchanged.
+  const auto file = [](const char* name) {
+    for (const auto& f : embedded_data_files()) {
+      if (std::string(f.name) == name) return std::string(f.text);
+    }
+    return std::string();
+  };
+  const std::pair<std::string, std::string> refused[] = {
+      {file("gpus.json"), "gpus"},
+      {file("error-bands.json"), "gpucalc-error-bands/1"},
+      {file("engines.json"), "gpucalc-engines/1"},
+      {file("offerings.json"), "offerings"},
+      {R"({"offerings": []})", "schema"},
+  };
+  for (const auto& entry : refused) {
+    const std::string what = entry.second;
+    auto r = extend_catalog(default_catalog(), entry.first, "https://vendor.example/x.json",
+                            CatalogTrust::kServingCalibration);
+    REQUIRE_FALSE_MESSAGE(r.ok(), what);
+    CHECK(r.error().code == ErrorCode::kNotAllowed);
+    CHECK_MESSAGE(r.error().field == "https://vendor.example/x.json: " + what, r.error().field);
+  }
+}
+
+}  // namespace gpucalc
+
+namespace gpucalc {
+
+TEST_CASE("serving calibration: measured markers: the calibration's runs and the table's, of the same shape") {
+  const std::string scenario =
+      "v=1&model=deepseek-v3&compare=server-8x-mi300x,fullgpu-8x-h200&engine=sglang&users=32&tp=8";
+  const auto count = [](const OfferingResult& r, const char* source) {
+    std::size_t n = 0;
+    for (const MeasuredMarker& m : r.measured_points) n += m.source == source ? 1 : 0;
+    return n;
+  };
+  // Without a calibration: the table's newest 1k/1k runs of each GPU with SGLang, FP8, no MTP.
+  const Evaluation plain = test::eval_ok(default_catalog(), scenario);
+  for (const OfferingResult& r : plain.results) {
+    CHECK(count(r, "calibration") == 0);
+    CHECK(count(r, "validation") >= 3);
+    for (const MeasuredMarker& m : r.measured_points) {
+      CHECK(m.document == "validation-serving.json");
+      CHECK(m.tokens_per_s_per_user > 0.0);
+      CHECK(m.total_tokens_per_s_per_gpu > 0.0);
+    }
+  }
+  // Another shape (8k in, 1k out) has other runs; a shape nobody measured has none.
+  const Evaluation long_in = test::eval_ok(default_catalog(), scenario + "&input=8192&output=1024");
+  CHECK(count(long_in.results[0], "validation") >= 3);
+  CHECK(long_in.results[0].measured_points[0].tokens_per_s_per_user !=
+        plain.results[0].measured_points[0].tokens_per_s_per_user);
+  CHECK(test::eval_ok(default_catalog(), scenario + "&input=300&output=300").results[0].measured_points.empty());
+  // Another engine, or MTP on, are other runs (the H200 has both in the table).
+  const auto xs = [](const OfferingResult& r) {
+    std::vector<double> x;
+    for (const MeasuredMarker& m : r.measured_points) x.push_back(m.tokens_per_s_per_user);
+    return x;
+  };
+  const std::string h200 = "v=1&model=deepseek-v3&compare=fullgpu-8x-h200&users=32&tp=8&engine=";
+  const auto sglang = xs(test::eval_ok(default_catalog(), h200 + "sglang").results[0]);
+  const auto trtllm = xs(test::eval_ok(default_catalog(), h200 + "trtllm").results[0]);
+  const auto mtp = xs(test::eval_ok(default_catalog(), h200 + "sglang&mtp=1").results[0]);
+  CHECK(sglang == xs(plain.results[1]));
+  CHECK_FALSE(trtllm.empty());
+  CHECK_FALSE(mtp.empty());
+  CHECK(trtllm != sglang);
+  CHECK(mtp != sglang);
+  // With the calibration: its own runs of this shape (two dates x five concurrencies at 1k/1k)
+  // on its GPU only.
+  const ServingCalibration cal = calibrated(kGroupScenario, group_rows());
+  auto with = extend_catalog(default_catalog(), serving_calibration_to_json(cal), "cal.json");
+  REQUIRE(with.ok());
+  const Evaluation e = test::eval_ok(with.value(), scenario);
+  CHECK(count(e.results[0], "calibration") == 10);
+  CHECK(count(e.results[1], "calibration") == 0);
+  for (const MeasuredMarker& m : e.results[0].measured_points) {
+    if (m.source != "calibration") continue;
+    CHECK(m.document == "serving-mi300x-sglang-2026-12-02");
+    CHECK(m.run.rfind("serving-measured.csv:", 0) == 0);
+  }
+}
+
+}  // namespace gpucalc

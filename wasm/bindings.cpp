@@ -63,12 +63,14 @@ val catalog_json(const std::string& what) {
 }
 
 /** Extends the working catalog by a JSON document. `trust`: "user" (the user's own file: may
- *  replace anything, named as supplied) or "price_list" (a link's or an embedding host's list:
- *  offerings, prices and names only), as gpucalc::CatalogTrust. */
+ *  replace anything, named as supplied), "serving_calibration" (an embedding host's serving
+ *  calibration: that document only, named as supplied) or "price_list" (a link's or an
+ *  embedding host's list: offerings, prices and names only), as gpucalc::CatalogTrust. */
 val load_catalog(const std::string& json_text, const std::string& source_name,
                  const std::string& trust) {
-  const auto level =
-      trust == "user" ? gpucalc::CatalogTrust::kUser : gpucalc::CatalogTrust::kPriceList;
+  const auto level = trust == "user"                  ? gpucalc::CatalogTrust::kUser
+                     : trust == "serving_calibration" ? gpucalc::CatalogTrust::kServingCalibration
+                                                      : gpucalc::CatalogTrust::kPriceList;
   auto extended = gpucalc::extend_catalog(working_catalog(), json_text, source_name, level);
   if (!extended) return error_json(extended.error());
   working_catalog() = std::move(extended).value();

@@ -18,7 +18,7 @@ import { bindActions } from './actions.js';
 import { applyTheme } from './theme.js';
 import { updateLangLinks, bindLanguage, switchLanguage } from './language.js';
 import { refreshCatalog, loadQueryCatalog, applyHostCatalog, keepListedOfferings, bindCatalog } from './catalog.js';
-import { bindCalibration, restoreCalibration } from './calibrate.js';
+import { bindCalibration, restoreCalibration, loadQueryCalibration, useSuppliedCalibration } from './calibrate.js';
 import { renderVerdict } from './sections/verdict.js';
 import { renderKeyFigures } from './sections/keyfigs.js';
 import { renderServing, renderAccuracy } from './sections/serving.js';
@@ -203,6 +203,7 @@ async function start() {
     if (passed) await applyHostCatalog(passed);
   }
   restoreCalibration();
+  await loadQueryCalibration();
 
   const fromLink = fragmentText();
   state.weightsChosen = /(^|&)weights=/.test(fromLink);
@@ -234,6 +235,7 @@ async function start() {
       const { initEmbed } = await embedding;
       initEmbed({ allowed: query.get('parent'), fullUrl: shareUrl, label: t('open_full'),
         listLabel: (name) => t('open_full_list', { name }), onCatalog: applyHostCatalog,
+        onCalibration: useSuppliedCalibration,
         onLanguage: (lang) => {
           const l = lang.toLowerCase().slice(0, 2);
           if (!query.get('lang') && i18n.LANGS.includes(l) && l !== i18n.language()) switchLanguage(l, redrawWords);

@@ -6,9 +6,11 @@
 import * as gpucalc from './gpucalc.js';
 import * as i18n from './i18n.js';
 import { t } from './i18n.js';
-import { $, table } from './dom.js';
-import { state, hooks } from './state.js';
+import { $, table, setText } from './dom.js';
+import { state, hooks, query } from './state.js';
 import { errorText } from './format.js';
+import { showNotice } from './form.js';
+import { catalogUrl } from './catalog.js';
 
 const STORAGE_KEY = 'gpucalc.servingCalibration';
 const MAX_FILE_BYTES = 64 << 20;  // the core's limit (kMaxBenchFileBytes)
@@ -23,11 +25,54 @@ function store(text) {
   } catch { /* private mode or full: the calibration lasts for this visit */ }
 }
 
-/** Loads the document into the working catalog (throws GpucalcError when the core refuses it). */
+/** Loads the user's own document into the working catalog (throws GpucalcError when the core
+ *  refuses it). */
 function useDocument(text) {
-  gpucalc.loadCatalog(text, 'serving-calibration.json');
+  gpucalc.loadCatalog(text, 'serving-calibration.json', { trust: 'user' });
   state.calibration = JSON.parse(text);
+  state.calibrationSupplier = '';
   state.catalogVersion += 1;
+}
+
+/**
+ * A serving calibration another site supplies (the embedding host's `data-calibration`, or a
+ * `calibration=` link on the price list's origin rule): taken by the core as a calibration only
+ * (never GPU figures, error bands, engines or prices), named by its URL on every result built on
+ * it, shown with its supplier's origin; not kept in this browser. False when refused.
+ */
+export function useSuppliedCalibration({ text, url, origin }) {
+  const name = typeof url === 'string' && url.startsWith(`${origin}/`) ? url.slice(0, 2000) : origin;
+  try {
+    gpucalc.loadCatalog(text, name, { trust: 'serving_calibration' });
+  } catch (e) {
+    if (!(e instanceof gpucalc.GpucalcError)) throw e;
+    // A document's error names what it held (the core's words, as for a dropped file).
+    showNotice(t('calib_supplied_failed', { origin, message: `${e.field}: ${e.message}` }));
+    return false;
+  }
+  state.calibration = JSON.parse(text);
+  state.calibrationSupplier = origin;
+  state.catalogVersion += 1;
+  renderCalibration();
+  if (state.evaluation) hooks.update();
+  return true;
+}
+
+/** The calibration a link names (`calibration=`), on the rule of `catalog=` (catalog.js). */
+export async function loadQueryCalibration() {
+  const reference = query.get('calibration');
+  if (!reference) return;
+  const { allowedParentOrigins } = await import('./embed-frame.js');
+  const url = catalogUrl(reference, allowedParentOrigins(query.get('parent')));
+  if (!url) { showNotice(t('pricelist_origin')); return; }
+  try {
+    const res = await fetch(url, { credentials: 'omit' });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    useSuppliedCalibration({ text: await res.text(), url: url.href, origin: url.origin });
+  } catch (e) {
+    if (e instanceof gpucalc.GpucalcError) throw e;
+    showNotice(t('calib_supplied_failed', { origin: url.origin, message: e.message }));
+  }
 }
 
 /** The calibration kept from an earlier visit, loaded before the first evaluation. */
@@ -97,7 +142,16 @@ async function calibrate(fileList) {
 /** The error before, after and out of sample, per figure, as the document states it. */
 export function renderCalibration() {
   const c = state.calibration;
-  const box = $('calib-table');
+  // A supplied calibration is shown outside the calibrate panel (the embed hides that panel),
+  // with the sentence naming its supplier.
+  const supplier = state.calibrationSupplier || '';
+  const vendor = $('calib-supplied');
+  if (vendor) {
+    vendor.hidden = !(c && supplier);
+    setText($('calib-supplied-text'), c && supplier ? t('calib_supplied', { origin: supplier, id: c.id || '' }) : '');
+  }
+  const box = supplier ? $('calib-supplied-table') : $('calib-table');
+  for (const id of ['calib-table', 'calib-supplied-table']) if ($(id) && $(id) !== box) $(id).replaceChildren();
   if (!box) return;
   if (!c || !c.error) { box.replaceChildren(); return; }
   const e = c.error;
@@ -107,15 +161,6 @@ export function renderCalibration() {
   }));
   table(box, { caption: t('calib_table'), rows, offeringColumns: false,
     head: [t('calib_metric'), t('calib_before'), t('calib_after'), t('calib_cv', { method: t(`calib_method_${String(c.cross_validation).replace(/-/g, '_')}`) }), t('calib_points')] });
-}
-
-/** Measured points of the calibration for an offering's result: {x: tokens/s per user, y: total
- *  tokens/s per GPU, point} for the runs that measured both, when the result used it. */
-export function measuredPoints(r) {
-  const c = state.calibration;
-  if (!c || r.rates_source !== 'calibrated_serving' || r.calibration_device !== c.id) return [];
-  return (c.points || []).filter((p) => p.measured && p.measured.tpot_s > 0 && p.measured.total_tokens_per_s_per_gpu > 0)
-    .map((p) => ({ x: 1 / p.measured.tpot_s, y: p.measured.total_tokens_per_s_per_gpu, point: p }));
 }
 
 function forget() {

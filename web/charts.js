@@ -161,8 +161,8 @@ function axis(values, lo, hi) {
 /**
  * Pareto fronts: one line of points per series, x and y on log or linear axes as the data
  * needs. series: [{name, cls, points: [{x, y, label}], you: {x, y, label} | null, measured:
- * [{x, y, label}]}] (`you`: the scenario's own operating point, a square; `measured`: measured
- * runs, diamonds without a line); `marker` {x}: a vertical line (the chosen speed).
+ * [{x, y, label, cls}]}] (`you`: the scenario's own operating point, a square; `measured`: measured
+ * runs, diamonds without a line, `cls` added to their class); `marker` {x}: a vertical line (the chosen speed).
  * Points are one tab stop (arrow keys move between them); hovering or focusing a point calls
  * `onPoint(seriesIndex, pointIndex)` (null when left).
  */
@@ -208,7 +208,10 @@ export function paretoChart({ width, title, desc, series, xLabel, yLabel, xFmt, 
     for (const m of s.measured || []) {
       const x = xa.at(m.x);
       const y = ya.at(m.y);
-      const mark = svgEl('path', { class: 'measured', d: `M${x.toFixed(1)},${(y - 6).toFixed(1)}l6,6l-6,6l-6,-6z` });
+      // gpucalc's own runs a size larger: a run both measured stays visible as a filled diamond
+      // inside an open one.
+      const r = m.cls === 'validation' ? 8 : 6;
+      const mark = svgEl('path', { class: `measured ${m.cls || ''}`.trim(), d: `M${x.toFixed(1)},${(y - r).toFixed(1)}l${r},${r}l-${r},${r}l-${r},-${r}z` });
       mark.append(svgEl('title', {}, `${s.name}: ${m.label}`));
       g.append(mark);
     }

@@ -11,6 +11,9 @@
 //    loaded, and names the list; the new page (same origin as this frame) asks for it with
 //    {type: "gpucalc:want-catalog"} and gets the same catalog message back. Links made there
 //    (Copy link) carry `catalog=<url>`.
+// 5. {type: "gpucalc:calibration", text, name, url} from that origin alone: a serving
+//    calibration the host supplies. The core takes it as that and nothing else (no GPU figures,
+//    error bands, engines, prices) and names its supplier on every result built on it.
 export const MAX_CATALOG_CHARS = 2 * 1024 * 1024;
 
 /**
@@ -31,7 +34,7 @@ function catalogMessage(d) {
     url: typeof d.url === 'string' ? d.url.slice(0, 2000) : '', mode: d.mode === 'replace' ? 'replace' : 'add' };
 }
 
-export function initEmbed({ allowed, fullUrl, label, listLabel, onCatalog, onLanguage }) {
+export function initEmbed({ allowed, fullUrl, label, listLabel, onCatalog, onCalibration, onLanguage }) {
   if (window.parent === window) return;
   const allowedOrigins = allowedParentOrigins(allowed);
   const restricted = (allowed || '').trim() !== '';
@@ -66,6 +69,10 @@ export function initEmbed({ allowed, fullUrl, label, listLabel, onCatalog, onLan
       // The host page's language (its <html lang>), used when the frame's URL names none.
       if (typeof data.lang === 'string' && onLanguage) onLanguage(data.lang.slice(0, 35));
       post();
+    } else if (data.type === 'gpucalc:calibration' && parentOrigin && e.origin === parentOrigin) {
+      const doc = catalogMessage(data);
+      // The supplier is the sender's origin, whatever the message says.
+      if (doc && onCalibration) onCalibration({ text: doc.text, url: doc.url, origin: e.origin });
     } else if (data.type === 'gpucalc:catalog' && parentOrigin && e.origin === parentOrigin) {
       const list = catalogMessage(data);
       if (!list || (hostCatalog && hostCatalog.text === list.text)) return;

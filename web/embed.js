@@ -23,24 +23,34 @@
     }
   };
 
-  // A price list the host supplies (data-catalog: its URL, fetched by this page; data-catalog-mode
-  // "replace" shows only its offerings), sent to the frame's origin once per loaded page.
-  const catalogs = new WeakMap();
-  const sendCatalog = (frame) => {
-    const url = frame.dataset.catalog;
+  // A document the host supplies, fetched by this page and sent to the frame's origin once per
+  // loaded page: a price list (data-catalog: its URL; data-catalog-mode "replace" shows only its
+  // offerings) and a serving calibration (data-calibration: its URL; the frame takes it as a
+  // calibration only and names this page's origin as its supplier).
+  const fetched = { catalog: new WeakMap(), calibration: new WeakMap() };
+  const sendDocument = (frame, kind) => {
+    const url = frame.dataset[kind];
     const origin = originOf(frame);
     if (!url || !origin || origin === 'null' || !frame.contentWindow) return;
-    if (!catalogs.has(frame)) {
-      catalogs.set(frame, fetch(new URL(url, location.href)).then((r) => (r.ok ? r.text() : null)).catch(() => null));
+    const cache = fetched[kind];
+    if (!cache.has(frame)) {
+      cache.set(frame, fetch(new URL(url, location.href)).then((r) => (r.ok ? r.text() : null)).catch(() => null));
     }
     const target = frame.contentWindow;
-    catalogs.get(frame).then((text) => {
+    cache.get(frame).then((text) => {
       if (typeof text !== 'string' || frame.contentWindow !== target) return;
       const abs = new URL(url, location.href);
-      const name = abs.pathname.split('/').pop() || 'catalog.json';
+      const name = abs.pathname.split('/').pop() || `${kind}.json`;
       // `url`: where a link made in the frame fetches the same list (EMBED.md, "Links").
-      target.postMessage({ type: 'gpucalc:catalog', text, name, url: abs.href, mode: frame.dataset.catalogMode === 'replace' ? 'replace' : 'add' }, origin);
+      const message = kind === 'catalog'
+        ? { type: 'gpucalc:catalog', text, name, url: abs.href, mode: frame.dataset.catalogMode === 'replace' ? 'replace' : 'add' }
+        : { type: 'gpucalc:calibration', text, name, url: abs.href };
+      target.postMessage(message, origin);
     });
+  };
+  const sendCatalog = (frame) => {
+    sendDocument(frame, 'catalog');
+    sendDocument(frame, 'calibration');
   };
 
   window.addEventListener('message', (e) => {

@@ -103,10 +103,12 @@ export function catalog(what) {
  * Extends the working catalog by a JSON document. `trust`: 'price_list' (the default: a list from
  * a link or an embedding page, offerings, prices and names only; anything else is refused) or
  * 'user' (the user's own file: it may replace GPU figures, model constants, error bands..., and
- * the results built on them name it in `supplied_by`).
+ * the results built on them name it in `supplied_by`) or 'serving_calibration' (a serving
+ * calibration an embedding page supplies: that one document only, named in `supplied_by`).
  */
 export function loadCatalog(jsonText, sourceName = 'catalog.json', { trust = 'price_list' } = {}) {
-  unwrap(requireModule().loadCatalog(text(jsonText, 'json'), text(sourceName, 'sourceName'), trust === 'user' ? 'user' : 'price_list'));
+  const level = ['user', 'serving_calibration'].includes(trust) ? trust : 'price_list';
+  unwrap(requireModule().loadCatalog(text(jsonText, 'json'), text(sourceName, 'sourceName'), level));
 }
 
 /**

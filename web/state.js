@@ -24,6 +24,7 @@ export const state = {
   linkErrors: [], // per-key errors of the link the page opened on (kept until the user edits)
   printing: false,
   weightsChosen: false, // the user (or the link) named the weights; else the core's default (the release's)
+  calibrationSupplier: '', // the origin that supplied it (an embedding host, a calibration= link); '' for the user's own
   calibration: null, // the serving calibration document in use (calibrate.js), as the core wrote it
 };
 

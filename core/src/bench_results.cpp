@@ -2,10 +2,13 @@
 // shared/reference/benchmark-formats.md.
 #include "gpucalc/bench_results.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+
+#include "bounds.hpp"
 
 namespace gpucalc {
 
@@ -13,17 +16,8 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr double kMaxLatencyS = 86400.0;       // a day: no benchmark waits longer per token
-constexpr double kMaxTokens = 16777215.0;      // the scenario's input/output bound
-constexpr double kMaxConcurrency = 1e6;        // the scenario's users bound
-constexpr double kMaxTokensPerS = 1e9;
-constexpr double kMaxRequestRate = 1e6;
-
-std::string fmt_num(double x) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.6g", x);
-  return buf;
-}
+using detail::Bound;
+using detail::out_of_bound;
 
 /** "source" or "source:line". */
 std::string where(std::string_view source, std::size_t line) {
@@ -87,11 +81,26 @@ struct ErrorPosition : nlohmann::json_sax<Json> {
   bool end_object() override { return true; }
   bool start_array(std::size_t) override { return true; }
   bool end_array() override { return true; }
-  bool parse_error(std::size_t pos, const std::string&, const nlohmann::detail::exception&) override {
+  bool parse_error(std::size_t pos, const std::string&, const nlohmann::detail::exception& e) override {
     position = pos;
+    overflow = e.id == 406;  // nlohmann's "number overflow": a number beyond a double (1e400)
     return false;
   }
+  bool overflow = false;
 };
+
+/** The key of the value at `offset` ("key": value), or "" when there is none on its line. */
+std::string key_before(std::string_view text, std::size_t offset) {
+  std::size_t i = std::min(offset, text.size());
+  while (i > 0 && text[i - 1] != ':' && text[i - 1] != '\n') --i;
+  if (i == 0 || text[i - 1] != ':') return {};
+  std::size_t end = i - 1;
+  while (end > 0 && (text[end - 1] == ' ' || text[end - 1] == '\t')) --end;
+  if (end < 2 || text[end - 1] != '"') return {};
+  const std::size_t start = text.rfind('"', end - 2);
+  if (start == std::string_view::npos || end - start > 66) return {};
+  return std::string(text.substr(start + 1, end - start - 2));
+}
 
 std::size_t line_of(std::string_view text, std::size_t offset) {
   std::size_t line = 1;
@@ -102,7 +111,13 @@ std::size_t line_of(std::string_view text, std::size_t offset) {
 Error json_error(std::string_view text, std::string_view source, std::size_t first_line) {
   ErrorPosition sax;
   Json::sax_parse(text.begin(), text.end(), &sax);
-  const std::size_t line = first_line + line_of(text, sax.position > 0 ? sax.position - 1 : 0) - 1;
+  const std::size_t at = sax.position > 0 ? sax.position - 1 : 0;
+  const std::size_t line = first_line + line_of(text, at) - 1;
+  if (sax.overflow) {
+    const std::string key = key_before(text, at);
+    return make_error(ErrorCode::kOutOfRange, where(source, line) + (key.empty() ? "" : ": " + key),
+                      "is a number beyond any double (a figure this large is no measurement)");
+  }
   return make_error(ErrorCode::kInvalidJson, where(source, line),
                     "is not valid JSON here (truncated, or not a benchmark result file)");
 }
@@ -118,8 +133,9 @@ class RunFields {
     if (!error_) error_ = make_error(code, where(source_, line_) + ": " + field, message);
   }
 
-  /** A number (or numeric string) at `j`, times `scale`, within [0, max]; empty if absent. */
-  std::optional<double> number(const Json* j, const std::string& field, double scale, double max) {
+  /** A number (or numeric string) at `j`, times `scale` (to the bound's unit), within `b`;
+   *  empty if absent. */
+  std::optional<double> number(const Json* j, const std::string& field, double scale, const Bound& b) {
     if (j == nullptr || j->is_null()) return std::nullopt;
     double x = 0.0;
     if (j->is_number()) {
@@ -134,15 +150,21 @@ class RunFields {
     } else {
       return fail(ErrorCode::kBadValue, field, "must be a number"), std::nullopt;
     }
-    if (!std::isfinite(x) || x < 0.0 || x > max) {
-      fail(ErrorCode::kOutOfRange, field, "must be between 0 and " + fmt_num(max) + ", got " + fmt_num(x));
+    if (auto e = out_of_bound(where(source_, line_) + ": " + field, x * scale, b)) {
+      if (!error_) error_ = std::move(e);
       return std::nullopt;
     }
     return x * scale;
   }
-  std::optional<double> number(const Json& obj, const char* key, double scale, double max) {
+  std::optional<double> number(const Json& obj, const char* key, double scale, const Bound& b) {
     const auto it = obj.find(key);
-    return number(it == obj.end() ? nullptr : &*it, key, scale, max);
+    return number(it == obj.end() ? nullptr : &*it, key, scale, b);
+  }
+  /** Fails naming `field` unless the derived figure `x` lies within `b`. */
+  void check(const std::string& field, double x, const Bound& b) {
+    if (auto e = out_of_bound(where(source_, line_) + ": " + field, x, b)) {
+      if (!error_) error_ = std::move(e);
+    }
   }
   std::string text(const Json& obj, const char* key) {
     const auto it = obj.find(key);
@@ -194,16 +216,17 @@ std::string iso_date(const std::string& s) {
 
 /** Per-request means from run totals (tokens / completed requests). */
 void per_request_lengths(RunFields& f, const Json& o, BenchRun& r) {
-  const auto completed = f.number(o, "completed", 1.0, 1e12);
+  const auto completed = f.number(o, "completed", 1.0, detail::kRunRequests);
   if (!completed || *completed < 1.0) return;
-  auto in = f.number(o, "total_input_tokens", 1.0, 1e15);
-  if (!in) in = f.number(o, "total_input", 1.0, 1e15);
-  auto out = f.number(o, "total_output_tokens", 1.0, 1e15);
-  if (!out) out = f.number(o, "total_output", 1.0, 1e15);
+  auto in = f.number(o, "total_input_tokens", 1.0, detail::kRunTokens);
+  if (!in) in = f.number(o, "total_input", 1.0, detail::kRunTokens);
+  auto out = f.number(o, "total_output_tokens", 1.0, detail::kRunTokens);
+  if (!out) out = f.number(o, "total_output", 1.0, detail::kRunTokens);
   if (in) r.input_tokens = *in / *completed;
   if (out) r.output_tokens = *out / *completed;
-  if (r.input_tokens && *r.input_tokens > kMaxTokens) f.fail(ErrorCode::kOutOfRange, "total_input_tokens", "gives more than 16,777,215 tokens per request");
-  if (r.output_tokens && *r.output_tokens > kMaxTokens) f.fail(ErrorCode::kOutOfRange, "total_output_tokens", "gives more than 16,777,215 tokens per request");
+  // Per request (total / completed), within the scenario's lengths.
+  if (r.input_tokens) f.check("total_input_tokens", *r.input_tokens, detail::kTokensPerRequest);
+  if (r.output_tokens) f.check("total_output_tokens", *r.output_tokens, detail::kTokensPerRequest);
 }
 
 /** request_rate: a number, or "inf" / Infinity (no limit). */
@@ -214,7 +237,7 @@ void request_rate(RunFields& f, const Json& o, BenchRun& r) {
     const std::string& s = it->get_ref<const std::string&>();
     if (s == "inf" || s == "Infinity" || s == "trace") return;
   }
-  r.request_rate_per_s = f.number(o, "request_rate", 1.0, kMaxRequestRate);
+  r.request_rate_per_s = f.number(o, "request_rate", 1.0, detail::kRequestRatePerS);
 }
 
 /** vLLM (`vllm bench serve`, benchmark_serving.py) and SGLang bench_serving: the same stem. */
@@ -227,19 +250,19 @@ void read_vllm_like(RunFields& f, const Json& o, BenchRun& r) {
     r.model = first_string(at_path(o, {"server_info", "model_path"}));
   }
   if (o.contains("date") && o.at("date").is_string()) r.date = iso_date(o.at("date").get<std::string>());
-  r.concurrency = f.number(o, "max_concurrency", 1.0, kMaxConcurrency);
+  r.concurrency = f.number(o, "max_concurrency", 1.0, detail::kBenchConcurrency);
   request_rate(f, o, r);
   per_request_lengths(f, o, r);
   const double ms = 1e-3;
-  r.mean_ttft_s = f.number(o, "mean_ttft_ms", ms, kMaxLatencyS / ms);
-  r.median_ttft_s = f.number(o, "median_ttft_ms", ms, kMaxLatencyS / ms);
-  r.mean_tpot_s = f.number(o, "mean_tpot_ms", ms, kMaxLatencyS / ms);
-  r.median_tpot_s = f.number(o, "median_tpot_ms", ms, kMaxLatencyS / ms);
-  r.output_tokens_per_s = f.number(o, "output_throughput", 1.0, kMaxTokensPerS);
-  r.total_tokens_per_s = f.number(o, "total_token_throughput", 1.0, kMaxTokensPerS);
-  if (!r.total_tokens_per_s) r.total_tokens_per_s = f.number(o, "total_throughput", 1.0, kMaxTokensPerS);
+  r.mean_ttft_s = f.number(o, "mean_ttft_ms", ms, detail::kBenchLatencyS);
+  r.median_ttft_s = f.number(o, "median_ttft_ms", ms, detail::kBenchLatencyS);
+  r.mean_tpot_s = f.number(o, "mean_tpot_ms", ms, detail::kBenchLatencyS);
+  r.median_tpot_s = f.number(o, "median_tpot_ms", ms, detail::kBenchLatencyS);
+  r.output_tokens_per_s = f.number(o, "output_throughput", 1.0, detail::kTokensPerS);
+  r.total_tokens_per_s = f.number(o, "total_token_throughput", 1.0, detail::kTokensPerS);
+  if (!r.total_tokens_per_s) r.total_tokens_per_s = f.number(o, "total_throughput", 1.0, detail::kTokensPerS);
   if (!r.total_tokens_per_s && r.output_tokens_per_s) {
-    const auto in = f.number(o, "input_throughput", 1.0, kMaxTokensPerS);
+    const auto in = f.number(o, "input_throughput", 1.0, detail::kTokensPerS);
     if (in) r.total_tokens_per_s = *in + *r.output_tokens_per_s;
   }
 }
@@ -261,24 +284,22 @@ void read_genai_perf(RunFields& f, const Json& o, BenchRun& r) {
                      at_path(o, {"input_config", "loadgen"}) != nullptr
                  ? "aiperf"
                  : "genai-perf";
-  const auto stat = [&](const char* tag, const char* stat_key, bool time) -> std::optional<double> {
+  // A time statistic is read in the metric's unit and bounded in seconds.
+  const auto stat = [&](const char* tag, const char* stat_key, const Bound& b) -> std::optional<double> {
     const Json* m = at_path(o, {tag});
     if (m == nullptr || !m->is_object()) return std::nullopt;
-    const double scale = time ? time_scale(*m) : 1.0;
-    const double max = time ? kMaxLatencyS / scale : kMaxTokensPerS;
+    const double scale = &b == &detail::kBenchLatencyS ? time_scale(*m) : 1.0;
     const auto it = m->find(stat_key);
-    return f.number(it == m->end() ? nullptr : &*it, std::string(tag) + "." + stat_key, scale, max);
+    return f.number(it == m->end() ? nullptr : &*it, std::string(tag) + "." + stat_key, scale, b);
   };
-  r.mean_ttft_s = stat("time_to_first_token", "avg", true);
-  r.median_ttft_s = stat("time_to_first_token", "p50", true);
+  r.mean_ttft_s = stat("time_to_first_token", "avg", detail::kBenchLatencyS);
+  r.median_ttft_s = stat("time_to_first_token", "p50", detail::kBenchLatencyS);
   // Their inter-token latency is (E2E - TTFT) / (OSL - 1) per request: vLLM's TPOT.
-  r.mean_tpot_s = stat("inter_token_latency", "avg", true);
-  r.median_tpot_s = stat("inter_token_latency", "p50", true);
-  r.output_tokens_per_s = stat("output_token_throughput", "avg", false);
-  r.input_tokens = stat("input_sequence_length", "avg", false);
-  r.output_tokens = stat("output_sequence_length", "avg", false);
-  if (r.input_tokens && *r.input_tokens > kMaxTokens) f.fail(ErrorCode::kOutOfRange, "input_sequence_length.avg", "must be at most 16,777,215 tokens");
-  if (r.output_tokens && *r.output_tokens > kMaxTokens) f.fail(ErrorCode::kOutOfRange, "output_sequence_length.avg", "must be at most 16,777,215 tokens");
+  r.mean_tpot_s = stat("inter_token_latency", "avg", detail::kBenchLatencyS);
+  r.median_tpot_s = stat("inter_token_latency", "p50", detail::kBenchLatencyS);
+  r.output_tokens_per_s = stat("output_token_throughput", "avg", detail::kTokensPerS);
+  r.input_tokens = stat("input_sequence_length", "avg", detail::kTokensPerRequest);
+  r.output_tokens = stat("output_sequence_length", "avg", detail::kTokensPerRequest);
   const Json* cfg = at_path(o, {"input_config"});
   if (cfg != nullptr && cfg->is_object()) {
     r.model = first_string(at_path(*cfg, {"endpoint", "model_names"}));
@@ -287,20 +308,20 @@ void read_genai_perf(RunFields& f, const Json& o, BenchRun& r) {
     for (const Json* c : {at_path(*cfg, {"loadgen", "concurrency"}),
                           at_path(*cfg, {"perf_analyzer", "stimulus", "concurrency"}),
                           at_path(*cfg, {"concurrency"})}) {
-      if (c != nullptr && !r.concurrency) r.concurrency = f.number(c, "input_config.concurrency", 1.0, kMaxConcurrency);
+      if (c != nullptr && !r.concurrency) r.concurrency = f.number(c, "input_config.concurrency", 1.0, detail::kBenchConcurrency);
     }
     if (!r.input_tokens) {
       for (const Json* c : {at_path(*cfg, {"input", "prompt", "input_tokens", "mean"}),
                             at_path(*cfg, {"input", "synthetic_tokens", "mean"}),
                             at_path(*cfg, {"synthetic_input_tokens_mean"})}) {
-        if (c != nullptr && !r.input_tokens) r.input_tokens = f.number(c, "input_config input tokens mean", 1.0, kMaxTokens);
+        if (c != nullptr && !r.input_tokens) r.input_tokens = f.number(c, "input_config input tokens mean", 1.0, detail::kTokensPerRequest);
       }
     }
     if (!r.output_tokens) {
       for (const Json* c : {at_path(*cfg, {"input", "prompt", "output_tokens", "mean"}),
                             at_path(*cfg, {"input", "output_tokens", "mean"}),
                             at_path(*cfg, {"output_tokens_mean"})}) {
-        if (c != nullptr && !r.output_tokens) r.output_tokens = f.number(c, "input_config output tokens mean", 1.0, kMaxTokens);
+        if (c != nullptr && !r.output_tokens) r.output_tokens = f.number(c, "input_config output tokens mean", 1.0, detail::kTokensPerRequest);
       }
     }
   }
@@ -315,21 +336,21 @@ void read_inferencex_agg(RunFields& f, const Json& o, BenchRun& r) {
   r.engine = f.text(o, "framework");
   r.weights = f.text(o, "precision");
   r.spec_decode = f.text(o, "spec_decoding");
-  r.concurrency = f.number(o, "conc", 1.0, kMaxConcurrency);
+  r.concurrency = f.number(o, "conc", 1.0, detail::kBenchConcurrency);
   // isl / osl are nominal: requests are drawn in [0.8 L, L], so the mean is 0.9 L.
-  if (const auto isl = f.number(o, "isl", 1.0, kMaxTokens)) r.input_tokens = 0.9 * *isl;
-  if (const auto osl = f.number(o, "osl", 1.0, kMaxTokens)) r.output_tokens = 0.9 * *osl;
-  if (const auto tp = f.number(o, "tp", 1.0, 1024)) r.tp = static_cast<int>(*tp);
-  if (const auto ep = f.number(o, "ep", 1.0, 1024)) r.ep = static_cast<int>(*ep);
+  if (const auto isl = f.number(o, "isl", 1.0, detail::kTokensPerRequest)) r.input_tokens = 0.9 * *isl;
+  if (const auto osl = f.number(o, "osl", 1.0, detail::kTokensPerRequest)) r.output_tokens = 0.9 * *osl;
+  if (const auto tp = f.number(o, "tp", 1.0, detail::kParallelDegree)) r.tp = static_cast<int>(*tp);
+  if (const auto ep = f.number(o, "ep", 1.0, detail::kParallelDegree)) r.ep = static_cast<int>(*ep);
   if (o.contains("dp_attention")) {
     const Json& d = o.at("dp_attention");
     r.dp_attention = (d.is_boolean() && d.get<bool>()) || (d.is_string() && d.get<std::string>() == "true") ? 1 : 0;
   }
-  r.mean_ttft_s = f.number(o, "mean_ttft", 1.0, kMaxLatencyS);
-  r.median_ttft_s = f.number(o, "median_ttft", 1.0, kMaxLatencyS);
-  r.mean_tpot_s = f.number(o, "mean_tpot", 1.0, kMaxLatencyS);
-  r.median_tpot_s = f.number(o, "median_tpot", 1.0, kMaxLatencyS);
-  r.total_tokens_per_s_per_gpu = f.number(o, "tput_per_gpu", 1.0, kMaxTokensPerS);
+  r.mean_ttft_s = f.number(o, "mean_ttft", 1.0, detail::kBenchLatencyS);
+  r.median_ttft_s = f.number(o, "median_ttft", 1.0, detail::kBenchLatencyS);
+  r.mean_tpot_s = f.number(o, "mean_tpot", 1.0, detail::kBenchLatencyS);
+  r.median_tpot_s = f.number(o, "median_tpot", 1.0, detail::kBenchLatencyS);
+  r.total_tokens_per_s_per_gpu = f.number(o, "tput_per_gpu", 1.0, detail::kTokensPerS);
 }
 
 Result<BenchRun> read_run_object(const Json& o, std::string_view source, std::size_t line) {
@@ -394,7 +415,7 @@ bool split_csv_line(std::string_view line, std::vector<std::string>& out) {
 
 /** A CSV cell as a number: "" / "N/A" empty; genai-perf's "1,234.56" read without commas. */
 std::optional<double> csv_number(RunFields& f, const std::string& cell, const std::string& field,
-                                 double scale, double max) {
+                                 double scale, const Bound& b) {
   std::string s;
   for (char ch : cell) {
     if (ch != ',' && ch != ' ') s += ch;
@@ -412,7 +433,7 @@ std::optional<double> csv_number(RunFields& f, const std::string& cell, const st
     return std::nullopt;
   }
   const Json j(x);
-  return f.number(&j, field, scale, max);
+  return f.number(&j, field, scale, b);
 }
 
 struct CsvLine {
@@ -483,7 +504,7 @@ Result<std::vector<BenchRun>> read_inferencex_csv(const std::vector<CsvLine>& li
       }
       return kEmpty;
     };
-    const auto num = [&](const char* name, double max) { return csv_number(f, cell(name), name, 1.0, max); };
+    const auto num = [&](const char* name, const Bound& b) { return csv_number(f, cell(name), name, 1.0, b); };
     BenchRun r;
     r.source = where(source, lines[k].number);
     r.format = "inferencex";
@@ -494,14 +515,14 @@ Result<std::vector<BenchRun>> read_inferencex_csv(const std::vector<CsvLine>& li
     r.engine = cell("engine").substr(0, 32);
     r.engine_version = cell("engine_version").substr(0, 100);
     r.spec_decode = cell("spec_decode").substr(0, 32);
-    const auto tp = num("tp", 1024), ep = num("ep", 1024), dpa = num("dp_attention", 1);
-    const auto isl = num("isl", kMaxTokens), osl = num("osl", kMaxTokens);
-    r.concurrency = num("concurrency", kMaxConcurrency);
-    r.total_tokens_per_s_per_gpu = num("total_tokens_per_s_per_gpu", kMaxTokensPerS);
-    r.mean_ttft_s = num("mean_ttft_s", kMaxLatencyS);
-    r.median_ttft_s = num("median_ttft_s", kMaxLatencyS);
-    r.mean_tpot_s = num("mean_tpot_s", kMaxLatencyS);
-    r.median_tpot_s = num("median_tpot_s", kMaxLatencyS);
+    const auto tp = num("tp", detail::kParallelDegree), ep = num("ep", detail::kParallelDegree), dpa = num("dp_attention", detail::kFlag);
+    const auto isl = num("isl", detail::kTokensPerRequest), osl = num("osl", detail::kTokensPerRequest);
+    r.concurrency = num("concurrency", detail::kBenchConcurrency);
+    r.total_tokens_per_s_per_gpu = num("total_tokens_per_s_per_gpu", detail::kTokensPerS);
+    r.mean_ttft_s = num("mean_ttft_s", detail::kBenchLatencyS);
+    r.median_ttft_s = num("median_ttft_s", detail::kBenchLatencyS);
+    r.mean_tpot_s = num("mean_tpot_s", detail::kBenchLatencyS);
+    r.median_tpot_s = num("median_tpot_s", detail::kBenchLatencyS);
     if (!f.ok()) return f.error();
     if (!tp || *tp < 1 || !isl || *isl < 1 || !osl || *osl < 1 || !r.concurrency || *r.concurrency < 1) {
       return make_error(ErrorCode::kBadValue, r.source, "needs tp, isl, osl and concurrency of at least 1");
@@ -542,26 +563,26 @@ Result<std::vector<BenchRun>> read_genai_perf_csv(const std::vector<CsvLine>& li
     }
     if (header.empty()) continue;
     RunFields f(source, line.number);
-    const auto stat = [&](int i, double scale, double max) -> std::optional<double> {
+    const auto stat = [&](int i, double scale, const Bound& b) -> std::optional<double> {
       if (i < 0 || static_cast<std::size_t>(i) >= cells.size()) return std::nullopt;
-      return csv_number(f, cells[static_cast<std::size_t>(i)], cells[0], scale, max);
+      return csv_number(f, cells[static_cast<std::size_t>(i)], cells[0], scale, b);
     };
     std::string name = cells[0];
     for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     const double ms = 1e-3;
     if (name.rfind("time to first token", 0) == 0) {
-      r.mean_ttft_s = stat(avg, ms, kMaxLatencyS / ms);
-      r.median_ttft_s = stat(p50, ms, kMaxLatencyS / ms);
+      r.mean_ttft_s = stat(avg, ms, detail::kBenchLatencyS);
+      r.median_ttft_s = stat(p50, ms, detail::kBenchLatencyS);
     } else if (name.rfind("inter token latency", 0) == 0) {
-      r.mean_tpot_s = stat(avg, ms, kMaxLatencyS / ms);
-      r.median_tpot_s = stat(p50, ms, kMaxLatencyS / ms);
+      r.mean_tpot_s = stat(avg, ms, detail::kBenchLatencyS);
+      r.median_tpot_s = stat(p50, ms, detail::kBenchLatencyS);
     } else if (name.rfind("input sequence length", 0) == 0) {
-      r.input_tokens = stat(avg, 1.0, kMaxTokens);
+      r.input_tokens = stat(avg, 1.0, detail::kTokensPerRequest);
     } else if (name.rfind("output sequence length", 0) == 0) {
-      r.output_tokens = stat(avg, 1.0, kMaxTokens);
+      r.output_tokens = stat(avg, 1.0, detail::kTokensPerRequest);
     } else if (name.rfind("output token throughput (", 0) == 0 && name.find("user") == std::string::npos &&
                name.find("request") == std::string::npos) {
-      r.output_tokens_per_s = stat(avg, 1.0, kMaxTokensPerS);
+      r.output_tokens_per_s = stat(avg, 1.0, detail::kTokensPerS);
     }
     if (!f.ok()) return f.error();
   }

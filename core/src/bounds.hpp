@@ -1,7 +1,8 @@
 #pragma once
 // Internal: the physical bounds of every numeric figure a data document may state, by what the
 // figure measures, and the check of unknown keys. One table: the parsers of engines.json,
-// kernels.json, performance.json and error-bands.json name a bound per field instead of an
+// kernels.json, performance.json, error-bands.json, benchmark result files and serving
+// calibrations, and the calibration's fit, name a bound per field instead of an
 // `if` per field, so a reserve is never negative, a running request never zero, a latency never
 // longer than seconds and a fraction of an achieved rate never below 0.001 or above 1.
 #include <cmath>
@@ -51,6 +52,42 @@ inline constexpr Bound kErrorFraction{0.0, 10.0, "a fraction from 0 to 10"};
 inline constexpr Bound kPoints{0.0, 1e6, "from 0 to 1,000,000"};
 // A price per month, when given: a cent at least (a price of 0 or 1e-320 won every comparison).
 inline constexpr Bound kPriceUsdPerMonth{0.01, 1e9, "US$ from 0.01 to 1,000,000,000 a month"};
+
+// Figures of a serving-benchmark result file (bench_results.cpp), in the units the parser
+// returns (seconds, tokens, tokens/s). A latency of a whole request or step, at most a day: no
+// benchmark waits longer per token.
+inline constexpr Bound kBenchLatencyS{0.0, 86400.0, "seconds, from 0 to 86,400 (a day)"};
+// Tokens of one request, on average: the scenario's input and output bound.
+inline constexpr Bound kTokensPerRequest{0.0, 16777215.0, "tokens, from 0 to 16,777,215"};
+// A benchmark client's requests in flight (the scenario's users bound), and its arrival rate.
+inline constexpr Bound kBenchConcurrency{0.0, 1e6, "requests, from 0 to 1,000,000"};
+inline constexpr Bound kRequestRatePerS{0.0, 1e6, "requests/s, from 0 to 1,000,000"};
+// Tokens per second of a benchmarked system or GPU.
+inline constexpr Bound kTokensPerS{0.0, 1e9, "tokens/s, from 0 to 1,000,000,000"};
+// Requests completed and tokens summed over a whole run.
+inline constexpr Bound kRunRequests{0.0, 1e12, "requests, from 0 to 1e12"};
+inline constexpr Bound kRunTokens{0.0, 1e15, "tokens, from 0 to 1e15"};
+// GPUs of a tensor- or expert-parallel group named by a file.
+inline constexpr Bound kParallelDegree{1.0, 1024.0, "GPUs, from 1 to 1,024"};
+// A 0 / 1 flag written as a number.
+inline constexpr Bound kFlag{0.0, 1.0, "0 or 1"};
+
+// The corrections a serving calibration fits (serving_calibration.cpp). A rate scale: a factor
+// of 4 either way of the model's rate (and never above the datasheet peak, checked per GPU).
+inline constexpr Bound kCorrectionScale{0.25, 4.0, "a factor from 0.25 to 4"};
+// Seconds added per step: at most 50 ms; at least minus the model's own step overhead (per
+// point), never below -1 s in a document.
+inline constexpr Bound kStepOverheadCorrectionS{-1.0, 0.05, "seconds, from -1 to 0.05"};
+// Seconds added per request before its first token: at most 5 s; never below -10 s.
+inline constexpr Bound kRequestOverheadCorrectionS{-10.0, 5.0, "seconds, from -10 to 5"};
+// A mean absolute error of a calibration, as a fraction (a miss by 1,000x at most).
+inline constexpr Bound kMeanErrorFraction{0.0, 1e3, "a fraction from 0 to 1,000"};
+// The serving calibration's own limits on a point: tensor parallel within one instance, MTP
+// draft tokens, requests in flight; lengths and latencies use the bench-file bounds above.
+inline constexpr Bound kInstanceTp{1.0, 64.0, "GPUs, from 1 to 64"};
+inline constexpr Bound kMtpTokens{0.0, 16.0, "draft tokens, from 0 to 16"};
+inline constexpr Bound kPointTokens{1.0, 16777215.0, "tokens, from 1 to 16,777,215"};
+inline constexpr Bound kPointConcurrency{1.0, 1e6, "requests, from 1 to 1,000,000"};
 
 // A calibration record's measured figures (the microbenchmark's): far above every GPU in
 // data/gpus.json at parse time (1 PB/s, 1 EFLOP/s, a latency under a second); the record's GPU

@@ -403,24 +403,45 @@ const DocumentKind kDocumentKinds[] = {
      }},
 };
 
+/** The first kind of document `part` holds that is neither offerings (when
+ *  `offerings_allowed`) nor a serving calibration (when `calibration_allowed`), by name. */
+const char* first_refused(const Catalog& part, bool offerings_allowed, bool calibration_allowed) {
+  if (!offerings_allowed && !part.offerings.empty()) return "offerings";
+  if (!part.gpus.empty()) return "gpus";
+  if (!part.models.empty()) return "models";
+  if (!part.networks.empty()) return "networks";
+  if (part.constants) return kPerformanceSchema.data();
+  if (part.engines) return kEnginesSchema.data();
+  if (part.kernels) return kKernelsSchema.data();
+  if (part.error_bands) return kErrorBandsSchema.data();
+  if (!part.calibrations.empty()) return kCalibrationSchema.data();
+  if (!calibration_allowed && !part.serving_calibrations.empty()) return kServingCalibrationSchema.data();
+  return nullptr;
+}
+
 /** A price list (CatalogTrust::kPriceList) carries offerings only: the first other thing it
  *  holds, as an error naming it. */
 std::optional<Error> refuse_beyond_prices(const Catalog& part, const std::string& source) {
-  const char* what = !part.gpus.empty()           ? "gpus"
-                     : !part.models.empty()       ? "models"
-                     : !part.networks.empty()     ? "networks"
-                     : part.constants             ? kPerformanceSchema.data()
-                     : part.engines               ? kEnginesSchema.data()
-                     : part.kernels               ? kKernelsSchema.data()
-                     : part.error_bands           ? kErrorBandsSchema.data()
-                     : !part.calibrations.empty() ? kCalibrationSchema.data()
-                                                  : nullptr;
+  const char* what = first_refused(part, true, false);
   if (what == nullptr) return std::nullopt;
   return make_error(ErrorCode::kNotAllowed, source + ": " + what,
                     "a price list from a link or an embedding page may carry offerings, their "
                     "prices and names only; GPU and model figures, model constants, engine and "
                     "kernel data, error bands and calibration come from gpucalc's data or from a "
                     "file you load yourself");
+}
+
+/** A supplied serving calibration (CatalogTrust::kServingCalibration) is one calibration
+ *  document and nothing else: the first other thing it holds (or its absence), as an error. */
+std::optional<Error> refuse_beyond_calibration(const Catalog& part, const std::string& source) {
+  const char* what = first_refused(part, false, true);
+  if (what == nullptr && part.serving_calibrations.empty()) what = "schema";
+  if (what == nullptr) return std::nullopt;
+  return make_error(ErrorCode::kNotAllowed, source + ": " + what,
+                    "a serving calibration from an embedding page may carry one "
+                    "\"gpucalc-serving-calibration/1\" document only; GPU and model figures, "
+                    "prices, engine data and error bands come from gpucalc's data or from a file "
+                    "you load yourself");
 }
 
 /** Names `source` as the supplier of every figure `part` gives (CatalogTrust::kUser). */
@@ -432,6 +453,11 @@ void mark_supplied(Catalog& part, const std::string& source) {
   if (part.engines) part.supplied.engines = source;
   if (part.kernels) part.supplied.kernels = source;
   if (part.error_bands) part.supplied.error_bands = source;
+  for (auto& cal : part.serving_calibrations) {
+    auto named = std::make_shared<ServingCalibration>(*cal);
+    named->supplied_by = source;
+    cal = std::move(named);
+  }
 }
 
 /** Every embedded data file but the validation tables (they are read by --validate). */
@@ -539,6 +565,9 @@ Result<Catalog> extend_catalog(const Catalog& base, std::string_view json_text,
   const std::string source = source_name.empty() ? "catalog" : std::string(source_name);
   if (trust == CatalogTrust::kPriceList) {
     if (auto e = refuse_beyond_prices(extra, source)) return *e;
+  } else if (trust == CatalogTrust::kServingCalibration) {
+    if (auto e = refuse_beyond_calibration(extra, source)) return *e;
+    mark_supplied(extra, source);
   } else if (trust == CatalogTrust::kUser) {
     mark_supplied(extra, source);
   }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <tuple>
 #include <type_traits>
 
 #include "bounds.hpp"
@@ -329,7 +330,7 @@ std::string error_bands_to_json(const ErrorBandTable& t) {
           "extrapolation flag and metric, how much more the folds that held out a whole model, "
           "engine, GPU or the rows above 32 users erred (p80 over the request-shape folds' p80 on "
           "the same rows, at least 1): a prediction so flagged has its band multiplied by it "
-          "(band_widening()). measured: what the newest rows measured, for the flags. "
+          "(band_widening()). measured: what the newest rows measured, for the flags, and those rows (runs) for the serving chart's markers. "
           "summary: per-GPU in-sample error of both tables, for the page's "
           "accuracy panel. The test 'error bands: data/error-bands.json is fresh' fails when the "
           "model or the tables change and this file was not regenerated.");
@@ -368,7 +369,20 @@ std::string error_bands_to_json(const ErrorBandTable& t) {
     for (const auto& x : *list) w.value(x);
     w.end_array();
   }
-  w.field("users_max", t.measured.users_max).field("source", kServingSource).end_object();
+  w.field("users_max", t.measured.users_max);
+  w.key("runs").begin_array();
+  for (const MeasuredRun& r : t.measured.runs) {
+    w.begin_object().field("model", r.model).field("gpu", r.gpu_id).field("engine", r.engine);
+    w.field("weights", r.weights).field("date", r.date).field("engine_version", r.engine_version);
+    w.field("tp", r.tp).field("ep", r.ep).field("dp_attention", r.dp_attention).field("mtp", r.mtp);
+    w.field("input_tokens", rounded_figure(r.input_tokens)).field("output_tokens", rounded_figure(r.output_tokens));
+    w.field("concurrency", r.concurrency);
+    w.field("tokens_per_s_per_user", rounded_figure(r.tokens_per_s_per_user));
+    w.field("total_tokens_per_s_per_gpu", rounded_figure(r.total_tokens_per_s_per_gpu));
+    w.field("ttft_s", rounded(r.ttft_s)).end_object();
+  }
+  w.end_array();
+  w.field("source", kServingSource).end_object();
   w.key("summary");
   write_summary(w, t.summary);
   w.end_object();
@@ -385,6 +399,53 @@ std::string error_bands_to_json(const ErrorBandTable& t) {
   }
   out += '\n';
   return out;
+}
+
+/** measured.runs (optional: a table without it draws no markers), each field within the
+ *  bounds of a measured point. */
+std::optional<Error> read_measured_runs(const Json& ms, std::vector<MeasuredRun>& runs) {
+  if (!ms.contains("runs")) return std::nullopt;
+  if (!ms.at("runs").is_array()) return bad("measured.runs", "must be an array");
+  std::size_t i = 0;
+  for (const Json& x : ms.at("runs")) {
+    const std::string path = "measured.runs[" + std::to_string(i++) + "]";
+    if (!x.is_object()) return bad(path, "must be an object");
+    if (auto e = unknown(x, path, {"model", "gpu", "engine", "weights", "date", "engine_version", "tp",
+                                   "ep", "dp_attention", "mtp", "input_tokens", "output_tokens",
+                                   "concurrency", "tokens_per_s_per_user",
+                                   "total_tokens_per_s_per_gpu", "ttft_s"})) {
+      return *e;
+    }
+    MeasuredRun r;
+    for (const auto& [key, field] : {std::pair<const char*, std::string*>{"model", &r.model},
+                                     {"gpu", &r.gpu_id}, {"engine", &r.engine}, {"weights", &r.weights},
+                                     {"date", &r.date}, {"engine_version", &r.engine_version}}) {
+      const auto v = read<std::string>(x, key);
+      if (!v || v->size() > 200) return bad(path + "." + key, "is required (a string of at most 200 bytes)");
+      *field = *v;
+    }
+    double tp = 0, ep = 0, dpa = 0, mtp = 0;
+    for (const auto& [key, field, bound] :
+         {std::tuple<const char*, double*, const detail::Bound*>{"tp", &tp, &detail::kInstanceTp},
+          {"ep", &ep, &detail::kParallelDegree}, {"dp_attention", &dpa, &detail::kFlag},
+          {"mtp", &mtp, &detail::kMtpTokens}, {"input_tokens", &r.input_tokens, &detail::kPointTokens},
+          {"output_tokens", &r.output_tokens, &detail::kPointTokens},
+          {"concurrency", &r.concurrency, &detail::kPointConcurrency},
+          {"tokens_per_s_per_user", &r.tokens_per_s_per_user, &detail::kTokensPerS},
+          {"total_tokens_per_s_per_gpu", &r.total_tokens_per_s_per_gpu, &detail::kTokensPerS},
+          {"ttft_s", &r.ttft_s, &detail::kBenchLatencyS}}) {
+      const auto v = read<double>(x, key);
+      if (!v) return bad(path + "." + key, "is required (a number)");
+      if (auto e = detail::out_of_bound("error-bands.json." + path + "." + key, *v, *bound)) return *e;
+      *field = *v;
+    }
+    r.tp = static_cast<int>(tp);
+    r.ep = static_cast<int>(ep);
+    r.dp_attention = static_cast<int>(dpa);
+    r.mtp = static_cast<int>(mtp);
+    runs.push_back(std::move(r));
+  }
+  return std::nullopt;
 }
 
 Result<ErrorBandTable> parse_error_bands(std::string_view json_text) {
@@ -469,7 +530,7 @@ Result<ErrorBandTable> parse_error_bands(std::string_view json_text) {
   }
   if (!j.contains("measured") || !j.at("measured").is_object()) return bad("measured", "is required");
   const Json& ms = j.at("measured");
-  if (auto e = unknown(ms, "measured", {"models", "engines", "gpus", "users_max", "source"})) return *e;
+  if (auto e = unknown(ms, "measured", {"models", "engines", "gpus", "users_max", "runs", "source"})) return *e;
   for (const auto& [key, list] : {std::pair<const char*, std::vector<std::string>*>{"models", &t.measured.models},
                                   {"engines", &t.measured.engines},
                                   {"gpus", &t.measured.gpus}}) {
@@ -482,6 +543,7 @@ Result<ErrorBandTable> parse_error_bands(std::string_view json_text) {
   const auto users_max = read<double>(ms, "users_max");
   if (!users_max) return bad("measured.users_max", "is required (a number)");
   t.measured.users_max = *users_max;
+  if (auto e = read_measured_runs(ms, t.measured.runs)) return *e;
   if (!j.contains("summary")) return bad("summary", "is required");
   if (auto e = read_summary(j.at("summary"), t.summary)) return *e;
   widen_bands(t);

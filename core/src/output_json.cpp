@@ -101,6 +101,17 @@ void write_result(JsonWriter& w, const OfferingResult& r, bool with_trace) {
   w.key("curve_error_bands").begin_array();
   for (const auto& bands : r.curve_error_bands) write_error_band(w, bands);
   w.end_array();
+  w.key("measured_points").begin_array();
+  for (const MeasuredMarker& m : r.measured_points) {
+    w.begin_object().field("source", m.source).field("document", m.document).field("run", m.run);
+    w.field("date", m.date).field("engine_version", m.engine_version);
+    w.field("tp", m.tp).field("ep", m.ep).field("dpa", m.dpa).field("users", m.users);
+    w.field("tokens_per_s_per_user", m.tokens_per_s_per_user);
+    w.field("total_tokens_per_s_per_gpu", m.total_tokens_per_s_per_gpu);
+    w.key("ttft_s").value(m.ttft_s > 0.0 ? std::optional<double>(m.ttft_s) : std::nullopt);
+    w.end_object();
+  }
+  w.end_array();
   if (with_trace) {
     w.key("trace").begin_object();
     for (const auto& e : r.trace) {

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "bounds.hpp"
 #include "gpucalc/serving.hpp"
 #include "gpucalc/throughput.hpp"
 #include "json_strict.hpp"
@@ -22,10 +23,16 @@ namespace {
 using Json = nlohmann::json;
 using detail::JsonWriter;
 
-// Search box of the fit. Scales: a factor of 4 either way of the model's rate (and never above
-// the datasheet peak, checked per GPU); overheads: 50 ms per step, 5 s per request at most.
-constexpr double kMinScale = 0.25, kMaxScale = 4.0;
-constexpr double kMaxStepOverheadS = 0.05, kMaxRequestOverheadS = 5.0;
+using detail::Bound;
+// Search box of the fit and hard limits of any document, per correction (bounds.hpp): scales a
+// factor of 4 either way of the model's rate (and never above the datasheet peak, checked per
+// GPU); overheads at most 50 ms per step, 5 s per request.
+constexpr std::array<const Bound*, kCorrectionCount> kCorrectionBounds = {
+    &detail::kCorrectionScale, &detail::kCorrectionScale, &detail::kCorrectionScale,
+    &detail::kStepOverheadCorrectionS, &detail::kRequestOverheadCorrectionS};
+constexpr double kMinScale = detail::kCorrectionScale.min, kMaxScale = detail::kCorrectionScale.max;
+constexpr double kMaxStepOverheadS = detail::kStepOverheadCorrectionS.max;
+constexpr double kMaxRequestOverheadS = detail::kRequestOverheadCorrectionS.max;
 // Units the fit moves in (log scale; 10 ms per step; 100 ms per request) and the weight of the
 // pull toward no correction, so that a parameter the points do not inform stays at its default.
 constexpr std::array<double, kCorrectionCount> kFitUnit = {1.0, 1.0, 1.0, 0.01, 0.1};
@@ -332,10 +339,15 @@ Result<CalibrationPoint> point_of(const Catalog& catalog, const Scenario& s,
                             "loop): name the requests in flight with users= in the scenario"
                           : "is not in the file: name the requests in flight with users= in the scenario");
   }
-  if (p.tp < 1 || p.tp > 64 || p.ep < 1 || p.ep > 1024 || p.input_tokens < 1.0 ||
-      p.output_tokens < 1.0 || p.concurrency < 1.0) {
-    return make_error(ErrorCode::kOutOfRange, r.source,
-                      "needs tp 1-64, ep >= 1, and at least one input token, output token and request in flight");
+  // The point's own bounds (bounds.hpp), the ones its document is read with.
+  const std::pair<const char*, std::pair<double, const Bound*>> checks[] = {
+      {"tp", {p.tp, &detail::kInstanceTp}},
+      {"ep", {p.ep, &detail::kParallelDegree}},
+      {"input_tokens", {p.input_tokens, &detail::kPointTokens}},
+      {"output_tokens", {p.output_tokens, &detail::kPointTokens}},
+      {"concurrency", {p.concurrency, &detail::kPointConcurrency}}};
+  for (const auto& check : checks) {
+    if (auto e = detail::out_of_bound(r.source + ": " + check.first, check.second.first, *check.second.second)) return *e;
   }
   p.measured.ttft_s = r.mean_ttft_s ? *r.mean_ttft_s : r.median_ttft_s.value_or(0.0);
   p.measured.tpot_s = r.mean_tpot_s ? *r.mean_tpot_s : r.median_tpot_s.value_or(0.0);
@@ -642,16 +654,16 @@ class Reader {
     if (required && s.empty()) fail(join(path, key), "must not be empty");
     return s;
   }
-  /** A number in [min, max]; null reads as 0 where `nullable`. */
-  double number(const Json& j, const std::string& path, const char* key, double min, double max,
+  /** A number within `b` (bounds.hpp); null reads as 0 where `nullable`. */
+  double number(const Json& j, const std::string& path, const char* key, const Bound& b,
                 bool nullable = false) {
     const auto it = j.find(key);
     if (it == j.end() || (it->is_null() && !nullable)) return fail(join(path, key), "is required (a number)"), 0.0;
     if (it->is_null()) return 0.0;
     if (!it->is_number()) return fail(join(path, key), "must be a number"), 0.0;
     const double x = it->get<double>();
-    if (!(x >= min && x <= max)) {
-      fail(join(path, key), "must be between " + std::to_string(min) + " and " + std::to_string(max));
+    if (auto e = detail::out_of_bound(source_ + ": " + join(path, key), x, b)) {
+      if (!error_) error_ = std::move(e);
       return 0.0;
     }
     return x;
@@ -665,14 +677,12 @@ class Reader {
   std::optional<Error> error_;
 };
 
-constexpr double kMaxFigure = 1e9;
-
 PointFigures read_figures(Reader& rd, const Json& j, const std::string& path) {
   PointFigures f;
   if (!rd.object(j, path, {"ttft_s", "tpot_s", "total_tokens_per_s_per_gpu"})) return f;
-  f.ttft_s = rd.number(j, path, "ttft_s", 0.0, 86400.0, true);
-  f.tpot_s = rd.number(j, path, "tpot_s", 0.0, 86400.0, true);
-  f.total_tokens_per_s_per_gpu = rd.number(j, path, "total_tokens_per_s_per_gpu", 0.0, kMaxFigure, true);
+  f.ttft_s = rd.number(j, path, "ttft_s", detail::kBenchLatencyS, true);
+  f.tpot_s = rd.number(j, path, "tpot_s", detail::kBenchLatencyS, true);
+  f.total_tokens_per_s_per_gpu = rd.number(j, path, "total_tokens_per_s_per_gpu", detail::kTokensPerS, true);
   return f;
 }
 
@@ -682,13 +692,13 @@ CalibrationErrors read_errors(Reader& rd, const Json& j, const std::string& path
                            "n_throughput_per_gpu", "ttft", "n_ttft"})) {
     return e;
   }
-  const double max_n = static_cast<double>(kMaxCalibrationPoints);
-  e.interactivity = rd.number(j, path, "interactivity", 0.0, kMaxFigure);
-  e.n_interactivity = static_cast<int>(rd.number(j, path, "n_interactivity", 0.0, max_n));
-  e.throughput_per_gpu = rd.number(j, path, "throughput_per_gpu", 0.0, kMaxFigure);
-  e.n_throughput_per_gpu = static_cast<int>(rd.number(j, path, "n_throughput_per_gpu", 0.0, max_n));
-  e.ttft = rd.number(j, path, "ttft", 0.0, kMaxFigure);
-  e.n_ttft = static_cast<int>(rd.number(j, path, "n_ttft", 0.0, max_n));
+  const Bound points{0.0, static_cast<double>(kMaxCalibrationPoints), "points, from 0 to 200"};
+  e.interactivity = rd.number(j, path, "interactivity", detail::kMeanErrorFraction);
+  e.n_interactivity = static_cast<int>(rd.number(j, path, "n_interactivity", points));
+  e.throughput_per_gpu = rd.number(j, path, "throughput_per_gpu", detail::kMeanErrorFraction);
+  e.n_throughput_per_gpu = static_cast<int>(rd.number(j, path, "n_throughput_per_gpu", points));
+  e.ttft = rd.number(j, path, "ttft", detail::kMeanErrorFraction);
+  e.n_ttft = static_cast<int>(rd.number(j, path, "n_ttft", points));
   return e;
 }
 
@@ -778,16 +788,13 @@ Result<ServingCalibration> parse_serving_calibration(std::string_view json_text,
   cal.scenario = rd.text(j, "", "scenario", true, kMaxScenarioBytes);
   cal.note = rd.text(j, "", "note", false, 4000);
   cal.cross_validation = rd.text(j, "", "cross_validation", true, 40);
-  cal.skipped_points = static_cast<int>(rd.number(j, "", "skipped_points", 0.0, static_cast<double>(kMaxBenchRuns)));
-  cal.unfit_points = static_cast<int>(rd.number(j, "", "unfit_points", 0.0, static_cast<double>(kMaxBenchRuns)));
+  const Bound runs{0.0, static_cast<double>(kMaxBenchRuns), "runs, from 0 to 200,000"};
+  cal.skipped_points = static_cast<int>(rd.number(j, "", "skipped_points", runs));
+  cal.unfit_points = static_cast<int>(rd.number(j, "", "unfit_points", runs));
   if (!rd.ok()) return rd.error();
   if (auto s = decode_scenario(cal.scenario); !s) {
     return make_error(ErrorCode::kInvalidCatalog, source + ": scenario", s.error().to_string());
   }
-  // Hard limits of any document, whatever min and max it states.
-  const std::array<double, kCorrectionCount> floor = {kMinScale, kMinScale, kMinScale, -1.0, -10.0};
-  const std::array<double, kCorrectionCount> ceiling = {kMaxScale, kMaxScale, kMaxScale,
-                                                        kMaxStepOverheadS, kMaxRequestOverheadS};
   const Json* corrections = j.contains("corrections") ? &j.at("corrections") : nullptr;
   if (corrections == nullptr) return make_error(ErrorCode::kInvalidCatalog, source + ": corrections", "is required");
   if (!rd.object(*corrections, "corrections", {"weight_stream_scale", "matmul_scale", "attention_scale",
@@ -801,9 +808,12 @@ Result<ServingCalibration> parse_serving_calibration(std::string_view json_text,
     }
     const Json& c = corrections->at(kCorrectionNames[i]);
     if (!rd.object(c, path, {"value", "min", "max"})) return rd.error();
-    cal.corrections.min[i] = rd.number(c, path, "min", floor[i], ceiling[i]);
-    cal.corrections.max[i] = rd.number(c, path, "max", cal.corrections.min[i], ceiling[i]);
-    cal.corrections.value[i] = rd.number(c, path, "value", cal.corrections.min[i], cal.corrections.max[i]);
+    // Hard limits of any document (kCorrectionBounds), then the document's own min and max.
+    const Bound& hard = *kCorrectionBounds[i];
+    cal.corrections.min[i] = rd.number(c, path, "min", hard);
+    cal.corrections.max[i] = rd.number(c, path, "max", Bound{cal.corrections.min[i], hard.max, hard.words});
+    cal.corrections.value[i] = rd.number(
+        c, path, "value", Bound{cal.corrections.min[i], cal.corrections.max[i], "within this correction's min and max"});
     if (!rd.ok()) return rd.error();
   }
   if (!j.contains("error")) return make_error(ErrorCode::kInvalidCatalog, source + ": error", "is required");
@@ -837,13 +847,13 @@ Result<ServingCalibration> parse_serving_calibration(std::string_view json_text,
     cp.model = rd.text(p, path, "model", true, 200);
     cp.weights = rd.text(p, path, "weights", true, 40);
     cp.engine_version = rd.text(p, path, "engine_version", false, 200);
-    cp.tp = static_cast<int>(rd.number(p, path, "tp", 1.0, 64.0));
-    cp.ep = static_cast<int>(rd.number(p, path, "ep", 1.0, 1024.0));
-    cp.dp_attention = static_cast<int>(rd.number(p, path, "dp_attention", 0.0, 1.0));
-    cp.mtp = static_cast<int>(rd.number(p, path, "mtp", 0.0, 16.0));
-    cp.input_tokens = rd.number(p, path, "input_tokens", 1.0, 16777215.0);
-    cp.output_tokens = rd.number(p, path, "output_tokens", 1.0, 16777215.0);
-    cp.concurrency = rd.number(p, path, "concurrency", 1.0, 1e6);
+    cp.tp = static_cast<int>(rd.number(p, path, "tp", detail::kInstanceTp));
+    cp.ep = static_cast<int>(rd.number(p, path, "ep", detail::kParallelDegree));
+    cp.dp_attention = static_cast<int>(rd.number(p, path, "dp_attention", detail::kFlag));
+    cp.mtp = static_cast<int>(rd.number(p, path, "mtp", detail::kMtpTokens));
+    cp.input_tokens = rd.number(p, path, "input_tokens", detail::kPointTokens);
+    cp.output_tokens = rd.number(p, path, "output_tokens", detail::kPointTokens);
+    cp.concurrency = rd.number(p, path, "concurrency", detail::kPointConcurrency);
     for (const char* k : {"measured", "before", "after"}) {
       if (!p.contains(k)) return make_error(ErrorCode::kInvalidCatalog, source + ": " + path + "." + k, "is required");
     }

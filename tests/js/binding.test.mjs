@@ -133,6 +133,19 @@ test('loadCatalog: a price list (the default) carries offerings only; the user\'
   assert.notEqual(mine.offering_hbm_marketed_bytes, before.offering_hbm_marketed_bytes);
   gpucalc.resetCatalog();
   assert.equal(gpucalc.evaluate('v=1&compare=fullgpu-8x-h200').results[0].rates_source, 'measured');
+  // trust 'serving_calibration' (an embedding host's): a calibration document only, named.
+  assert.throws(() => gpucalc.loadCatalog(forged, 'https://vendor.example/c.json', { trust: 'serving_calibration' }),
+    { code: 'not_allowed', field: 'https://vendor.example/c.json: gpus' });
+  const csv = fs.readFileSync(new URL('tests/fixtures/bench-results/serving-measured.csv', root), 'utf8').split('\n');
+  const rows = [csv[0], ...csv.filter((l) => l.includes(',mi300x,') && l.includes(',sglang,'))].join('\n');
+  const doc = gpucalc.calibrateServing('v=1&compare=server-8x-mi300x&engine=sglang', [{ name: 'runs.csv', text: rows }], '2026-12-02');
+  assert.throws(() => gpucalc.loadCatalog(doc, 'host.json'), { code: 'not_allowed', field: 'host.json: gpucalc-serving-calibration/1' });
+  gpucalc.loadCatalog(doc, 'https://vendor.example/c.json', { trust: 'serving_calibration' });
+  const cal = gpucalc.evaluate('v=1&model=deepseek-v3&compare=server-8x-mi300x&engine=sglang&tp=8').results[0];
+  assert.equal(cal.rates_source, 'calibrated_serving');
+  assert.equal(cal.supplied_by, 'https://vendor.example/c.json');
+  assert.ok(cal.measured_points.some((m) => m.source === 'calibration'));
+  gpucalc.resetCatalog();
 });
 
 test('importHfConfig adds a model the scenario can name', () => {

@@ -1,7 +1,8 @@
 // "Calibrate with your benchmark results" in headless Chromium: a result file dropped onto the
 // page is read by the WASM core (never uploaded), the before/after error and the measured
 // markers appear, and after a reload the page is still calibrated; the same under a vendor's
-// embed that names a calibration document on its own origin. Screenshots: build/screenshots/.
+// embed that names a calibration document on its own origin (data-calibration). Screenshots:
+// build/screenshots/.
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -24,8 +25,10 @@ let context;
 let closeBrowser;
 const requests = [];
 
+const catalogOrigins = [];  // origins the calculator may fetch from (read per request)
+
 before(async () => {
-  calc = await serve();
+  calc = await serve({ catalogOrigins });
   ({ context, close: closeBrowser } = await launch());
   context.on('request', (r) => requests.push(`${r.method()} ${r.url()}`));
   // The vendor's document, made by the same core in node.
@@ -36,9 +39,11 @@ before(async () => {
   fs.writeFileSync(path.join(hostDir, 'calibration.json'), doc);
   const calcOrigin = new URL(calc.url).origin;
   fs.writeFileSync(path.join(hostDir, 'vendor.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Vendor</title></head>
-<body><iframe id="calc" data-gpucalc data-catalog="calibration.json" src="${calcOrigin}/?embed=1#${SCENARIO}" title="GPU calculator" width="100%" height="300"></iframe>
+<body><iframe id="calc" data-gpucalc data-calibration="calibration.json" src="${calcOrigin}/?embed=1#${SCENARIO}" title="GPU calculator" width="100%" height="300"></iframe>
 <script src="${calcOrigin}/embed.js" async></script></body></html>`);
-  host = await serve({ root: hostDir, host: 'localhost', csp: `default-src 'self'; script-src 'self' ${calcOrigin}; frame-src ${calcOrigin}; connect-src 'self'` });
+  host = await serve({ root: hostDir, host: 'localhost', headers: { 'Access-Control-Allow-Origin': calcOrigin },
+    csp: `default-src 'self'; script-src 'self' ${calcOrigin}; frame-src ${calcOrigin}; connect-src 'self'` });
+  catalogOrigins.push(new URL(host.url).origin);
 });
 
 after(async () => {
@@ -52,11 +57,15 @@ const openPage = (url) => openIn(context, url);
 const calibrated = (page) => page.evaluate(() => window.gpucalcPage.state.evaluation.results.map((r) => [r.rates_source, r.calibration_device]));
 const calibRows = (page) => page.evaluate(() => [...document.querySelectorAll('#calib-table tbody tr')].map((tr) =>
   [...tr.children].map((c) => c.textContent.trim())));
-const markers = (page) => page.evaluate(() => document.querySelectorAll('#curve-chart path.measured').length);
+const markers = (page, cls = '') => page.evaluate((c) => document.querySelectorAll(`#curve-chart path.measured${c}`).length, cls);
 
 test('a dropped result file calibrates the page, shows before/after and markers, and survives a reload', async () => {
   const { page, problems } = await openPage(`${calc.url}#${SCENARIO}`);
   const before = await page.evaluate(() => window.gpucalcPage.state.evaluation.results[0].tpot_s);
+  // Before: gpucalc's own measured runs of this configuration (both GPUs, SGLang, 1k/1k).
+  await page.evaluate(() => document.getElementById('sec-serving').scrollIntoView());
+  await until(page, () => document.querySelectorAll('#curve-chart path.measured.validation').length > 0);
+  assert.equal(await markers(page, '.calibration'), 0);
   await page.evaluate(() => { document.getElementById('calibrate').open = true; document.getElementById('calibrate').scrollIntoView(); });
   const sent = requests.length;
   await page.evaluate((text) => {
@@ -80,9 +89,22 @@ test('a dropped result file calibrates the page, shows before/after and markers,
   assert.notEqual(h200[0], 'calibrated_serving');
   assert.notEqual(await page.evaluate(() => window.gpucalcPage.state.evaluation.results[0].tpot_s), before);
   await page.evaluate(() => document.getElementById('sec-serving').scrollIntoView());
-  await until(page, () => document.querySelectorAll('#curve-chart path.measured').length > 0);
-  assert.ok((await markers(page)) >= 10, 'a marker per measured run with TPOT and throughput');
-  await page.screenshot({ path: path.join(shots, 'calibrate-after.png'), fullPage: false });
+  await until(page, () => document.querySelectorAll('#curve-chart path.measured.calibration').length > 0);
+  // The core's markers: the calibration's 1k/1k runs (two dates x five concurrencies) and the
+  // table's, each labelled by its source.
+  const fromCore = await page.evaluate(() => window.gpucalcPage.state.evaluation.results[0].measured_points.filter((m) => m.source === 'calibration').length);
+  assert.equal(fromCore, 10);
+  assert.equal(await markers(page, '.calibration'), fromCore, 'a marker per calibration run of this shape');
+  assert.ok((await markers(page, '.validation')) > 0);
+  const titles = await page.evaluate(() => [...document.querySelectorAll('#curve-chart path.measured title')].map((t) => t.textContent));
+  assert.ok(titles.some((x) => /serving-mi300x-sglang-.*mi300x-sglang\.csv:\d+/.test(x)), titles.join(' | '));
+  assert.ok(titles.some((x) => /validation table/.test(x)), titles.join(' | '));
+  await page.locator('#sec-serving').screenshot({ path: path.join(shots, 'calibrate-after.png') });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.evaluate(() => document.getElementById('sec-serving').scrollIntoView());
+  await until(page, () => document.querySelectorAll('#curve-chart path.measured.calibration').length > 0);
+  await page.locator('#sec-serving').screenshot({ path: path.join(shots, 'calibrate-after-390.png') });
+  await page.setViewportSize({ width: 1280, height: 900 });
   await page.reload();
   await page.waitForSelector('html.ready', { timeout: 30000 });
   assert.equal((await calibrated(page))[0][0], 'calibrated_serving', 'still calibrated after a reload');
@@ -110,16 +132,47 @@ test('a bad file gives the core\'s error, naming file, line and field, as text',
   await page.close();
 });
 
-// Not built yet: a price list from an embedding host may carry offerings only, so a vendor's
-// calibration document is refused there (the trust rule needs a calibration kind first).
-test('a vendor embed names a calibration document on its own origin', { skip: 'a calibration document from a host is refused by the price-list trust rule (not built yet)' }, async () => {
+// The same under the embed with a vendor calibration document: the host names it
+// (data-calibration, on its own origin), the frame takes it as a serving calibration only and
+// says whose runs it is calibrated to, with the error before and after.
+test('the same under the embed with a vendor calibration document', async () => {
   const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   await page.goto(`${host.url}vendor.html`);
   const frame = page.frameLocator('#calc');
   await frame.locator('html.ready').waitFor({ timeout: 30000 });
   const f = page.frames().find((x) => x.url().startsWith(new URL(calc.url).origin));
   await until(f, () => window.gpucalcPage.state.evaluation.results[0].rates_source === 'calibrated_serving', undefined, 30000);
-  const band = await f.evaluate(() => window.gpucalcPage.state.evaluation.results[0].error_band);
-  assert.ok(band.length > 0 && band[0].group.startsWith('calibrated serving-mi300x-sglang'));
+  const hostOrigin = new URL(host.url).origin;
+  const [mi, h200] = await f.evaluate(() => window.gpucalcPage.state.evaluation.results.map((r) =>
+    ({ rates: r.rates_source, supplied: r.supplied_by, band: r.error_band, markers: r.measured_points.map((m) => m.source) })));
+  assert.equal(mi.supplied, `${hostOrigin}/calibration.json`);
+  // Its cross-validated error is the band of every figure built on it (metric -> band).
+  const bands = Object.values(mi.band);
+  assert.ok(bands.length > 0 && bands.every((b) => b.group.startsWith('calibrated serving-mi300x-sglang')), JSON.stringify(mi.band));
+  assert.ok(mi.markers.includes('calibration'));
+  assert.notEqual(h200.rates, 'calibrated_serving');
+  assert.equal(h200.supplied, null);
+  const sentence = await frame.locator('#calib-supplied-text').textContent();
+  assert.ok(sentence.includes(`Calibrated to runs supplied by ${hostOrigin}`), sentence);
+  const rows = await f.evaluate(() => [...document.querySelectorAll('#calib-supplied-table tbody tr')].map((tr) => [...tr.children].map((c) => c.textContent.trim())));
+  assert.equal(rows.length, 3, 'interactivity, throughput per GPU, TTFT: before and after');
+  for (const r of rows) assert.match(r[2], /%$/);
+  assert.equal(await frame.locator('#calib-supplied').isVisible(), true);
+  await frame.locator('#calib-supplied').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(shots, 'calibrate-embed.png') });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a link naming a calibration on another site (calibration=) is taken as a calibration, naming it', async () => {
+  const url = `${host.url}calibration.json`;
+  const { page, problems } = await openPage(`${calc.url}?calibration=${encodeURIComponent(url)}#${SCENARIO}`);
+  const [mi, h200] = await page.evaluate(() => window.gpucalcPage.state.evaluation.results.map((r) => [r.rates_source, r.supplied_by]));
+  assert.deepEqual(mi, ['calibrated_serving', url]);
+  assert.notEqual(h200[0], 'calibrated_serving');
+  assert.match(await page.locator('#calib-supplied-text').textContent(), new RegExp(`supplied by ${new URL(host.url).origin}`));
+  assert.deepEqual(problems, []);
   await page.close();
 });

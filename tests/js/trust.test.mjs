@@ -93,6 +93,13 @@ test('a host without parent= that posts GPU figures or error bands changes no fi
   await post(forgedGpus(), 'forged-gpus.json');
   await post(zeroBands(), 'forged-bands.json');
   await post(JSON.stringify(data('performance.json')), 'forged-constants.json');
+  // The same as a serving calibration: the frame takes a calibration document only.
+  const calibration = (text) => page.evaluate(([t, origin]) => document.getElementById('calc').contentWindow
+    .postMessage({ type: 'gpucalc:calibration', text: t, name: 'calibration.json', url: 'https://elsewhere.example/c.json' }, origin), [text, calcOrigin]);
+  await calibration(forgedGpus());
+  await calibration(zeroBands());
+  // They reached the frame and were refused by name (not ignored).
+  await until(frame, () => /calibration supplied by .* could not be used.*gpus/.test(document.getElementById('notice').textContent));
   // Then a list of prices alone: taken, which shows the forged ones reached the frame too.
   const h200 = data('offerings.json').offerings.find((o) => o.id === 'fullgpu-8x-h200');
   await post(JSON.stringify({ offerings: [{ ...h200, price_usd_per_month: 12345 }] }), 'host-prices.json');

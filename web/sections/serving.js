@@ -9,7 +9,6 @@ import { fmtField, band, pointBands, offeringName } from '../format.js';
 import { paretoChart } from '../charts.js';
 import { memo, chartReady, chartWidth, drawChart } from '../schedule.js';
 import { state, hooks } from '../state.js';
-import { measuredPoints } from '../calibrate.js';
 
 const hasCurve = (ev) => ev.workload === 'inference' && ev.results.some((r) => Array.isArray(r.curve));
 
@@ -89,12 +88,20 @@ export function renderServing(ev, inputs) {
 function drawCurve(ev, speed, names) {
   const box = $('curve-chart');
   setText($('curve-caption'), t('curve_title'));
-  const measured = ev.results.map((r) => measuredPoints(r).map((m) => ({ x: m.x, y: m.y,
-    label: t('curve_measured', { user: fmtField('tokens_per_s_per_user', m.x), gpu: fmtField('total_tokens_per_s_per_gpu', m.y),
-      users: i18n.num(m.point.concurrency), source: m.point.source }) })));
+  // The measured runs the core matched to this configuration (its result's measured_points):
+  // the calibration's (filled diamonds) and gpucalc's validation table's (open diamonds).
+  const measured = ev.results.map((r) => (r.measured_points || []).map((m) => ({ x: m.tokens_per_s_per_user, y: m.total_tokens_per_s_per_gpu,
+    cls: m.source === 'validation' ? 'validation' : 'calibration',
+    label: t('curve_measured', { user: fmtField('tokens_per_s_per_user', m.tokens_per_s_per_user),
+      gpu: fmtField('total_tokens_per_s_per_gpu', m.total_tokens_per_s_per_gpu), users: i18n.num(m.users),
+      source: m.source === 'validation' ? `${t('curve_validation_key')}, ${m.date}` : `${m.document}, ${m.run}` }) }))
+    // The table's runs first, so the calibration's are drawn over them.
+    .sort((a, b) => (a.cls === b.cls ? 0 : a.cls === 'validation' ? -1 : 1)));
+  const has = (cls) => measured.some((list) => list.some((m) => m.cls === cls));
   morph($('curve-legend'), ...names.map((n, i) => h('li', {}, h('span', { class: `key line ${seriesClass(i)}`, 'aria-hidden': 'true' }), n)),
     h('li', {}, h('span', { class: 'key you', 'aria-hidden': 'true' }), t('curve_you_key')),
-    ...(measured.some((m) => m.length) ? [h('li', {}, h('span', { class: 'key measured', 'aria-hidden': 'true' }), t('curve_measured_key'))] : []));
+    ...(has('calibration') ? [h('li', {}, h('span', { class: 'key measured calibration', 'aria-hidden': 'true' }), t('curve_measured_key'))] : []),
+    ...(has('validation') ? [h('li', {}, h('span', { class: 'key measured validation', 'aria-hidden': 'true' }), t('curve_validation_key'))] : []));
   if (!chartReady(box)) return;
   const users = Number(state.inputs.get('users'));
   // The scenario's own operating point (its users), where the core computed one.

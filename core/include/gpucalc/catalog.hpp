@@ -272,9 +272,14 @@ struct SuppliedDocuments {
  *   (`supplied_by`), so results built on it say so (`rates_source` "supplied").
  * - kPriceList: a list another party supplied (the page's `catalog=` link, an embedding host's
  *   message): offerings with their prices and names only. GPU, model and network figures, the
- *   model constants, engine, kernel and calibration data and the error bands are refused.
+ *   model constants, engine, kernel and calibration data (serving calibrations too) and the
+ *   error bands are refused.
+ * - kServingCalibration: a serving calibration another party supplied (the embed's
+ *   `calibration=`, an embedding host's message): one "gpucalc-serving-calibration/1" document
+ *   and nothing else; its corrections stay within their physical bounds, and every result
+ *   built on it names the supplier (`supplied_by`). Anything else is refused.
  */
-enum class CatalogTrust { kBuiltIn, kUser, kPriceList };
+enum class CatalogTrust { kBuiltIn, kUser, kPriceList, kServingCalibration };
 
 struct Catalog {
   std::vector<Gpu> gpus;

@@ -77,12 +77,24 @@ struct BandWidening {
   double interactivity = 1.0, throughput_per_gpu = 1.0, ttft = 1.0;
 };
 
-/** What the serving table measured, for the flags of a prediction. */
+/** One newest run of the serving table, kept for the measured markers beside the serving
+ *  curve (measured_markers): its configuration and what it measured. */
+struct MeasuredRun {
+  std::string model, gpu_id, engine, weights, date, engine_version;
+  int tp = 1, ep = 1, dp_attention = 0, mtp = 0;
+  double input_tokens = 0.0, output_tokens = 0.0;  // mean per request (0.9 x nominal)
+  double concurrency = 0.0;                        // requests in flight per instance
+  double tokens_per_s_per_user = 0.0, total_tokens_per_s_per_gpu = 0.0;
+  double ttft_s = 0.0;  // mean; 0 when the row has none
+};
+
+/** What the serving table measured, for the flags of a prediction and the chart's markers. */
 struct MeasuredSet {
   std::vector<std::string> models;   // model ids, and those of the same architecture
   std::vector<std::string> engines;  // "<engine>@<vendor>"
   std::vector<std::string> gpus;     // GPU ids
   double users_max = 0.0;            // largest measured users per instance
+  std::vector<MeasuredRun> runs;     // newest rows with both interactivity and throughput
 };
 
 /** Bands per (vendor, weight format, users-per-instance regime), plus the summary. */

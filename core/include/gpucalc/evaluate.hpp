@@ -50,6 +50,21 @@ struct ServingCurveEntry {
   int error_band_index = -1;
 };
 
+/** A measured run drawn beside the serving curve (x: tokens/s per user, y: total tokens/s per
+ *  GPU): one of the serving calibration's runs, or a newest row of gpucalc's serving table,
+ *  of the result's model, GPU, engine, weights, MTP and request shape. */
+struct MeasuredMarker {
+  std::string source;    // "calibration" (the calibration in use) | "validation" (the table)
+  std::string document;  // the calibration's id, or "validation-serving.json"
+  std::string run;       // the run's provenance: a calibration point's file:line; "" for the table
+  std::string date, engine_version;
+  int tp = 0, ep = 0;
+  bool dpa = false;
+  double users = 0.0;  // requests in flight per instance when it was measured
+  double tokens_per_s_per_user = 0.0, total_tokens_per_s_per_gpu = 0.0;
+  double ttft_s = 0.0;  // 0: not measured
+};
+
 /** Validation error of the nearest measured group for one metric (serving table), out of
  *  sample: the errors of its rows when the leave-one-group-out folds predicted them. */
 struct ErrorBand {
@@ -140,6 +155,8 @@ struct OfferingResult {
   ErrorBandList error_band;
   // The distinct bands the curve's points and the two named points use (error_band_index).
   std::vector<ErrorBandList> curve_error_bands;
+  // Measured runs of this configuration for the chart (with the curve only).
+  std::vector<MeasuredMarker> measured_points;
   std::optional<double> train_tokens_per_s;
   std::optional<double> train_hours;
   std::optional<double> gpu_hours;

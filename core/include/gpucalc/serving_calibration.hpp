@@ -69,6 +69,10 @@ struct CalibrationErrors {
 
 struct ServingCalibration {
   std::string id, date, gpu_id, engine, offering_id, scenario, note;
+  // Who supplied the document (not part of it: set when loaded, CatalogTrust): the user's file
+  // name or the embedding host's URL; empty for gpucalc's own data. Results built on it name it
+  // in `supplied_by`.
+  std::string supplied_by;
   ServingCorrections corrections;
   std::vector<CalibrationPoint> points;
   int skipped_points = 0;  // runs of another GPU or engine in the files

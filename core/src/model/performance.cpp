@@ -11,6 +11,7 @@
 #include "gpucalc/throughput.hpp"
 #include "gpucalc/validation.hpp"
 #include "gpucalc/units.hpp"
+#include "markers.hpp"
 #include "provenance.hpp"
 
 namespace gpucalc {
@@ -386,6 +387,7 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     apply_disaggregated(c, s, offering.gpu_count, false, r);  // key pd
     return;
   }
+  r.measured_points = detail::measured_markers(catalog, s, model, gpu.id, e.id, c.serving_calibration.get());
   if (s.tp == 0) layouts = legal_layouts(c, offering.gpu_count, 0, s.ep, s.dpa ? 1 : 0);
   const double price = r.price_usd_per_month ? *r.price_usd_per_month : 0.0;
   // Each point's band by its own users per instance; the few distinct bands are kept once.

@@ -1,5 +1,9 @@
 #include "provenance.hpp"
 
+#include <algorithm>
+
+#include "gpucalc/serving_calibration.hpp"
+
 namespace gpucalc {
 
 const char* rates_source_name(RatesSource source) {
@@ -49,8 +53,20 @@ void set_supplied_provenance(OfferingResult& r, const Catalog& catalog, const Mo
     if (("," + names + ",").find("," + *name + ",") != std::string::npos) continue;
     names += names.empty() ? *name : ", " + *name;
   }
+  // A serving calibration's supplier is named too; its results stay calibrated_serving.
+  const bool calibrated = r.rates_source == RatesSource::kCalibratedServing;
+  if (calibrated) {
+    // The latest document of that id, as find_serving_calibration picks the latest.
+    const auto& cals = catalog.serving_calibrations;
+    const auto it = std::find_if(cals.rbegin(), cals.rend(),
+                                 [&](const auto& cal) { return cal->id == r.calibration_device; });
+    const std::string by = it != cals.rend() ? (*it)->supplied_by : std::string();
+    if (!by.empty() && ("," + names + ",").find("," + by + ",") == std::string::npos) {
+      names += names.empty() ? by : ", " + by;
+    }
+  }
   r.supplied_by = names;
-  if (!names.empty()) r.rates_source = RatesSource::kSupplied;
+  if (!names.empty() && !calibrated) r.rates_source = RatesSource::kSupplied;
   r.error_bands_supplied_by = catalog.supplied.error_bands;
 }
 

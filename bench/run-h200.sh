@@ -64,7 +64,7 @@ wait "$dmon_pid" 2>/dev/null
 echo "gpucalc-bench exit status: $rc"
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv || true
 
-step "targets (issue 5): triad >= 85% of 4.8 TB/s = 4.08 TB/s; BF16 >= 750 TFLOP/s"
+step "targets: triad >= 85% of 4.8 TB/s = 4.08 TB/s; BF16 >= 750 TFLOP/s"
 python3 - "$RECORD" <<'PY' || true
 import json, sys
 r = json.load(open(sys.argv[1]))

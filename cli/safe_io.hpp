@@ -1,5 +1,5 @@
 #pragma once
-// The CLI's input and terminal boundary (issue 13): reads that stop at the documented limit, and
+// The CLI's input and terminal boundary: reads that stop at the documented limit, and
 // text from catalogs, configs and arguments made safe to print (no terminal escape sequences,
 // no reversed line, no line stopping at a NUL, always UTF-8).
 #include <cstdio>

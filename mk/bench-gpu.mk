@@ -1,4 +1,4 @@
-# Calibration microbenchmark (bench/, issue 5).
+# Calibration microbenchmark (bench/).
 #   make bench-gpu       builds gpucalc-bench for this machine: CUDA when nvcc is found, HIP when
 #                        ROCm's hipcc is, else the host back end (dry runs only)
 #   make test-bench-gpu  (part of `make test`, no GPU needed) compiles the CUDA path with nvcc for

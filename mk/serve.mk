@@ -1,4 +1,4 @@
-# scripts/serve.mjs under hostile requests, and the embed view's parent= matching (issue 13):
+# scripts/serve.mjs under hostile requests, and the embed view's parent= matching:
 # node only, no browser, no node_modules.
 #   make test-serve   malformed paths, unknown methods, headers on every status, framing rule
 .PHONY: test-serve

@@ -1,4 +1,4 @@
-# Web front end (issue 4): the WASM module, the page's tests and its benchmark.
+# Web front end: the WASM module, the page's tests and its benchmark.
 #   make wasm       build the module (build/wasm) and copy it into web/gen/
 #   make web-dist   the page as it ships: web/ + web/gen/ bundled and minified into build/web-dist/
 #                   (scripts/build-web.mjs, esbuild from scripts/package-lock.json); what

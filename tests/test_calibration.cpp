@@ -1,4 +1,4 @@
-// Calibration records (issue 5): the core's parser, the catalog's use of records, and the
+// Calibration records: the core's parser, the catalog's use of records, and the
 // benchmark's number formats that its GEMM spot check relies on.
 #include <doctest/doctest.h>
 
@@ -397,7 +397,7 @@ TEST_CASE("calibration: serving-model measurements are checked") {
   }
 }
 
-TEST_CASE("calibration: dates must be real calendar days (issue 13)") {
+TEST_CASE("calibration: dates must be real calendar days") {
   auto date_ok = [](const std::string& date) {
     Json j = example();
     j["date"] = date;
@@ -421,7 +421,7 @@ TEST_CASE("calibration: dates must be real calendar days (issue 13)") {
   expect_error(j, ErrorCode::kInvalidCatalog, "date");
 }
 
-TEST_CASE("calibration: a figure of 1e308 is refused when parsed (issue 13)") {
+TEST_CASE("calibration: a figure of 1e308 is refused when parsed") {
   Json j = example();
   measurement(j, "hbm_triad")["value"] = 1e308;
   measurement(j, "hbm_triad").erase("efficiency");
@@ -515,7 +515,7 @@ TEST_CASE("calibration: a real record with plausible serving-model figures loads
   CHECK(r.value().launch_latency_s == doctest::Approx(5e-6));
 }
 
-TEST_CASE("calibration: figures beyond the datasheet peak or below 1 % of it are refused (issue 13)") {
+TEST_CASE("calibration: figures beyond the datasheet peak or below 1 % of it are refused") {
   const gpucalc::Gpu& g = h200();
   const double hbm = g.memory_bandwidth_bytes_per_s;
   const double bf16 = *g.peak_flops_per_s[index_of(Precision::kBf16)];
@@ -648,7 +648,7 @@ TEST_CASE("bench formats: the normal draws look standard normal") {
   CHECK(sum2 / n == doctest::Approx(1.0).epsilon(0.05));
 }
 
-TEST_CASE("calibration: the serving model's TPOT and TTFT follow a record's serving-model fields (issue 10)") {
+TEST_CASE("calibration: the serving model's TPOT and TTFT follow a record's serving-model fields") {
   const Json full = serving_record();
   Json only = full;
   only["measurements"] = Json::array();

@@ -1,4 +1,4 @@
-// One meaning of context (issue 15): `context` is the longest sequence the deployment holds
+// One meaning of context: `context` is the longest sequence the deployment holds
 // (vLLM's max_model_len) and sizes memory; requests are `input` + `output` tokens and drive
 // prefill, decode and cost. A request longer than the context is an error naming both keys.
 #include "gpucalc/memory.hpp"
@@ -93,7 +93,7 @@ TEST_CASE("lenient decode: a request longer than the context keeps the other key
 }
 
 TEST_CASE("decode reads what the requests hold: 32 users x 128K requests vs 1K requests on H200") {
-  // Issue 15: at 32 users the page showed the 2K answer for 128K. KV read per step follows the
+  // At 32 users the page showed the 2K answer for 128K. KV read per step follows the
   // requests (input + output), so 128K requests read ~64x the KV of 2K ones per step.
   const Catalog& c = default_catalog();
   const std::string base = "v=1&model=llama-3.1-70b&compare=fullgpu-8x-h200&users=32&context=131072";
@@ -114,7 +114,7 @@ TEST_CASE("decode reads what the requests hold: 32 users x 128K requests vs 1K r
 }
 
 TEST_CASE("longest context for the users stops at the model's maximum, with a warning") {
-  // Issue 15: Llama 3.1 70B (max 131,072) on 8x MI355X showed 14,424,750 tokens.
+  // Llama 3.1 70B (max 131,072) on 8x MI355X showed 14,424,750 tokens.
   const Catalog& c = default_catalog();
   const Evaluation ev = eval_ok(c, "v=1&model=llama-3.1-70b&compare=fullgpu-8x-mi355x,fullgpu-8x-h200");
   const Model& m = *c.find_model("llama-3.1-70b");

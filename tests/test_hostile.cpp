@@ -1,4 +1,4 @@
-// Issue 13's reproductions: hostile inputs that were accepted, or gave a negative, zero or
+// Reproductions of hostile inputs that were accepted, or gave a negative, zero or
 // wrong-basis figure. Each is refused with an error naming the field, or computed sanely; the
 // output invariants (core/src/invariants.cpp) hold on every evaluation. Fixtures:
 // tests/fixtures/hostile/ (README there). Runs natively, under ASan/UBSan and under Emscripten.

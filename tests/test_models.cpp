@@ -434,7 +434,7 @@ TEST_CASE("2026 models: longest context on 8x H200 and 8x MI355X, by hand") {
       const double tokens = sliding_rate > 0 ? (budget - sliding_rate * m.sliding_window_tokens) / full_rate
                                              : budget / full_rate;
       const long long memory_limit = std::min(static_cast<long long>(std::floor(tokens)), 16777216LL);
-      // Issue 15: the figure stops at the model's own maximum, with a warning saying so.
+      // The figure stops at the model's own maximum, with a warning saying so.
       const long long expect = std::min(memory_limit, static_cast<long long>(m.max_context_tokens));
       CHECK(r.fit.max_context_tokens == expect);
       const bool capped = std::find(r.warnings.begin(), r.warnings.end(),
@@ -526,7 +526,7 @@ TEST_CASE("attention step by layer kind: sliding windows cap, linear layers read
 }
 
 TEST_CASE("hostile HF configs and catalog entries: errors name the field, sizes stay finite") {
-  // Issue 13: wrongly typed fields are errors, not 64 heads.
+  // Wrongly typed fields are errors, not 64 heads.
   const std::string base = R"("hidden_size":8192,"intermediate_size":28672,"num_attention_heads":64,"num_hidden_layers":80,"vocab_size":128256)";
   for (const char* kv : {R"("8")", "8.0", "-8", "0", "true", "99999999999999999999"}) {
     CAPTURE(kv);
@@ -558,7 +558,7 @@ TEST_CASE("hostile HF configs and catalog entries: errors name the field, sizes 
   // mla.json (--catalog): kv_lora_rank x heads overflowed int; counted in double it is exact.
   auto cat = extend_catalog(default_catalog(), R"({"models":[{"id":"mla","name":"mla","layers":61,"hidden_size":7168,"intermediate_size":18432,"heads":65536,"vocab_size":129280,"attention":"mla","kv_lora_rank":1048576,"q_lora_rank":1048576,"qk_rope_head_dim":64,"qk_nope_head_dim":128,"v_head_dim":128,"sources":["x"]}]})", "mla.json");
   // Counted in double the parameters are exact, and past the catalog's 1,000,000 B bound
-  // (issue 13): refused naming params_total_b, never a negative or tiny model.
+  //: refused naming params_total_b, never a negative or tiny model.
   const double h = 7168, H = 65536, r = 1048576;
   const double attn = h * r + r * H * 192 + h * (r + 64) + r * H * 256 + H * 128 * h;
   const double hand = 2 * 129280 * h + 61 * (attn + 2 * h + 2 * r + 3 * h * 18432) + h;

@@ -1,4 +1,4 @@
-// Throughput, training and cost model (issue 3): hand-computed formulas, properties, goldens.
+// Throughput, training and cost model: hand-computed formulas, properties, goldens.
 #include <doctest/doctest.h>
 
 #include <cmath>

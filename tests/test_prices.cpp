@@ -1,4 +1,4 @@
-// Issue 11: reference prices for every GPU, energy per token and per run, deployments of more
+// Reference prices for every GPU, energy per token and per run, deployments of more
 // than one server (scale-out network), and the verdict reasons they drive. Expected values are
 // computed by hand from the data files' figures (data/gpus.json, data/offerings.json).
 #include <set>

@@ -164,7 +164,7 @@ TEST_CASE("the schema table: one row per key, defaults from Scenario{}, choices 
   for (const auto& k : keys) {
     if (std::string(k.key) == "weights") {
       for (const auto& c : k.choices) CHECK(parse_weight_format(c).has_value());
-      CHECK(k.choices.size() == 6);  // bf16, fp8, fp6, fp4, int4, native (issue 14)
+      CHECK(k.choices.size() == 6);  // bf16, fp8, fp6, fp4, int4, native
     }
     if (std::string(k.key) == "kv") {
       for (const auto& c : k.choices) CHECK(parse_kv_format(c).has_value());
@@ -173,7 +173,7 @@ TEST_CASE("the schema table: one row per key, defaults from Scenario{}, choices 
 }
 
 TEST_CASE("every number round-trips exactly through the canonical string") {
-  // Issue 13: values below 5e-13 used to be written as 0.
+  // Values below 5e-13 used to be written as 0.
   const char* texts[] = {
       "v=1&util=0.0000000000001",        "v=1&reserve=0.0000000000000001",
       "v=1&recovery=0.00000000000000000000000000001", "v=1&price=0.0000001,-",
@@ -225,7 +225,7 @@ TEST_CASE("v: older than 1 is out of range, newer is unsupported and says which 
 }
 
 TEST_CASE("lenient decode: a bad key is reported and the others are kept") {
-  // Issue 15: one bad key must not lose the rest of the link.
+  // One bad key must not lose the rest of the link.
   auto d = decode_scenario_lenient("v=1&users=7&context=-5&colour=red&weights=fp4&users=9&tp=2");
   CHECK(d.scenario.users == 7);
   CHECK(d.scenario.weights == WeightFormat::kFp4);

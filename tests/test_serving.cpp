@@ -1,4 +1,4 @@
-// The serving step model (issue 16): the serving table's bars, hand-computed operations,
+// The serving step model: the serving table's bars, hand-computed operations,
 // properties, engine and parallelism keys.
 #include <doctest/doctest.h>
 
@@ -536,7 +536,7 @@ TEST_CASE("instances over 8 GPUs: the serving model with the scale-out network, 
   CHECK(pt.output_tokens_per_s_per_gpu == doctest::Approx(pt.output_tokens_per_s / 16));
 }
 
-TEST_CASE("serving attention: DSA attends its top-k, linear layers stream their state (issue 14)") {
+TEST_CASE("serving attention: DSA attends its top-k, linear layers stream their state") {
   const Catalog& c = default_catalog();
   AttentionRates rates;
   rates.kv_bytes_per_s = 1e12;

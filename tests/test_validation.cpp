@@ -1,4 +1,4 @@
-// The validation table (data/validation.json) holds the model to public results (issue 3).
+// The validation table (data/validation.json) holds the model to public results.
 #include <doctest/doctest.h>
 
 #include <nlohmann/json.hpp>

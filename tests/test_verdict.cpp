@@ -1,4 +1,4 @@
-// Verdict rules (issue 15): no pro for an offering that does not fit, which gets a does_not_fit
+// Verdict rules: no pro for an offering that does not fit, which gets a does_not_fit
 // con instead; no recommendation by a figure missing for a compared offering; every item names
 // the figure it rests on.
 #include <algorithm>
@@ -37,7 +37,7 @@ bool is_scenario_key(std::string_view name) {
 }  // namespace
 
 TEST_CASE("an offering that does not fit gets no pro, and a does_not_fit con saying what it needs") {
-  // Issue 15: "Choose NVIDIA H200 when: budget matters, $3,090 a month" for a 1x H200 that cannot
+  // The verdict read "Choose NVIDIA H200 when: budget matters, $3,090 a month" for a 1x H200 that cannot
   // hold DeepSeek-V3 at BF16.
   const Catalog& c = default_catalog();
   const Evaluation ev =
@@ -75,7 +75,7 @@ TEST_CASE("an offering that does not fit gets no pro, and a does_not_fit con say
 }
 
 TEST_CASE("no recommendation by a figure missing for a compared offering that fits") {
-  // Issue 15: "Recommended: lowest cost per million tokens" against an unpriced B200 that is
+  // The verdict read "Recommended: lowest cost per million tokens" against an unpriced B200 that is
   // faster.
   const Catalog c = test::catalog_with_unpriced_b200();
   const Evaluation ev = eval_ok(c, "v=1&compare=fullgpu-8x-mi355x,fullgpu-8x-h200,test-unpriced-8x-b200");
@@ -142,7 +142,7 @@ TEST_CASE("every verdict item names its basis: a result field or a scenario key"
   CHECK(items > 10);
 }
 
-TEST_CASE("verdict: no cost-per-token comparison against an offering that does not fit (issue 15)") {
+TEST_CASE("verdict: no cost-per-token comparison against an offering that does not fit") {
   // 16 users of 121K-token requests of DeepSeek-V3 MLA KV (replicated on every rank) do not
   // fit 8x H200.
   auto ev = gpucalc::evaluate_text(gpucalc::default_catalog(),
@@ -155,7 +155,7 @@ TEST_CASE("verdict: no cost-per-token comparison against an offering that does n
   for (const auto& v : ev.value().verdict) CHECK(v.code != "cheaper_per_million_tokens_than");
 }
 
-TEST_CASE("verdict: with a speed per user chosen, the cost reasons compare the cost at that speed (issue 12)") {
+TEST_CASE("verdict: with a speed per user chosen, the cost reasons compare the cost at that speed") {
   const Catalog& c = default_catalog();
   auto codes_of = [](const Evaluation& ev, const std::string& code) {
     std::vector<const VerdictItem*> out;

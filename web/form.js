@@ -67,7 +67,7 @@ export function syncWorkloadFields() {
 }
 
 /** An option's label: the price first (short form), so a name too long for the select's width
- *  cuts the name, never the price (issue 15 item 8); the select's title holds the whole label. */
+ *  cuts the name, never the price; the select's title holds the whole label. */
 function offeringLabel(o) {
   const price = typeof o.price_month_usd === 'number' ? t('per_month_short', { price: i18n.usd(o.price_month_usd) }) : t('your_price');
   return `${price} · ${localized(o, 'name')}${o.projected ? ` · ${t('projected_tag')}` : ''}`;

@@ -1,6 +1,6 @@
 #pragma once
 /**
- * The serving-model tests of the GPU back end (issue 10): paged decode attention
+ * The serving-model tests of the GPU back end: paged decode attention
  * (gpu_attention.cu), all-reduce through NCCL/RCCL loaded at run time (gpu_allreduce.cu) and
  * kernel launch latency (gpu_launch.cu). Small-M and grouped GEMMs reuse gpu_gemm.cu.
  */

@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
     if (in.p2p_runs.empty()) progress.say("p2p: skipped (fewer than two GPUs that reach each other)");
   }
 
-  // Serving-model tests (issue 10).
+  // Serving-model tests.
   in.small_config = opt.small_gemm;
   in.small_config.min_rotating_bytes = opt.gemm.min_rotating_bytes;
   in.small_m = opt.small_m;

@@ -26,7 +26,7 @@ struct Options {
   bool run_hbm = true;
   bool run_gemm = true;
   bool run_p2p = true;
-  // Serving-model tests (issue 10).
+  // Serving-model tests.
   bool run_gemm_small = true;
   bool run_grouped_gemm = true;
   bool run_attention_decode = true;

@@ -38,7 +38,7 @@ struct RecordInput {
   bool p2p_requested = false;
   P2pConfig p2p_config;
   std::vector<P2pPairRun> p2p_runs;
-  // Serving-model tests (issue 10).
+  // Serving-model tests.
   GemmConfig small_config;                  // timing of gemm-small and grouped-gemm
   std::vector<int> small_m;
   std::vector<LayerShape> dense_shapes;     // gemm-small's N x K, with the layers they come from

@@ -1,6 +1,6 @@
 // gpucalc-bench-check: loads a calibration record through the core's parser, as the catalog does.
 // Usage: gpucalc-bench-check [--expect-dry-run] [--expect-serving] FILE...
-//   --expect-serving  every serving-model field (issue 10) must hold a figure
+//   --expect-serving  every serving-model field must hold a figure
 // A record that is not a dry run is also held to its catalog GPU's datasheet, as the catalog does.
 #include <fstream>
 #include <iostream>

@@ -29,7 +29,7 @@ constexpr double kMaxEfficiency = 1.1;
 // The stated efficiency must agree with value / peak to this relative tolerance.
 constexpr double kEfficiencyTolerance = 0.01;
 
-// Plausibility against the record's catalog GPU (issue 13): at most the datasheet peak, and at
+// Plausibility against the record's catalog GPU: at most the datasheet peak, and at
 // least this fraction of it (of the roofline for GEMMs at small M).
 constexpr double kMinFractionOfPeak = 0.01;
 // All-reduce messages from this size on are held to the 1 % floor (bandwidth-bound).

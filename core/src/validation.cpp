@@ -245,7 +245,7 @@ std::string validation_report_to_json(const ValidationReport& report) {
 
 }  // namespace gpucalc
 
-// ------------------------------------------------------------------ serving table (issue 16)
+// ------------------------------------------------------------------ serving table
 
 namespace gpucalc {
 

@@ -16,7 +16,7 @@ namespace {
 
 using Getter = std::optional<double> (*)(const OfferingResult&);
 
-/** Energy reasons need a difference above the model's precision: more than 10 % (issue 11). */
+/** Energy reasons need a difference above the model's precision: more than 10 %. */
 constexpr double kEnergyMargin = 0.10;
 
 /** Index of the single best result by `get` (higher or lower is better), if it beats every
@@ -68,7 +68,7 @@ const char* basis_of(std::string_view code) {
       {"higher_throughput", "max_throughput_tokens_per_s"},
       {"cheaper_per_million_tokens", "usd_per_million_tokens"},
       {"cheaper_per_million_tokens_than", "usd_per_million_tokens"},
-      // At the scenario's speed per user: the curve's point at `interactivity` (issue 12).
+      // At the scenario's speed per user: the curve's point at `interactivity`.
       {"cheaper_per_million_tokens_at_speed", "interactivity"},
       {"cheaper_per_million_tokens_than_at_speed", "interactivity"},
       {"interactivity_unreachable", "interactivity"},
@@ -206,7 +206,7 @@ void build_verdict(Evaluation& ev) {
         add(rs[*i], "higher_throughput", "pro", {{"ratio", ratio}});
       }
       // With a speed per user chosen, the cost reasons compare the cost at that speed (the
-      // curve's interactivity point), not at the highest throughput (issue 12 item 2).
+      // curve's interactivity point), not at the highest throughput.
       const Getter cost = at_speed ? usd_per_million_tokens_at_speed
                                    : static_cast<Getter>([](const OfferingResult& r) { return r.usd_per_million_tokens; });
       // Every cost names the speed per user it is priced at (the chosen speed, or the speed of
@@ -235,7 +235,7 @@ void build_verdict(Evaluation& ev) {
       // Every pair, now that every GPU has a price: the cheaper per million tokens, by how much.
       for (std::size_t a = 0; a < rs.size(); ++a) {
         for (std::size_t b = a + 1; b < rs.size(); ++b) {
-          // A cost against an offering that cannot hold the scenario is no comparison (issue 15).
+          // A cost against an offering that cannot hold the scenario is no comparison.
           if (!rs[a].fit.fits || !rs[b].fit.fits) continue;
           const auto x = cost(rs[a]);
           const auto y = cost(rs[b]);

@@ -129,7 +129,7 @@ check "changed performance.json changes the answer" python3 -c "
 import json; a = json.load(open('$tmp/base.json')); b = json.load(open('$tmp/slow-out.json'))
 assert b['results'][0]['ttft_s'] > a['results'][0]['ttft_s'], (a['results'][0]['ttft_s'], b['results'][0]['ttft_s'])"
 expect_error "performance.json without a constant" "hbm_fraction" --catalog "$tmp/broken-perf.json" 'v=1'
-# Hostile input (issue 13): bounded reads, escaped control characters, the fixtures' errors.
+# Hostile input: bounded reads, escaped control characters, the fixtures' errors.
 hostile="$src/tests/fixtures/hostile"
 bounded() {  # bounded NAME FIELD ARGS...: refused within 5 s, one line naming FIELD
   local name=$1 field=$2
@@ -158,7 +158,7 @@ expect_error "uint64 gpu_count" "gpu_count" --catalog "$tmp/u64.json" 'v=1'
 check "uint64 gpu_count: says what was written" grep -q "got 18446744073709551615" "$tmp/err"
 "$bin" --format json 'v=1&workload=pretrain&model=deepseek-v3' >"$tmp/p.json"
 check "pretraining DeepSeek-V3 does not fit, no cost, not recommended" py "$tmp/p.json" "assert all(not r['fits'] and r['fit_reason'] == 'training_does_not_fit' and r['run_cost_usd'] is None for r in d['results']) and d['recommended'] is None"
-# Issue 11: reference prices with tier and source, two servers, energy, bad keys.
+# Reference prices with tier and source, two servers, energy, bad keys.
 "$bin" --list offerings >"$tmp/o.txt"
 check "--list offerings shows tier and source" grep -q "ref-8x-mi300x-neocloud .*neocloud .*InferenceX" "$tmp/o.txt"
 check "--list offerings flags the MI350X estimate" grep -q "ref-8x-mi350x-hyperscaler .*(estimate)" "$tmp/o.txt"

@@ -179,7 +179,7 @@ test('a fragment with markup in the model name renders as inert text and loads t
 });
 
 test('malformed and future-version links keep the keys they can and say so', async () => {
-  // A newer version keeps the keys this version knows (issue 15); a bad key falls back to its
+  // A newer version keeps the keys this version knows; a bad key falls back to its
   // default and the others stay.
   for (const [frag, re, model] of [['v=2&model=llama-3.1-8b', /newer version/, 'llama-3.1-8b'], ['garbage&&=', /could not be read/, 'llama-3.1-70b'],
     ['v=1&context=1e30', /could not be read/, 'llama-3.1-70b']]) {
@@ -455,7 +455,7 @@ test('screenshots of each view at 1280 and 390 px, zh and en', async () => {
   }
 });
 
-// --- issue 15: the buyer's and the embedding vendor's views are in tests/js/buyer.test.mjs ---------
+// --- the buyer's and the embedding vendor's views are in tests/js/buyer.test.mjs ---------
 
 test('request-shape presets set input, output and context together; controls exist only for schema keys', async () => {
   const { page, problems } = await openPage(calc.url);

@@ -1,4 +1,4 @@
-// Issue 15 in headless Chromium: what a buyer and an embedding vendor see, in both languages, at
+// What a buyer and an embedding vendor see, in both languages, at
 // 1280 and 390 px. One browser; pages are reused where a state follows from the previous one.
 // Screenshots of each state go to build/screenshots/buyer-*.png (look at them).
 import test, { before, after } from 'node:test';

@@ -1,4 +1,4 @@
-// The page's CSV export (web/export.js): RFC 4180 quoting and formula-cell neutralisation (issue 13).
+// The page's CSV export (web/export.js): RFC 4180 quoting and formula-cell neutralisation.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

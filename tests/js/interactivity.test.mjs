@@ -1,4 +1,4 @@
-// Issue 12 in headless Chromium: the serving section (interactivity chart and its table, cost at
+// The serving section (interactivity chart and its table, cost at
 // a chosen speed, latency limits, engines, error bands, "How accurate is this?"), links that
 // carry the serving keys, zh and en, and screenshots of the section at 1280 and 390 px in both
 // languages (build/screenshots/). One browser, few page loads.

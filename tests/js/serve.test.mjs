@@ -1,4 +1,4 @@
-// scripts/serve.mjs under hostile requests (issue 13): bounded, to 127.0.0.1 only. No request may
+// scripts/serve.mjs under hostile requests: bounded, to 127.0.0.1 only. No request may
 // stop the server; every answer carries the security headers; only the embed view is frameable.
 // Run by `make test-serve` (part of `make test`); needs node only, no browser, no node_modules.
 import { test, before, after } from 'node:test';

@@ -3,8 +3,8 @@
 // verdict), the full evaluation with the serving curve and the max-throughput search, and the
 // page's call: decode + evaluate + JSON of one scenario (kPageScenario), which
 // tests/perf/eval_rate_wasm.mjs measures in the WASM module for the native/WASM ratio.
-// Targets (issue 3): >= 1,000,000/s for the fit, >= 100,000/s at one concurrency, >= 5,000/s with
-// the curve (issue 16). `perf_eval_rate --page-rate` prints only the page-call rate (a number per
+// Targets: >= 1,000,000/s for the fit, >= 100,000/s at one concurrency, >= 5,000/s with
+// the curve. `perf_eval_rate --page-rate` prints only the page-call rate (a number per
 // second). `perf_eval_rate --calls fit|point|curve|page N` makes exactly N calls of one path and
 // prints nothing: for instruction counts on a shared machine, where rates are noisy, run it under
 // valgrind --tool=callgrind with N and with 0 and divide the difference by N.

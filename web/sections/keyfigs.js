@@ -22,7 +22,7 @@ export function renderKeyFigures(ev, inputs) {
       rows.push(['f_kv_free_bytes', figure(r, i, 'kv_free_bytes')], ['f_full_contexts', figure(r, i, 'full_contexts')]);
     }
     // The deployment every figure of the card belongs to; an offering that does not fit has none,
-    // so no layout and no speed or run figures (issue 15: one deployment per card).
+    // so no layout and no speed or run figures (one deployment per card).
     if (r.fits) {
       // The inference layout; a training run's own split is in its memory figures.
       if (inference) rows.push(['instance', tn('instance_split', r.replicas, { tp: r.tensor_parallel, pp: r.pipeline_parallel, replicas: r.replicas })]);
@@ -50,7 +50,7 @@ function noFit(r) {
 }
 
 /** The cost per token comes from the core's maximum-throughput point, a second operating point:
- *  its own block, labelled with its layout and speed per user (issue 15). */
+ *  its own block, labelled with its layout and speed per user. */
 function maxPoint(r, i) {
   const p = r.max_throughput_point;
   const label = p ? t('card_max_point', { tp: i18n.num(p.tp), users: i18n.num(p.users), speed: i18n.sig(p.tokens_per_s_per_user) })

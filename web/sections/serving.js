@@ -1,4 +1,4 @@
-// Throughput per GPU at each speed per user (issue 12): the engine behind each offering's
+// Throughput per GPU at each speed per user: the engine behind each offering's
 // figures, the operating point at the chosen speed, the best point within the latency limits,
 // the Pareto fronts of the core's `curve` (chart + table), and how accurate the model is.
 import * as gpucalc from '../gpucalc.js';

@@ -15,7 +15,7 @@ namespace gpucalc {
 
 constexpr std::string_view kCalibrationSchema = "gpucalc-calibration/1";
 
-/** Small-batch measurements for the serving model (issue 10). Rates are medians of the runs. */
+/** Small-batch measurements for the serving model. Rates are medians of the runs. */
 struct GemmPoint {
   double m = 0, n = 0, k = 0;  // tokens x output features x input features
   double flops_per_s = 0;      // 2 m n k / median time
@@ -49,7 +49,7 @@ struct CalibrationRecord {
   PerPrecision<std::optional<double>> matmul_median_flops_per_s{};
   std::optional<double> p2p_unidirectional_bytes_per_s;
   std::optional<double> p2p_bidirectional_bytes_per_s;
-  // Serving-model figures (issue 10); empty vectors / nullopt when not measured.
+  // Serving-model figures; empty vectors / nullopt when not measured.
   PerPrecision<std::vector<GemmPoint>> gemm_small{};         // M sweep per math precision
   PerPrecision<std::vector<GroupedGemmPoint>> grouped_gemm{};  // MoE expert GEMMs
   std::vector<AttentionDecodePoint> attention_decode;          // BF16 paged KV
@@ -66,7 +66,7 @@ Result<CalibrationRecord> parse_calibration_record(std::string_view json_text,
 struct Gpu;
 
 /**
- * Holds every figure of a record to its catalog GPU's datasheet (issue 13): no rate above the
+ * Holds every figure of a record to its catalog GPU's datasheet: no rate above the
  * peak it is measured against (HBM `memory_bandwidth_bytes_per_s`, GEMM dense `peak_flops_per_s`
  * of its precision, P2P and all-reduce bus bandwidth the per-GPU interconnect figure, halved one
  * way), none below 1 % of it. GEMMs at small M and grouped GEMMs are held to their roofline

@@ -34,7 +34,7 @@ enum class RatesSource { kPeak, kMeasured, kCalibrated, kOverride, kSupplied, kC
  *  calibration document corrects the serving figures: calibration_device holds its id) */
 const char* rates_source_name(RatesSource source);
 
-/** One point of the serving curve (issue 16): a layout at a concurrency. */
+/** One point of the serving curve: a layout at a concurrency. */
 struct ServingCurveEntry {
   double tokens_per_s_per_user = 0.0;
   double total_tokens_per_s_per_gpu = 0.0;
@@ -122,7 +122,7 @@ struct OfferingResult {
   std::optional<double> kv_transfer_s, prefill_utilization;
   double offering_hbm_marketed_bytes = 0.0;  // deployed GPUs x marketed HBM per GPU (as sold)
   MemoryFit fit;
-  // --- servers (issue 11): fit.servers units of the offering deployed ---
+  // --- servers: fit.servers units of the offering deployed ---
   int servers = 1;            // = fit.servers
   int deployed_gpus = 0;      // gpu_count x servers
   bool stackable = false;     // the offering has a scale-out network
@@ -141,7 +141,7 @@ struct OfferingResult {
   std::optional<double> tpot_s;
   std::optional<double> usd_per_million_tokens;        // per million output tokens
   std::optional<double> usd_per_million_total_tokens;  // per million input + output tokens, same point
-  // --- serving (issue 16): what a client sees at the scenario's users ---
+  // --- serving: what a client sees at the scenario's users ---
   std::optional<double> total_tokens_per_s_per_gpu;   // input + output
   std::optional<double> output_tokens_per_s_per_gpu;
   std::optional<double> e2e_latency_s;

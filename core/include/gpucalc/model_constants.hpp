@@ -26,7 +26,7 @@ struct ModelConstants {
   double allreduce_latency_s = 0.0;        // per small-message all-reduce
   double max_batch_sequences = 0.0;        // engine default per instance
   double activation_traffic_factor = 0.0;  // training: activations written then read
-  // Serving step model (issue 16, core/src/model/serving.cpp).
+  // Serving step model.
   double large_m_matmul_fraction = 0.0;    // GEMMs of >= large_m_tokens rows (prefill)
   double large_m_tokens = 0.0;
   double small_m_tokens = 0.0;             // up to here: matmul_fraction

@@ -1,5 +1,5 @@
 #pragma once
-/** Throughput, training and cost per completed workload (issue 3). */
+/** Throughput, training and cost per completed workload. */
 #include "gpucalc/evaluate.hpp"
 
 namespace gpucalc {

@@ -40,7 +40,7 @@ const char* workload_name(Workload w);
 const char* recompute_name(Recompute r);
 
 struct Scenario {
-  // Fit (issue 2)
+  // Fit
   std::string model = "llama-3.1-70b";
   WeightFormat weights = WeightFormat::kFp8;
   // Set by decode_scenario when the string names no weights: evaluate then takes the model's
@@ -60,7 +60,7 @@ struct Scenario {
   // Energy price, US$ per kWh: about the US industrial-sector average retail price (EIA
   // Electric Power Monthly, table 5.6.A, 2024: about 8 cents); README: scenario keys.
   double usd_per_kwh = 0.08;
-  // Throughput, training and cost (issue 3)
+  // Throughput, training and cost
   Workload workload = Workload::kInference;
   long long input_tokens = 1024;
   long long output_tokens = 1024;
@@ -77,7 +77,7 @@ struct Scenario {
   double recovery_fraction = 0.0;  // extra compute lost to failures and restarts, e.g. 0.05
   double flops_efficiency = 0.0;   // override of the achieved matmul fraction; 0 = calibrated
   double bandwidth_efficiency = 0.0;  // override of the achieved HBM fraction; 0 = calibrated
-  // Serving (issue 16)
+  // Serving
   double ttft_max_s = 0.0;     // TTFT limit for max_throughput; 0 = none
   double tpot_max_s = 0.0;     // TPOT limit for max_throughput; 0 = none
   double interactivity = 0.0;  // tokens/s per user: operating point on the curve; 0 = none

@@ -1,6 +1,6 @@
 #pragma once
 /**
- * The serving step model (issue 16): a decode or prefill step of an engine instance costs, per
+ * The serving step model: a decode or prefill step of an engine instance costs, per
  * layer, GEMMs (fixed kernel latency + weights streamed + FLOPs), attention reading the KV at
  * its achieved rate, MoE expert GEMMs over the experts a step touches, the tensor-parallel
  * all-reduce or expert-parallel all-to-all, and small-kernel floors; plus the engine's per-step

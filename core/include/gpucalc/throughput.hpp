@@ -1,6 +1,6 @@
 #pragma once
 /**
- * The throughput and training model behind estimate_performance() (issue 3), exposed for the
+ * The throughput and training model behind estimate_performance(), exposed for the
  * validation table, the tests and the benchmark.
  *
  * Inference is a per-step roofline: a step takes max(FLOPs / matmul rate, bytes / HBM rate)

@@ -46,8 +46,8 @@ void trace_rates(OfferingResult& r, const Rates& rates, const ModelConstants& k,
         std::string("math in ") + precision_name(rates.math) + "; rates: " + label);
 }
 
-/** The per-step roofline of issue 3: kept for offerings where no serving layout fits, even
- *  across servers (instances over 8 GPUs go through the serving model since issue 16). */
+/** The per-step roofline: kept for offerings where no serving layout fits, even
+ *  across servers (instances over 8 GPUs go through the serving model). */
 
 /** US$ per million output tokens at the offering's maximum throughput (both step models). */
 void set_usd_per_million_tokens(const Scenario& s, bool with_trace, OfferingResult& r) {

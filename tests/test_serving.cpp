@@ -58,16 +58,19 @@ TEST_CASE("serving table: in-sample MAPE, overall and per GPU, held where the mo
   CHECK(r.all.n_interactivity == 272 - not_fitting);
   CHECK(r.all.n_throughput == 223 - not_fitting);
   // The issue's targets (15 / 15 / 35 %) are not met on the 339-row table: these bars hold the
-  // model to what it reaches in sample (15.6 / 16.8 / 74 %), so that it does not slip back.
-  CHECK(r.all.interactivity <= 0.17);
+  // model to what it reaches in sample (17.0 / 18.0 / 50 %), so that it does not slip back.
+  // Interactivity was 15.7 % before prefill's all-reduces past the small-message tables ran at
+  // the NCCL/RCCL bus rate: the slow all-reduce had stood in for TPOT that 8k-prompt rows on
+  // ROCm lose elsewhere, so its bar moved from 0.17 to 0.175 while TTFT's fell from 0.80.
+  CHECK(r.all.interactivity <= 0.175);
   CHECK(r.all.throughput <= 0.18);
-  CHECK(r.all.ttft <= 0.80);
+  CHECK(r.all.ttft <= 0.52);
   CHECK(r.per_gpu.size() == 6);
   for (const Mape& m : r.per_gpu) {
     CAPTURE(m.group);
     CHECK(m.interactivity <= 0.25);
     if (m.n_throughput > 0) CHECK(m.throughput <= 0.25);
-    CHECK(m.ttft <= 1.10);
+    CHECK(m.ttft <= 0.90);
   }
 }
 
@@ -145,7 +148,8 @@ TEST_CASE("serving table: leave one group out re-sets the constants and predicts
   REQUIRE(moe != r.constants.end());
   CHECK(moe->fold_min <= 0.68);
   CHECK(moe->fold_max >= 0.68);
-  CHECK(moe->data_value == doctest::Approx(0.75));
+  CHECK(moe->data_value == doctest::Approx(0.67));
+  CHECK(moe->all_rows == doctest::Approx(0.67).epsilon(0.01));  // data/ holds what the procedure sets
 }
 
 TEST_CASE("serving table: a calibration entry must name its scope, metrics and how it was set") {
@@ -227,6 +231,14 @@ TEST_CASE("all-reduce: measured curve, log-linear, ring steps for fewer GPUs, ba
   bus.bus_bytes_per_s = 1e11;
   bus.latency_s = 5e-6;
   CHECK(allreduce_s(bus, 1e6, 4) == doctest::Approx(5e-6 + 1.5 * 1e6 / 1e11));
+  // Past the curve's last point the bytes beyond it move at the large-message bus bandwidth
+  // (NCCL/RCCL takes over from the small-message kernel) where that is faster: 8 GPUs, 131072
+  // bytes, bus 1e11 B/s: 6e-6 + 2 x 7 / 8 x 65536 / 1e11, not the last point's rate (12e-6).
+  f.bus_bytes_per_s = 1e11;
+  CHECK(allreduce_s(f, 131072, 8) == doctest::Approx(6e-6 + 1.75 * 65536 / 1e11));
+  // A bus slower than the last point's own rate leaves the curve's extrapolation.
+  f.bus_bytes_per_s = 1e9;
+  CHECK(allreduce_s(f, 131072, 8) == doctest::Approx(12e-6));
 }
 
 TEST_CASE("MLA decode attention reads the latent of every token on every TP rank, by hand") {
@@ -460,6 +472,25 @@ TEST_CASE("engine version: vLLM 0.4.3 (V0) does not mix prefill into decode step
       R"({"engines": [{"id": "x", "vendors": ["amd"], "older_versions": [{"version": "1", "mixes_prefill": 2}]}]})");
   REQUIRE(!bad);
   CHECK(bad.error().field.find("older_versions[0].mixes_prefill") != std::string::npos);
+}
+
+TEST_CASE("closed loop: requests arrive no faster than the engine prefilled them") {
+  const Catalog& cat = default_catalog();
+  const Model& m = *cat.find_model("llama-3.1-70b");
+  const Gpu& g = *cat.find_gpu("h200-sxm");
+  auto s = decode_scenario("v=1&model=llama-3.1-70b&weights=fp8&input=7373&output=922");
+  REQUIRE(s);
+  const ServingContext c = make_serving_context(cat, s.value(), m, g, *default_engines().find("trtllm"), "");
+  // 128 users whose prompts take 0.26 s each: a cohort is prefilled over 33 s, far more than a
+  // fifth of its end-to-end latency, so the requests come back spread over those 33 s. A
+  // prefill step then takes the prompts that arrived during the last one (one per 0.26 s),
+  // not a third of the users at once: three rounds of batch = 1 + pre / 0.26 end at 4.
+  PrefillFit fit;
+  fit.per_prompt_s = 0.26;
+  const ServingPoint pt = serve(c, Parallel{4, 1, false}, 1, 128, fit, 186);
+  REQUIRE(pt.fits);
+  CHECK(pt.prefill_batch == doctest::Approx(4.0));
+  CHECK(pt.prefill_s == doctest::Approx(4.0 * 0.26));
 }
 
 TEST_CASE("instances over 8 GPUs: the serving model with the scale-out network, by hand") {

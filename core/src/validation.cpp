@@ -803,6 +803,17 @@ std::string serving_report_to_json(const ServingValidationReport& r) {
                     {"measured_mean_ttft_s", x.measured_ttft_s},
                     {"predicted_mean_ttft_s", x.predicted_ttft_s},
                     {"set_constants", x.set_constants}});
+    if (r.has_folds) {
+      Json held = Json::object();
+      for (std::size_t k = 0; k < kFoldKinds; ++k) {
+        const FoldFigures& f = x.out_of_sample[k];
+        if (f[0] > 0.0 || f[1] > 0.0 || f[2] > 0.0) {
+          held[kFoldKindNames[k]] = {{"interactivity", f[0]}, {"total_tokens_per_s_per_gpu", f[1]},
+                                     {"mean_ttft_s", f[2]}};
+        }
+      }
+      rows.back()["out_of_sample"] = held;
+    }
   }
   j["mape_per_gpu"] = per;
   j["mape_all"] = mj(r.all);

@@ -225,7 +225,8 @@ struct Fabric {
 };
 /** One all-reduce of `bytes` per GPU over `gpus` GPUs: the curve measured over n GPUs read as
  *  a ring, t_n(n bytes / g) x (g - 1) / (n - 1) for g = min(gpus, n) (never below its first
- *  point), else latency + 2 (g - 1) / g x bytes / bus bandwidth. 0 for one GPU. */
+ *  point; past its last point the extra bytes move at the large-message bus bandwidth where
+ *  that is faster), else latency + 2 (g - 1) / g x bytes / bus bandwidth. 0 for one GPU. */
 double allreduce_s(const Fabric& f, double bytes, int gpus);
 /** MoE dispatch + combine of `tokens_per_gpu` tokens over `ep` GPUs (per layer): the curves,
  *  else two all-reduce-like transfers of tokens x hidden x 2 bytes. 0 for ep = 1. */

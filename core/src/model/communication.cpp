@@ -14,11 +14,22 @@ double allreduce_s(const Fabric& f, double bytes, int gpus) {
     // t_g(b) = 2 (g - 1) (alpha + b / (g beta)). n GPUs with the message n b / g move the same
     // chunk per step in 2 (n - 1) steps, so t_g(b) = t_n(n b / g) x (g - 1) / (n - 1); never
     // below the smallest measured all-reduce (a one-shot kernel's floor).
+    // Past the curve's last point the message is larger than any small-message kernel
+    // measured (vLLM's custom all-reduce stops at 8 MiB and hands larger ones to NCCL/RCCL,
+    // engines.md V-car): the bytes beyond it move at the large-message bus bandwidth when that
+    // is faster than the last point's own rate.
     const int n = f.allreduce_gpus;
     const double g = std::min(gpus, n);
-    const double ring = curve_at(*f.allreduce, bytes * static_cast<double>(n) / g) * (g - 1.0) /
-                        (static_cast<double>(n) - 1.0);
-    return std::max(ring, f.allreduce->y[0]);
+    const Curve& c = *f.allreduce;
+    const double at_n = bytes * static_cast<double>(n) / g;
+    const std::size_t last = static_cast<std::size_t>(c.n - 1);
+    double t_n = curve_at(c, at_n);
+    if (at_n > c.x[last] && f.bus_bytes_per_s > 0.0) {
+      const double nd = n;
+      t_n = std::min(t_n, c.y[last] + 2.0 * (nd - 1.0) / nd * (at_n - c.x[last]) / f.bus_bytes_per_s);
+    }
+    const double ring = t_n * (g - 1.0) / (static_cast<double>(n) - 1.0);
+    return std::max(ring, c.y[0]);
   }
   const double g = gpus;
   const double bw = f.bus_bytes_per_s > 0.0 ? f.bus_bytes_per_s : 1e11;

@@ -355,7 +355,7 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
       trace(r, "ttft_s",
             "ttft = request overhead + step / 2 (wait for the running step) + prefill of the "
             "prompts that arrived meanwhile + wait for a KV slot; arrivals = running / "
-            "(arrival_spread_fraction x e2e)",
+            "max(arrival_spread_fraction x e2e, running x prefill per prompt)",
             {{"users_per_instance", u.users_per_instance},
              {"running_per_instance", u.running_per_instance},
              {"max_sequences_per_instance", u.max_sequences},

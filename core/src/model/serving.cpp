@@ -452,9 +452,14 @@ ServingPoint serve_with(const ServingContext& c, const Parallel& p, int replicas
   double batch = 1.0;
   double pre = prefill_time_s(c, fit, batch);
   double tpot = per_token, ttft = 0.0;
+  // A closed loop's next request leaves when the last one completes, and requests start
+  // decoding no closer together than their prompts were prefilled one after another, so the
+  // running requests arrive over at least running x per-prompt prefill time: the prefill
+  // queue never holds more than the engine's own pace lets in.
+  const double pace_s = running * fit.per_prompt_s;
   for (int it = 0; it < 3; ++it) {
-    const double arrivals_per_s =
-        running > 1.0 ? running / (c.constants->arrival_spread_fraction * e2e) : 0.0;
+    const double window_s = std::max(c.constants->arrival_spread_fraction * e2e, pace_s);
+    const double arrivals_per_s = running > 1.0 ? running / window_s : 0.0;
     batch = std::clamp(1.0 + arrivals_per_s * pre, 1.0, running);
     pre = prefill_time_s(c, fit, batch);
     tpot = per_token + (running > 1.0 ? (running / batch) * pre / out : 0.0);

@@ -6,7 +6,7 @@
 #   make test-wasm  doctest suite under Emscripten in node + node tests of the binding
 #   make test-web   the built page in headless Chromium (tests/js/browser.test.mjs, interactivity.test.mjs, buyer.test.mjs, answer.test.mjs,
 #                   trust.test.mjs,
-#                   calibrate.test.mjs, projected.test.mjs)
+#                   calibrate.test.mjs, projected.test.mjs, layout.test.mjs)
 #   make perf-web   transfer size, first result painted, update time (headless Chromium);
 #                   `make bench-web` is its old name
 #   make perf-wasm  the page's call (decode + evaluate + JSON) natively and in the module (node)
@@ -67,6 +67,7 @@ test-web: web-dist web-node-modules
 	node tests/js/trust.test.mjs
 	node --test tests/js/calibrate.test.mjs
 	node --test tests/js/projected.test.mjs
+	node --test tests/js/layout.test.mjs
 
 perf-web: web-dist web-node-modules
 	node tests/js/bench.mjs

@@ -147,13 +147,25 @@ TEST_CASE("disaggregated: pd=1 names its layout and stays within the deployed GP
   CHECK(r.pd_layout.find("(tp4,") != std::string::npos);
   CHECK(r.pd_layout.find("+") != std::string::npos);
   CHECK(r.prefill_gpus + r.decode_gpus <= r.deployed_gpus);
+  // The pools as numbers (the page words them): the forced shapes, workers x GPUs = pool GPUs.
+  CHECK(r.prefill_tp == 4);
+  CHECK(r.decode_tp == 8);
+  CHECK(r.decode_dpa);
+  CHECK(r.prefill_workers * r.prefill_tp == r.prefill_gpus);
+  CHECK(r.decode_workers * r.decode_tp == r.decode_gpus);
+  CHECK(r.prefill_ep >= 1);
+  CHECK(r.decode_ep == r.expert_parallel);
+  CHECK(r.serving_replicas == 0);
   CHECK(r.kv_transfer_fabric == "scale_out");
   REQUIRE(r.kv_transfer_s);
   CHECK(*r.kv_transfer_s > 0.0);
   // A dense model on one GPU has no pools to split: pd=1 says so and keeps the aggregated figures.
   auto one = evaluate_text(default_catalog(), "v=1&model=llama-3.1-8b&compare=fullgpu-1x-h200&pd=1", false);
   REQUIRE(one);
-  CHECK(one.value().results[0].pd_layout.empty());
+  const OfferingResult& a = one.value().results[0];
+  CHECK(a.pd_layout.empty());
+  CHECK(a.decode_workers == 0);
+  CHECK(a.serving_replicas * a.serving_tensor_parallel == 1);
 }
 
 TEST_CASE("disaggregated: the measured table runs, in sample and leave one group out") {

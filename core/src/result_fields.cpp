@@ -42,6 +42,7 @@ FieldValue v(std::string_view x) {
 FieldValue v(const std::string& x) { return v(std::string_view(x)); }
 FieldValue v(const char* x) { return v(std::string_view(x)); }
 FieldValue text_or_null(const std::string& x) { return x.empty() ? FieldValue{} : v(x); }
+FieldValue count_or_null(int x) { return x > 0 ? v(x) : FieldValue{}; }
 
 }  // namespace
 
@@ -165,10 +166,18 @@ const std::vector<ResultField>& result_fields() {
       {"decode_tokens_per_s_per_user", U::kTokensPerS, S::kInference,
        [](const R& r) { return v(r.decode_tokens_per_s_per_user); }},
       {"pd_layout", U::kText, S::kInference, [](const R& r) { return text_or_null(r.pd_layout); }},
-      {"prefill_gpus", U::kCount, S::kInference,
-       [](const R& r) { return r.prefill_gpus > 0 ? v(r.prefill_gpus) : FieldValue{}; }},
-      {"decode_gpus", U::kCount, S::kInference,
-       [](const R& r) { return r.decode_gpus > 0 ? v(r.decode_gpus) : FieldValue{}; }},
+      {"prefill_gpus", U::kCount, S::kInference, [](const R& r) { return count_or_null(r.prefill_gpus); }},
+      {"decode_gpus", U::kCount, S::kInference, [](const R& r) { return count_or_null(r.decode_gpus); }},
+      {"prefill_workers", U::kCount, S::kInference, [](const R& r) { return count_or_null(r.prefill_workers); }},
+      {"prefill_tp", U::kCount, S::kInference, [](const R& r) { return count_or_null(r.prefill_tp); }},
+      {"prefill_ep", U::kCount, S::kInference, [](const R& r) { return count_or_null(r.prefill_ep); }},
+      {"prefill_dpa", U::kFlag, S::kInference,
+       [](const R& r) { return r.prefill_workers > 0 ? v(r.prefill_dpa) : FieldValue{}; }},
+      {"decode_workers", U::kCount, S::kInference, [](const R& r) { return count_or_null(r.decode_workers); }},
+      {"decode_tp", U::kCount, S::kInference, [](const R& r) { return count_or_null(r.decode_tp); }},
+      {"decode_ep", U::kCount, S::kInference, [](const R& r) { return count_or_null(r.decode_ep); }},
+      {"decode_dpa", U::kFlag, S::kInference,
+       [](const R& r) { return r.decode_workers > 0 ? v(r.decode_dpa) : FieldValue{}; }},
       {"kv_transfer_s", U::kSeconds, S::kInference, [](const R& r) { return v(r.kv_transfer_s); }},
       {"kv_transfer_fabric", U::kText, S::kInference,
        [](const R& r) { return text_or_null(r.kv_transfer_fabric); }},
@@ -190,6 +199,7 @@ const std::vector<ResultField>& result_fields() {
        [](const R& r) {
          return r.serving_tensor_parallel > 0 ? v(r.serving_tensor_parallel) : FieldValue{};
        }},
+      {"serving_replicas", U::kCount, S::kInference, [](const R& r) { return count_or_null(r.serving_replicas); }},
       {"expert_parallel", U::kCount, S::kInference,
        [](const R& r) { return r.expert_parallel > 0 ? v(r.expert_parallel) : FieldValue{}; }},
       {"data_parallel_attention", U::kFlag, S::kInference,

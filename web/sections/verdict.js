@@ -23,6 +23,7 @@ export function renderVerdict(ev, inputs) {
       // A projected part: the core flags it; its figures are vendor claims, never measured.
       r.projected ? h('p', { class: 'badge projected-badge' }, t('projected_badge')) : null,
       r.projected ? h('p', { class: 'help projected-note' }, t('projected_sentence')) : null,
+      layoutLine(r),
       items.length ? list : h('p', { class: 'help' }, t('no_reasons_hint')),
       // The verdict's own con says an unreachable speed; the line below would repeat it.
       items.some((v) => v.code === 'interactivity_unreachable') ? null : speedCost(r, Number(inputs.get('interactivity')) || 0));
@@ -31,6 +32,37 @@ export function renderVerdict(ev, inputs) {
   const line = summaryLine(ev, inputs);
   setText($('verdict-summary'), line);
   setText($('phone-summary-text'), line);
+}
+
+/** The layout of the serving figures at the users, worded from the core's numbers: the prefill
+ *  and decode pools of a disaggregated layout, else the aggregated instances. */
+function layoutLine(r) {
+  let text = null;
+  if (r.prefill_gpus && r.decode_gpus) {
+    text = t('layout_disagg', {
+      prefill: tn('layout_prefill', r.prefill_gpus, { n: i18n.num(r.prefill_gpus), shape: poolShape(r.prefill_workers, r.prefill_tp, r.prefill_ep, r.prefill_dpa) }),
+      decode: tn('layout_decode', r.decode_gpus, { n: i18n.num(r.decode_gpus), shape: poolShape(r.decode_workers, r.decode_tp, r.decode_ep, r.decode_dpa) }),
+    });
+  } else if (r.serving_replicas && r.serving_tensor_parallel) {
+    const shape = instanceShape(r.serving_tensor_parallel, r.expert_parallel, r.data_parallel_attention);
+    text = r.serving_replicas === 1
+      ? tn('layout_gpus', r.serving_tensor_parallel, { n: i18n.num(r.serving_tensor_parallel), shape })
+      : t('layout_replicas', { n: i18n.num(r.serving_replicas), shape });
+  }
+  return text ? h('p', { class: 'help layout-line' }, h('strong', {}, t('layout_label')), h('span', { class: 'layout-text' }, text)) : null;
+}
+
+function poolShape(workers, tp, ep, dpa) {
+  const shape = instanceShape(tp, ep, dpa);
+  return workers > 1 ? t('layout_workers', { n: i18n.num(workers), shape }) : shape;
+}
+
+/** "TP8, EP8, DP attention": expert parallelism named only above 1 (MoE models). */
+function instanceShape(tp, ep, dpa) {
+  const parts = [t('layout_tp', { n: i18n.num(tp) })];
+  if (ep > 1) parts.push(t('layout_ep', { n: i18n.num(ep) }));
+  if (dpa) parts.push(t('layout_dpa'));
+  return parts.join(t('layout_sep'));
 }
 
 /** With three or more offerings an offering cheaper than several others gets one sentence

@@ -119,6 +119,14 @@ struct OfferingResult {
   // ("scale_up" | "scale_out").
   std::string pd_layout, kv_transfer_fabric;
   int prefill_gpus = 0, decode_gpus = 0;
+  // The disaggregated layout's pools as numbers the page words (0: aggregated): workers, GPUs
+  // per worker, expert-parallel degree over them, data-parallel attention.
+  int prefill_workers = 0, prefill_tp = 0, prefill_ep = 0;
+  int decode_workers = 0, decode_tp = 0, decode_ep = 0;
+  bool prefill_dpa = false, decode_dpa = false;
+  // Aggregated: the instances of serving_tensor_parallel GPUs that serve the users (0: none
+  // served, or a disaggregated layout did).
+  int serving_replicas = 0;
   std::optional<double> kv_transfer_s, prefill_utilization;
   double offering_hbm_marketed_bytes = 0.0;  // deployed GPUs x marketed HBM per GPU (as sold)
   MemoryFit fit;

@@ -58,6 +58,17 @@ void apply_disaggregated(const ServingContext& c, const Scenario& s, int deploye
       r.pd_layout = disagg_layout_code(at->layout);
       r.prefill_gpus = at->layout.prefill_gpus();
       r.decode_gpus = at->layout.decode_gpus();
+      const DisaggLayout& l = at->layout;
+      const bool moe = c.model->is_moe();
+      r.prefill_workers = l.prefill_workers;
+      r.prefill_tp = l.prefill.gpus();
+      r.prefill_ep = moe ? l.prefill.ep * l.prefill.servers : 0;
+      r.prefill_dpa = l.prefill.dpa;
+      r.decode_workers = l.decode_workers;
+      r.decode_tp = l.decode.gpus();
+      r.decode_ep = moe ? l.decode.ep * l.decode.servers : 0;
+      r.decode_dpa = l.decode.dpa;
+      r.serving_replicas = 0;
       r.kv_transfer_s = at->kv_transfer_s;
       r.prefill_utilization = at->prefill_utilization;
       r.kv_transfer_fabric = at->kv_over_scale_up ? "scale_up" : "scale_out";

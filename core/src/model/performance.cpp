@@ -319,6 +319,7 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     r.e2e_latency_s = u.e2e_s;
     r.serving_tensor_parallel = u.par.gpus();
     r.expert_parallel = model.is_moe() ? u.par.ep * u.par.servers : 0;
+    r.serving_replicas = u.replicas;
     r.data_parallel_attention = u.par.dpa;
     if (u.par.servers > 1) {
       r.scale_out_s = u.decode.scale_out_s;

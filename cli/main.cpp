@@ -352,7 +352,7 @@ void print_keys(const std::string& format) {
     std::cout << gpucalc::scenario_schema_json() << "\n";
     return;
   }
-  if (format == "markdown") {  // README's key table, checked by tests/cli/cli_contract.sh
+  if (format == "markdown") {  // docs/scenario.md's key table, checked by tests/cli/cli_contract.sh
     std::cout << "| key | kind | default | accepts | meaning |\n|---|---|---|---|---|\n";
     for (const auto& k : gpucalc::scenario_keys()) {
       std::cout << "| `" << k.key << "` | " << gpucalc::key_kind_name(k.kind) << " | "

@@ -6,7 +6,7 @@ import { h } from './dom.js';
 import { state, offeringOf } from './state.js';
 import { fieldKind, keyInfo, bandOf } from './schema.js';
 
-// One format per unit kind of the core's field registry (README: "JSON output").
+// One format per unit kind of the core's field registry (docs/cli-and-json.md).
 const usd = (x) => i18n.usd(x, Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 1 ? 2 : 3);
 const BY_UNIT = {
   bytes: (x) => (Math.abs(x) < 1e8 ? i18n.mb(x) : i18n.gb(x)),

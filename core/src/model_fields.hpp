@@ -8,7 +8,7 @@
 
 namespace gpucalc::detail {
 
-/** Upper bounds of model fields (README "Model limits"). Sizes are computed in double. */
+/** Upper bounds of model fields (docs/memory-and-models.md). Sizes are computed in double. */
 struct ModelLimits {
   static constexpr int kLayers = 10000;
   static constexpr int kHidden = 1 << 20;

@@ -1,4 +1,4 @@
-// The public JSON output (README: "JSON output"), the what-fits table and catalog listings.
+// The public JSON output (docs/cli-and-json.md), the what-fits table and catalog listings.
 #include <cmath>
 
 #include "gpucalc/evaluate.hpp"

@@ -671,7 +671,7 @@ Row with_finish(Row row, std::optional<Error> (*finish)(Scenario&)) {
 
 // The table. Order is the canonical order. A request holds at least one token in and one out,
 // so `context` starts at 2 and `input`, `output` stop one short of the longest context. To add a key: a Scenario member (scenario.hpp) and
-// one row here; README's key table is checked against `gpucalc --keys` by the CLI contract.
+// one row here; docs/scenario.md's key table is checked against `gpucalc --keys` by the CLI contract.
 const std::vector<Row>& rows() {
   static const std::vector<Row> table = [] {
     std::vector<Row> t = {

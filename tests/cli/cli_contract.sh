@@ -90,10 +90,10 @@ JSON
 check "hf config import" py "$tmp/h.json" "assert abs(d['model']['params_total'] - 8.03e9) < 0.05e9"
 "$bin" --keys >"$tmp/k.txt"
 check "--keys lists keys" grep -q "^compare" "$tmp/k.txt"
-# README's key table is the schema's: regenerate it with gpucalc --keys --format markdown.
+# docs/scenario.md's key table is the schema's: regenerate it with gpucalc --keys --format markdown.
 "$bin" --keys --format markdown >"$tmp/k.md"
-sed -n '/<!-- keys:begin/,/<!-- keys:end/p' "$src/README.md" | grep '^|' >"$tmp/readme-keys.md"
-check "README key table matches gpucalc --keys --format markdown" diff "$tmp/k.md" "$tmp/readme-keys.md"
+sed -n '/<!-- keys:begin/,/<!-- keys:end/p' "$src/docs/scenario.md" | grep '^|' >"$tmp/readme-keys.md"
+check "docs/scenario.md key table matches gpucalc --keys --format markdown" diff "$tmp/k.md" "$tmp/readme-keys.md"
 "$bin" --keys --format json >"$tmp/k.json"
 check "--keys --format json" py "$tmp/k.json" "assert d[0]['key'] == 'v' and all('kind' in k and 'default' in k for k in d)"
 # CSV: RFC 4180 from the core (CRLF lines, the scenario cell quoted: it holds commas).

@@ -355,7 +355,7 @@ const std::vector<EmbeddedFile>& embedded_validation_files();
  * Turns a Hugging Face config.json (Llama, Qwen 2/3/3-Next/3.5, Mixtral, DeepSeek-V3/V3.2,
  * Kimi K2.5, GLM-5, MiniMax-M2, gpt-oss, Gemma 3, Llama 4 layouts; a multimodal wrapper's
  * text_config) into a Model. Field types are strict and every count is bounded before use
- * (README lists the limits); an error names the field. Parameter counts are computed from the
+ * (docs/memory-and-models.md lists the limits); an error names the field. Parameter counts are computed from the
  * architecture; the release's quantization_config gives the per-group checkpoint precision.
  */
 Result<Model> import_hf_config(std::string_view config_json, std::string_view id);

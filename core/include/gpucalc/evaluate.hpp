@@ -225,7 +225,7 @@ class VerdictParams {
  *  (core/src/verdict.cpp), held as views: no string is built per reason. */
 struct VerdictItem {
   std::string_view offering_id;  // its text held by `offering_ids` below
-  std::string_view code;   // e.g. "more_hbm_per_gpu" (README lists them)
+  std::string_view code;   // e.g. "more_hbm_per_gpu" (docs/cli-and-json.md lists them)
   std::string_view kind;   // "pro" | "con" | "note"
   std::string_view basis;  // the result field (or, for stack reasons, the scenario key) it rests on
   VerdictParams params;
@@ -268,7 +268,7 @@ Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& scenario,
 Result<Evaluation> evaluate_text(const Catalog& catalog, std::string_view scenario_text,
                                  bool with_trace);
 
-/** The public JSON output (documented in README.md). */
+/** The public JSON output (documented in docs/cli-and-json.md). */
 std::string evaluation_to_json(const Evaluation& evaluation, bool with_trace);
 
 /** {"error": {"code", "field", "message"}} */

@@ -15,7 +15,7 @@
  *    held to the same, and one point out of range clears the curve, both points and the
  *    throughput with it.
  * 2. Sizes (bytes), counts (GPUs, replicas, contexts, tokens), times (s, hours) and prices (US$)
- *    are finite and not negative. Exempt, as documented in README.md: the differences
+ *    are finite and not negative. Exempt, as documented in docs/cli-and-json.md: the differences
  *    kv_free_bytes_per_gpu, kv_free_bytes, headroom_bytes_per_gpu and price_delta_month_usd
  *    (finite, any sign). A violation makes the evaluation an error naming the result and the
  *    field, never a figure.

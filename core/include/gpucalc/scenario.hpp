@@ -2,7 +2,7 @@
 /**
  * The scenario codec: one canonical text form, `key=value` pairs joined by `&`, versioned
  * (`v=1`). The page keeps it in its URL fragment; the CLI takes it as its argument.
- * The key table (names, defaults, ranges) lives in scenario.cpp and is documented in README.md.
+ * The key table (names, defaults, ranges) lives in scenario.cpp and is documented in docs/scenario.md.
  */
 #include <string>
 #include <string_view>
@@ -58,7 +58,7 @@ struct Scenario {
   // entries are 1; 0 = as many as the fit needs.
   std::vector<int> servers;
   // Energy price, US$ per kWh: about the US industrial-sector average retail price (EIA
-  // Electric Power Monthly, table 5.6.A, 2024: about 8 cents); README: scenario keys.
+  // Electric Power Monthly, table 5.6.A, 2024: about 8 cents); docs/scenario.md.
   double usd_per_kwh = 0.08;
   // Throughput, training and cost
   Workload workload = Workload::kInference;
@@ -130,7 +130,7 @@ const char* key_kind_name(KeyKind kind);
 
 /**
  * One row of the scenario schema (core/src/scenario.cpp holds the table, one row per key):
- * decode, encode, `gpucalc --keys`, the binding and the README key table all read it.
+ * decode, encode, `gpucalc --keys`, the binding and the key table in docs/scenario.md all read it.
  */
 struct ScenarioKey {
   const char* key = "";

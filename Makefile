@@ -1,7 +1,7 @@
 # gpucalc front door. `make serve` builds and serves the page; `make test` runs every check.
 # Feature fragments in mk/*.mk add their steps to TEST_STEPS / PERF_STEPS.
-# "bench" means the GPU microbenchmark (bench/, make bench-gpu); `make perf` prints the
-# evaluation rates and the page speed figures (`make bench` is kept as its alias).
+# "bench" means the GPU microbenchmark only (bench/: `make bench` = `make bench-gpu`); `make perf`
+# prints the evaluation rates and the page speed figures.
 SHELL := /bin/bash
 BUILD ?= build
 JOBS ?= $(shell nproc)
@@ -89,7 +89,7 @@ test: $(TEST_STEPS)
 
 perf: $(PERF_STEPS)
 
-bench: perf
+bench: bench-gpu
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp' '*.cu' '*.h')

@@ -7,8 +7,7 @@
 #   make test-web   the built page in headless Chromium (tests/js/browser.test.mjs, interactivity.test.mjs, buyer.test.mjs, answer.test.mjs,
 #                   trust.test.mjs,
 #                   calibrate.test.mjs, projected.test.mjs, layout.test.mjs)
-#   make perf-web   transfer size, first result painted, update time (headless Chromium);
-#                   `make bench-web` is its old name
+#   make perf-web   transfer size, first result painted, update time (headless Chromium)
 #   make perf-wasm  the page's call (decode + evaluate + JSON) natively and in the module (node)
 WEB_PKGS := emscripten node-acorn chromium fonts-wqy-microhei zopfli
 WASM_BUILD := $(BUILD)/wasm
@@ -16,7 +15,7 @@ WASM_JOBS ?= 2
 # Debian's emcc needs acorn from Debian's node module folder; it uses Debian's prebuilt cache.
 EMSDK_ENV := NODE_PATH=/usr/share/nodejs
 
-.PHONY: deps-web wasm web-dist serve-src test-wasm test-web perf-web bench-web perf-wasm web-node-modules web-build-node-modules
+.PHONY: deps-web wasm web-dist serve-src test-wasm test-web perf-web perf-wasm web-node-modules web-build-node-modules
 
 deps-web:
 	@scripts/install-deps.sh $(WEB_PKGS)
@@ -72,7 +71,6 @@ test-web: web-dist web-node-modules
 perf-web: web-dist web-node-modules
 	node tests/js/bench.mjs
 
-bench-web: perf-web
 
 perf-wasm: native wasm
 	node tests/perf/eval_rate_wasm.mjs $(BUILD)/native/tests/perf_eval_rate

@@ -1,4 +1,4 @@
-// `make perf-web` (bench-web): the figures of the built page (build/web-dist/, `make web-dist`;
+// `make perf-web`: the figures of the built page (build/web-dist/, `make web-dist`;
 // GPUCALC_PAGE_ROOT=web for the sources) measured in headless Chromium on this machine.
 //   transfer size  HTML + JS + CSS + WASM + data as sent (gzip), cold cache   target <= 200 KB
 //   first result   navigation start -> first results painted (median of 5)     target <= 800 ms

@@ -98,6 +98,8 @@ async function englishWords(page) {
     if (ALLOWED.has(w) || /^\d/.test(w)) continue;
     // Model and offering ids are names too (llama-3.1-70b); so are numbers with a unit or x.
     if (/^(\d+x|x\d+|[A-Z]\d+[A-Za-z]*|v\d+|\d+[A-Za-z]+)$/.test(w)) continue;
+    // A parallel layout is written the same in both languages (TP8, EP8: tensor and expert parallel).
+    if (/^(TP|EP|PP|DP)\d+$/.test(w)) continue;
     if (!words.has(w)) words.set(w, text.slice(Math.max(0, m.index - 40), m.index + w.length + 40).replace(/\s+/g, ' '));
   }
   if (process.env.BUYER_DEBUG) for (const [w, c] of words) console.log(`[${w}] ${c}`);

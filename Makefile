@@ -39,7 +39,7 @@ test-asan: deps-native
 # Every target asserts the output invariants (tests/fuzz/fuzz_support.hpp); UBSan is fatal.
 FUZZ_TARGETS := scenario training catalog offerings calibration hf_config fit_table listings printers \
   performance engines kernels error_bands bench_results
-FUZZ_SECONDS ?= 15
+FUZZ_SECONDS ?= 10
 # A 16 MB quarantine (ASan's default is 256 MB) still catches a use after free within a run; a
 # large one made every run touch fresh pages (a third of the printers target's time).
 FUZZ_ASAN_OPTIONS ?= quarantine_size_mb=16
@@ -50,7 +50,7 @@ $(BUILD)/fuzz/CMakeCache.txt: | deps-native
 fuzz-build: deps-native $(BUILD)/fuzz/CMakeCache.txt
 	cmake --build $(BUILD)/fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
 
-# Brief runs in `make test` (14 targets x 15 s; a data document's target is seeded with data/<kind>.json); `make fuzz` runs each FUZZ_LONG_SECONDS (300 s). Findings go to $(BUILD)/fuzz/artifacts-<target>/, never into the source tree.
+# Brief runs in `make test` (14 targets x 10 s; a data document's target is seeded with data/<kind>.json); `make fuzz` runs each FUZZ_LONG_SECONDS (300 s). Findings go to $(BUILD)/fuzz/artifacts-<target>/, never into the source tree.
 test-fuzz-smoke: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(BUILD)/fuzz/corpus-$$t $(BUILD)/fuzz/artifacts-$$t; \

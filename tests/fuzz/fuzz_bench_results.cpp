@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   auto runs = gpucalc::parse_bench_results(text, "fuzz-runs.json");
   if (!runs) {
-    gpucalc::fuzz::check_json_text(gpucalc::error_to_json(runs.error()), false);
+    gpucalc::fuzz::check_json_stream(gpucalc::error_to_json(runs.error()), false);
   } else {
     for (const auto& r : runs.value()) {
       for (const auto& v : {r.mean_ttft_s, r.median_ttft_s, r.mean_tpot_s, r.median_tpot_s,
@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   auto cal = gpucalc::parse_serving_calibration(text, "fuzz-calibration.json");
   if (!cal) {
-    gpucalc::fuzz::check_json_text(gpucalc::error_to_json(cal.error()), false);
+    gpucalc::fuzz::check_json_stream(gpucalc::error_to_json(cal.error()), false);
     return 0;
   }
   auto c = gpucalc::extend_catalog(gpucalc::default_catalog(), text, "fuzz-calibration.json");

@@ -10,7 +10,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   auto rec = gpucalc::parse_calibration_record(text, "fuzz-record.json");
   if (!rec) {
-    gpucalc::fuzz::check_json_text(gpucalc::error_to_json(rec.error()), false);
+    gpucalc::fuzz::check_json_stream(gpucalc::error_to_json(rec.error()), false);
     return 0;
   }
   gpucalc::Catalog c = gpucalc::default_catalog();

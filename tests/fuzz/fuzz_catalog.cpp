@@ -10,7 +10,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   auto c = gpucalc::extend_catalog(gpucalc::default_catalog(), text, "fuzz.json");
   if (!c) {
-    gpucalc::fuzz::check_json_text(gpucalc::error_to_json(c.error()), false);
+    gpucalc::fuzz::check_json_stream(gpucalc::error_to_json(c.error()), false);
     return 0;
   }
   std::size_t evaluated = 0;

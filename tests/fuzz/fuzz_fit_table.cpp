@@ -12,7 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!s) return 0;
   auto table = gpucalc::fit_table_json(gpucalc::default_catalog(), s.value());
   if (!table) {
-    gpucalc::fuzz::check_json_text(gpucalc::error_to_json(table.error()), false);
+    gpucalc::fuzz::check_json_stream(gpucalc::error_to_json(table.error()), false);
     return 0;
   }
   const auto j = gpucalc::fuzz::check_json_text(table.value(), true);

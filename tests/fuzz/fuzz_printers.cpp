@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The names go through the same writer with or without the trace and the curve, which the
   // scenario target covers; here the result JSON and the CSV carry them.
   gpucalc::fuzz::evaluate_and_check(named, s, {false, false});
-  gpucalc::fuzz::check_json_text(
+  gpucalc::fuzz::check_json_stream(
       gpucalc::error_to_json(gpucalc::make_error(gpucalc::ErrorCode::kBadValue, text, text)),
       false);
   return 0;

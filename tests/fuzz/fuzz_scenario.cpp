@@ -10,7 +10,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   auto s = gpucalc::decode_scenario(text);
   if (!s) {
-    gpucalc::fuzz::check_json_text(gpucalc::error_to_json(s.error()), false);
+    gpucalc::fuzz::check_json_stream(gpucalc::error_to_json(s.error()), false);
     return 0;
   }
   const std::string canonical = gpucalc::encode_scenario(s.value());

@@ -8,9 +8,10 @@
 #include "fuzz_support.hpp"
 #include "safe_io.hpp"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string text(reinterpret_cast<const char*>(data), size);
-  const std::string shown = gpucalc::cli::printable(text);
+namespace {
+
+/** No C0 control, DEL or C1 control (U+0080..U+009F) in what the terminal is given. */
+GPUCALC_FUZZ_ORACLE void check_printable(const std::string& shown) {
   for (std::size_t i = 0; i < shown.size(); ++i) {
     const auto c = static_cast<unsigned char>(shown[i]);
     const bool c1 = c == 0xc2 && i + 1 < shown.size() &&
@@ -18,8 +19,32 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                     static_cast<unsigned char>(shown[i + 1]) <= 0x9f;
     if (c < 0x20 || c == 0x7f || c1) gpucalc::fuzz::violated("control character printed raw");
   }
-  // The input as an offering's name and source, as a catalog document would carry it (JSON text
-  // is UTF-8: invalid bytes become U+FFFD, as nlohmann's replace handler writes them). The
+}
+
+/** `text` as a JSON document's string would carry it: UTF-8, each byte that does not start a
+ *  well-formed sequence (RFC 3629: no overlong form, no surrogate) replaced by U+FFFD. */
+GPUCALC_FUZZ_ORACLE std::string as_utf8(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = gpucalc::fuzz::utf8_sequence_length(text, i);
+    if (n == 0) {
+      out += "\xef\xbf\xbd";
+      ++i;
+    } else {
+      out.append(text, i, n);
+      i += n;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  check_printable(gpucalc::cli::printable(text));
+  // The input as an offering's name and source, as a catalog document would carry it. The
   // offering is added once; each run sets its name, which is all a catalog's name check asks.
   static gpucalc::Catalog named = [] {
     auto c = gpucalc::extend_catalog(
@@ -30,10 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!c) gpucalc::fuzz::violated("the printers' base catalog does not load");
     return c.value();
   }();
-  const std::string name =
-      nlohmann::json::parse(nlohmann::json(text).dump(-1, ' ', false,
-                                                      nlohmann::json::error_handler_t::replace))
-          .get<std::string>();
+  const std::string name = as_utf8(text);
   if (name.empty()) return 0;
   for (auto& o : named.offerings) {
     if (o.id == "p") {

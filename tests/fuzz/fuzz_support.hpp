@@ -66,6 +66,29 @@ GPUCALC_FUZZ_ORACLE inline nlohmann::json check_json_text(const std::string& tex
   return j;
 }
 
+/** The length of the well-formed UTF-8 sequence (RFC 3629: no overlong form, no surrogate) that
+ *  starts at text[i]; 0 when none does. */
+GPUCALC_FUZZ_ORACLE inline std::size_t utf8_sequence_length(std::string_view text, std::size_t i) {
+  const auto lead = static_cast<unsigned char>(text[i]);
+  unsigned char lo = 0x80, hi = 0xbf;
+  std::size_t more = 0;
+  if (lead < 0x80) return 1;
+  if (lead >= 0xc2 && lead <= 0xdf) more = 1;
+  else if (lead == 0xe0) more = 2, lo = 0xa0;
+  else if (lead == 0xed) more = 2, hi = 0x9f;
+  else if (lead >= 0xe1 && lead <= 0xef) more = 2;
+  else if (lead == 0xf0) more = 3, lo = 0x90;
+  else if (lead == 0xf4) more = 3, hi = 0x8f;
+  else if (lead >= 0xf1 && lead <= 0xf3) more = 3;
+  else return 0;
+  for (std::size_t k = 1; k <= more; ++k, lo = 0x80, hi = 0xbf) {
+    if (i + k >= text.size()) return 0;
+    const auto c = static_cast<unsigned char>(text[i + k]);
+    if (c < lo || c > hi) return 0;
+  }
+  return more + 1;
+}
+
 /**
  * The same checks as check_json_text and check_numbers in one pass over the text, without
  * building a document: strict RFC 8259 grammar (what nlohmann's parser accepts: escapes, \u
@@ -173,26 +196,6 @@ class JsonCheck {
     return v;
   }
 
-  /** One UTF-8 sequence starting at a byte >= 0x80 (RFC 3629: no overlong form, no surrogate). */
-  GPUCALC_FUZZ_ORACLE bool utf8(unsigned char lead) {
-    unsigned char lo = 0x80, hi = 0xbf;
-    int more = 0;
-    if (lead >= 0xc2 && lead <= 0xdf) more = 1;
-    else if (lead == 0xe0) more = 2, lo = 0xa0;
-    else if (lead == 0xed) more = 2, hi = 0x9f;
-    else if (lead >= 0xe1 && lead <= 0xef) more = 2;
-    else if (lead == 0xf0) more = 3, lo = 0x90;
-    else if (lead == 0xf4) more = 3, hi = 0x8f;
-    else if (lead >= 0xf1 && lead <= 0xf3) more = 3;
-    else return false;
-    for (int i = 0; i < more; ++i, lo = 0x80, hi = 0xbf) {
-      const unsigned char c = peek();
-      if (at_end() || c < lo || c > hi) return false;
-      ++pos_;
-    }
-    return true;
-  }
-
   /** Appends code point `cp` to `out` as UTF-8. */
   GPUCALC_FUZZ_ORACLE static void append_utf8(std::string& out, long cp) {
     if (cp < 0x80) {
@@ -222,7 +225,9 @@ class JsonCheck {
       const unsigned char c = static_cast<unsigned char>(text_[pos_++]);
       if (c == '"') break;
       if (c >= 0x80) {
-        if (!utf8(c)) return false;
+        const std::size_t n = utf8_sequence_length(text_, pos_ - 1);
+        if (n == 0) return false;
+        pos_ += n - 1;
       } else if (c == '\\') {
         if (key != nullptr) key->append(text_.substr(run, pos_ - 1 - run));
         if (at_end()) return false;

@@ -82,7 +82,7 @@ struct ErrorBand {
 };
 
 /** A read-only list of error bands shared with the catalog's error-band table that holds it
- *  (core/src/error_bands.cpp), so a result carries its band without copying it and the band
+ *  (core/src/validation/error_bands.cpp), so a result carries its band without copying it and the band
  *  stays valid after the catalog is gone. Reads like a const std::vector<ErrorBand>. */
 class ErrorBandList {
  public:
@@ -142,7 +142,7 @@ struct OfferingResult {
   std::optional<double> price_usd_per_gpu_hour;
   std::optional<double> price_usd_per_gb_month;
   std::optional<double> price_delta_usd_per_month;  // this minus the first compared offering
-  // --- performance (core/src/performance.cpp) ---
+  // --- performance (core/src/evaluate/performance.cpp) ---
   std::optional<double> max_throughput_tokens_per_s;  // whole offering, output tokens
   std::optional<double> decode_tokens_per_s_per_user;
   std::optional<double> ttft_s;
@@ -193,7 +193,7 @@ struct OfferingResult {
 };
 
 /** The (name, value) parameters of one verdict reason, held inline (no allocation per reason).
- *  The verdict's reasons carry at most eight (core/src/verdict.cpp); more than kCapacity is a
+ *  The verdict's reasons carry at most eight (core/src/evaluate/verdict.cpp); more than kCapacity is a
  *  programming error, asserted in debug builds (the ASan test build). Reads like a const
  *  std::vector of pairs. */
 class VerdictParams {
@@ -222,7 +222,7 @@ class VerdictParams {
 
 /** One reason of the plain-words verdict; the page translates `code` and fills in `params`.
  *  Code, kind, basis and parameter names are the verdict's own static literals
- *  (core/src/verdict.cpp), held as views: no string is built per reason. */
+ *  (core/src/evaluate/verdict.cpp), held as views: no string is built per reason. */
 struct VerdictItem {
   std::string_view offering_id;  // its text held by `offering_ids` below
   std::string_view code;   // e.g. "more_hbm_per_gpu" (docs/cli-and-json.md lists them)

@@ -1,4 +1,4 @@
-#include "gpucalc/energy.hpp"
+#include "model/energy.hpp"
 
 #include "gpucalc/units.hpp"
 

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/attention.hpp"
-#include "model/energy.hpp"
+#include "evaluate/energy.hpp"
 #include "evaluate/invariants.hpp"
 #include "evaluate/performance.hpp"
 #include "model/pricing.hpp"

@@ -7,9 +7,9 @@
 
 #include "model/disagg.hpp"
 #include "model/serving.hpp"
+#include "gpucalc/error_bands.hpp"
 #include "gpucalc/serving_calibration.hpp"
 #include "model/throughput.hpp"
-#include "gpucalc/validation.hpp"
 #include "gpucalc/units.hpp"
 #include "evaluate/markers.hpp"
 #include "evaluate/provenance.hpp"

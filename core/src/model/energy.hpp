@@ -5,8 +5,6 @@
  * definitions: joules per token = power / tokens per second; tokens per second per MW.
  */
 
-#include "gpucalc/evaluate.hpp"
-
 namespace gpucalc {
 
 /** J per output token: power_w_per_gpu x gpus / output tokens per s. */
@@ -17,10 +15,5 @@ double tokens_per_s_per_mw(double tokens_per_s, double power_w_per_gpu, int gpus
 double energy_usd_per_million_tokens(double joules_per_token, double usd_per_kwh);
 /** kWh drawn by `gpus` GPUs for `hours`: power_w_per_gpu x gpus x hours / 1000. */
 double energy_kwh(double power_w_per_gpu, int gpus, double hours);
-
-/** Fills the energy fields of `result` (already holding throughput or training figures) from
- *  the GPU's all-in power, the deployed GPUs and the scenario's US$ per kWh. */
-void estimate_energy(const Gpu& gpu, const Scenario& scenario, bool with_trace,
-                     OfferingResult& result);
 
 }  // namespace gpucalc

@@ -29,9 +29,15 @@ native: deps-native $(BUILD)/native/CMakeCache.txt
 test-native: native
 	cd $(BUILD)/native && ctest --output-on-failure -j $(JOBS)
 
+# The asan and fuzz builds are built once per run, never edited file by file: they compile as
+# unity builds (CMake joins a target's sources, 8 to a file), which saves parsing the JSON and
+# doctest headers in every source. Names local to a source must differ across the core and
+# the tests for that (one shared helper in tests/test_support.hpp, not a copy per file).
+UNITY := -DCMAKE_UNITY_BUILD=ON
+
 test-asan: deps-native
 	cmake -S . -B $(BUILD)/asan -DCMAKE_BUILD_TYPE=Debug -DGPUCALC_SANITIZE=ON \
-	  -DCMAKE_CXX_COMPILER=clang++
+	  -DCMAKE_CXX_COMPILER=clang++ $(UNITY)
 	cmake --build $(BUILD)/asan -j $(JOBS)
 	cd $(BUILD)/asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS)
@@ -45,7 +51,7 @@ FUZZ_SECONDS ?= 10
 FUZZ_ASAN_OPTIONS ?= quarantine_size_mb=16
 $(BUILD)/fuzz/CMakeCache.txt: | deps-native
 	cmake -S . -B $(BUILD)/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUCALC_FUZZ=ON \
-	  -DGPUCALC_BUILD_TESTS=ON -DCMAKE_CXX_COMPILER=clang++
+	  -DGPUCALC_BUILD_TESTS=ON -DCMAKE_CXX_COMPILER=clang++ $(UNITY)
 
 fuzz-build: deps-native $(BUILD)/fuzz/CMakeCache.txt
 	cmake --build $(BUILD)/fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))

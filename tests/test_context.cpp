@@ -18,12 +18,7 @@ double param(const Error& e, const std::string& name) {
   return 0;
 }
 
-bool has_warning(const OfferingResult& r, const std::string& code) {
-  for (const auto& w : r.warnings) {
-    if (w == code) return true;
-  }
-  return false;
-}
+using test::has_warning;
 
 }  // namespace
 

@@ -39,12 +39,7 @@ const OfferingResult& result_for(const Evaluation& ev, const std::string& offeri
   return ev.results.front();
 }
 
-bool has_warning(const OfferingResult& r, const std::string& code) {
-  for (const auto& w : r.warnings) {
-    if (w == code) return true;
-  }
-  return false;
-}
+using test::has_warning;
 
 /** The default catalog's H200 entry as JSON, to derive hostile GPUs from. */
 nlohmann::json h200_json() {

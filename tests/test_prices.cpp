@@ -27,13 +27,7 @@ const VerdictItem* find_item(const Evaluation& ev, const std::string& offering,
   return nullptr;
 }
 
-double param(const VerdictItem& v, const std::string& key) {
-  for (const auto& [k, x] : v.params) {
-    if (k == key) return x;
-  }
-  FAIL("verdict param missing: " << key);
-  return 0.0;
-}
+using test::param;
 
 /** The default catalog with both scale-out networks made ideal (no latency, 1 PB/s). */
 Catalog ideal_network_catalog() {

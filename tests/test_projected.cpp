@@ -10,6 +10,7 @@
 
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/evaluate.hpp"
+#include "test_support.hpp"
 
 using namespace gpucalc;
 
@@ -17,9 +18,7 @@ namespace {
 
 const char* const kProjectedGpus[] = {"mi455x", "vr200"};
 
-bool has_warning(const OfferingResult& r, std::string_view code) {
-  return std::find(r.warnings.begin(), r.warnings.end(), code) != r.warnings.end();
-}
+using test::has_warning;
 
 /** A GPU entry for the reader: `extra` is spliced into the object. */
 std::string gpu_document(const std::string& extra, const std::string& peaks, const std::string& tdp) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/evaluate.hpp"
@@ -31,6 +32,23 @@ inline std::string fixture_text(const std::string& name) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+/** True when result `r` carries the warning `code`. */
+inline bool has_warning(const OfferingResult& r, std::string_view code) {
+  for (const auto& w : r.warnings) {
+    if (w == code) return true;
+  }
+  return false;
+}
+
+/** The verdict item's param `name`; a missing one fails the test. */
+inline double param(const VerdictItem& v, const std::string& name) {
+  for (const auto& [k, x] : v.params) {
+    if (k == name) return x;
+  }
+  FAIL("no param " << name << " in " << v.code);
+  return 0.0;
 }
 
 /** Value rounded to `decimals`, as an article prints it. */

@@ -19,13 +19,7 @@ std::vector<const VerdictItem*> items_of(const Evaluation& ev, const std::string
   return out;
 }
 
-double param(const VerdictItem& v, const std::string& name) {
-  for (const auto& [k, x] : v.params) {
-    if (k == name) return x;
-  }
-  FAIL("no param " << name << " in " << v.code);
-  return 0;
-}
+using test::param;
 
 bool is_scenario_key(std::string_view name) {
   for (const auto& k : scenario_keys()) {

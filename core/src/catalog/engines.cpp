@@ -13,7 +13,7 @@ namespace {
 using detail::Bound;
 using Json = nlohmann::json;
 
-Error bad(const std::string& field, const std::string& message) {
+Error engines_error(const std::string& field, const std::string& message) {
   return make_error(ErrorCode::kInvalidCatalog, "engines.json." + field, message);
 }
 
@@ -27,10 +27,10 @@ std::optional<Error> read_figure(const Json& j, const char* key, const std::stri
   const Json* v = &j.at(key);
   if (v->is_object()) {
     if (auto e = detail::unknown_key(*v, "engines.json." + where, keys)) return e;
-    if (!v->contains("value")) return bad(where + ".value", "is required (a number)");
+    if (!v->contains("value")) return engines_error(where + ".value", "is required (a number)");
     v = &v->at("value");
   }
-  if (!v->is_number()) return bad(where, "must be a number");
+  if (!v->is_number()) return engines_error(where, "must be a number");
   if (auto e = detail::out_of_bound("engines.json." + where, v->get<double>(), bound)) return e;
   out = v->get<double>();
   return std::nullopt;
@@ -40,7 +40,7 @@ std::optional<Error> read_figure(const Json& j, const char* key, const std::stri
 std::optional<Error> read_text(const Json& j, const char* key, const std::string& path,
                                std::string& out) {
   if (!j.contains(key)) return std::nullopt;
-  if (!j.at(key).is_string()) return bad(path + "." + key, "must be a string");
+  if (!j.at(key).is_string()) return engines_error(path + "." + key, "must be a string");
   out = j.at(key).get<std::string>();
   return std::nullopt;
 }
@@ -51,10 +51,10 @@ std::optional<Error> read_flag(const Json& j, const char* key, const std::string
   const Json* v = &j.at(key);
   if (v->is_object()) {
     if (auto e = detail::unknown_key(*v, "engines.json." + path + "." + key, {"value", "source", "note"})) return e;
-    if (!v->contains("value")) return bad(path + "." + key, "must be true or false");
+    if (!v->contains("value")) return engines_error(path + "." + key, "must be true or false");
     v = &v->at("value");
   }
-  if (!v->is_boolean()) return bad(path + "." + key, "must be true or false");
+  if (!v->is_boolean()) return engines_error(path + "." + key, "must be true or false");
   out = v->get<bool>();
   return std::nullopt;
 }
@@ -63,16 +63,16 @@ std::optional<Error> read_flag(const Json& j, const char* key, const std::string
 std::optional<Error> read_strings(const Json& j, const char* key, const std::string& path,
                                   std::vector<std::string>& out) {
   if (!j.contains(key)) return std::nullopt;
-  if (!j.at(key).is_array()) return bad(path + "." + key, "must be an array of strings");
+  if (!j.at(key).is_array()) return engines_error(path + "." + key, "must be an array of strings");
   for (const auto& v : j.at(key)) {
-    if (!v.is_string()) return bad(path + "." + key, "must hold only strings");
+    if (!v.is_string()) return engines_error(path + "." + key, "must hold only strings");
     out.push_back(v.get<std::string>());
   }
   return std::nullopt;
 }
 
 std::optional<Error> read_kv_rule(const Json& k, const std::string& path, EngineProfile& p) {
-  if (!k.is_object()) return bad(path, "must be {\"kind\": utilization | reserved | free_fraction, ...}");
+  if (!k.is_object()) return engines_error(path, "must be {\"kind\": utilization | reserved | free_fraction, ...}");
   if (auto e = detail::unknown_key(k, "engines.json." + path,
                                    {"kind", "value", "base_mb", "per_chunk_token_mb", "per_tp_mb",
                                     "per_graph_bs_mb", "floor_mb", "source", "note"})) {
@@ -84,7 +84,7 @@ std::optional<Error> read_kv_rule(const Json& k, const std::string& path, Engine
     p.kv_rule = kind == "utilization" ? KvRule::kUtilization : KvRule::kFreeFraction;
     return read_figure(k, "value", path, detail::kFraction, p.kv_fraction);
   }
-  if (kind != "reserved") return bad(path + ".kind", "must be utilization, reserved or free_fraction");
+  if (kind != "reserved") return engines_error(path + ".kind", "must be utilization, reserved or free_fraction");
   p.kv_rule = KvRule::kReserved;
   struct Term {
     const char* key;
@@ -102,7 +102,7 @@ std::optional<Error> read_kv_rule(const Json& k, const std::string& path, Engine
 }
 
 std::optional<Error> read_older_version(const Json& o, const std::string& path, EngineProfile& p) {
-  if (!o.is_object()) return bad(path, "must be an object");
+  if (!o.is_object()) return engines_error(path, "must be an object");
   if (auto e = detail::unknown_key(o, "engines.json." + path,
                                    {"version", "arch_targets", "extra_layer_latency_s",
                                     "mixes_prefill", "source", "note"})) {
@@ -110,7 +110,7 @@ std::optional<Error> read_older_version(const Json& o, const std::string& path, 
   }
   EngineVersionDelta d;
   if (auto e = read_text(o, "version", path, d.version)) return e;
-  if (d.version.empty()) return bad(path + ".version", "is required (a string)");
+  if (d.version.empty()) return engines_error(path + ".version", "is required (a string)");
   if (auto e = read_figure(o, "extra_layer_latency_s", path, detail::kLatencyS, d.extra_layer_latency_s)) {
     return e;
   }
@@ -127,7 +127,7 @@ std::optional<Error> read_older_version(const Json& o, const std::string& path, 
 Result<EngineProfile> parse_profile(const Json& e, const std::string& path) {
   EngineProfile p;
   if (!e.is_object() || !e.contains("id") || !e.at("id").is_string()) {
-    return bad(path + ".id", "is required");
+    return engines_error(path + ".id", "is required");
   }
   if (auto err = detail::unknown_key(
           e, "engines.json." + path,
@@ -146,9 +146,9 @@ Result<EngineProfile> parse_profile(const Json& e, const std::string& path) {
   for (const auto& v : vendors) {
     if (v == "nvidia") p.on_nvidia = true;
     else if (v == "amd") p.on_amd = true;
-    else return bad(path + ".vendors", "must list nvidia and/or amd, got \"" + v + "\"");
+    else return engines_error(path + ".vendors", "must list nvidia and/or amd, got \"" + v + "\"");
   }
-  if (!p.on_nvidia && !p.on_amd) return bad(path + ".vendors", "must list nvidia and/or amd");
+  if (!p.on_nvidia && !p.on_amd) return engines_error(path + ".vendors", "must list nvidia and/or amd");
   if (auto err = read_strings(e, "allreduce", path, p.allreduce_impls)) return *err;
   if (auto err = read_flag(e, "mixes_prefill", path, p.mixes_prefill)) return *err;
   // One row per figure: its key, where it goes, its physical bound.
@@ -186,13 +186,13 @@ Result<EngineProfile> parse_profile(const Json& e, const std::string& path) {
     if (auto err = detail::unknown_key(k, "engines.json." + path + ".kv_cache_dtype", {"value", "source", "note"})) return *err;
     const Json* v = k.is_object() && k.contains("value") ? &k.at("value") : &k;
     const auto f = v->is_string() ? parse_kv_format(v->get<std::string>()) : std::nullopt;
-    if (!f) return bad(path + ".kv_cache_dtype", "must be bf16 or fp8");
+    if (!f) return engines_error(path + ".kv_cache_dtype", "must be bf16 or fp8");
     p.kv_cache = *f;
   }
   if (e.contains("request_overhead_s")) {
     const Json& r = e.at("request_overhead_s");
     const std::string rpath = path + ".request_overhead_s";
-    if (!r.is_object()) return bad(rpath, "must be {nvidia, amd}");
+    if (!r.is_object()) return engines_error(rpath, "must be {nvidia, amd}");
     if (auto err = detail::unknown_key(r, "engines.json." + rpath, {"nvidia", "amd", "source", "note"})) {
       return *err;
     }
@@ -202,7 +202,7 @@ Result<EngineProfile> parse_profile(const Json& e, const std::string& path) {
   if (e.contains("extra_layer_latency_s")) {
     const Json& x = e.at("extra_layer_latency_s");
     const std::string xpath = path + ".extra_layer_latency_s";
-    if (!x.is_object()) return bad(xpath, "must be {arch target: seconds}");
+    if (!x.is_object()) return engines_error(xpath, "must be {arch target: seconds}");
     // Keys are arch targets (gfx942, sm_90...): data, not a fixed list.
     for (const auto& [arch, v] : x.items()) {
       if (arch == "source" || arch == "note") continue;
@@ -213,7 +213,7 @@ Result<EngineProfile> parse_profile(const Json& e, const std::string& path) {
   }
   if (e.contains("older_versions")) {
     const Json& o = e.at("older_versions");
-    if (!o.is_array()) return bad(path + ".older_versions", "must be an array");
+    if (!o.is_array()) return engines_error(path + ".older_versions", "must be an array");
     for (std::size_t i = 0; i < o.size(); ++i) {
       if (auto err = read_older_version(o.at(i), path + ".older_versions[" + std::to_string(i) + "]", p)) {
         return *err;
@@ -268,25 +268,25 @@ Result<EngineCatalog> parse_engines(std::string_view json_text) {
   if (!j.is_object()) return make_error(ErrorCode::kInvalidJson, "engines.json", "is not a JSON object");
   if (auto e = detail::unknown_key(j, "engines.json", {"schema", "engines", "auto", "note", "sources"})) return *e;
   if (!j.contains("engines") || !j.at("engines").is_array() || j.at("engines").empty()) {
-    return bad("engines", "must be a non-empty array");
+    return engines_error("engines", "must be a non-empty array");
   }
   EngineCatalog cat;
   std::size_t i = 0;
   for (const auto& e : j.at("engines")) {
     auto p = parse_profile(e, "engines[" + std::to_string(i++) + "]");
     if (!p) return p.error();
-    if (cat.find(p.value().id) != nullptr) return bad("engines", "duplicate id " + p.value().id);
+    if (cat.find(p.value().id) != nullptr) return engines_error("engines", "duplicate id " + p.value().id);
     cat.engines.push_back(std::move(p).value());
   }
   if (j.contains("auto")) {
     const Json& a = j.at("auto");
-    if (!a.is_object()) return bad("auto", "must be {\"moe\": engine, \"dense\": engine}");
+    if (!a.is_object()) return engines_error("auto", "must be {\"moe\": engine, \"dense\": engine}");
     if (auto e = detail::unknown_key(a, "engines.json.auto", {"moe", "dense", "source", "note"})) return *e;
     if (auto e = read_text(a, "moe", "auto", cat.auto_moe)) return *e;
     if (auto e = read_text(a, "dense", "auto", cat.auto_dense)) return *e;
   }
   if (cat.find(cat.auto_moe) == nullptr || cat.find(cat.auto_dense) == nullptr) {
-    return bad("auto", "must name engines of the list");
+    return engines_error("auto", "must name engines of the list");
   }
   return cat;
 }

@@ -46,9 +46,9 @@ constexpr const char* kKnownModelTypes[] = {
  *  carrying one is refused naming it (DeepSeek-V4.1's Engram memory and shared compressors). */
 constexpr const char* kUnreadArchitectureKeys[] = {"kv_source_layer_ids", "index_source_layer_ids", "engram_layer_ids"};
 
-class Reader {
+class ConfigReader {
  public:
-  Reader(const Json& config, const Json& defaults) : c_(config), d_(defaults) {}
+  ConfigReader(const Json& config, const Json& defaults) : c_(config), d_(defaults) {}
   bool ok() const { return !error_; }
   const Error& error() const { return *error_; }
 
@@ -141,7 +141,7 @@ class Reader {
 
 /** Layer kinds from layer_types, full_attention_interval, sliding_window_pattern or
  *  attn_type_list. */
-void read_layer_kinds(Reader& r, Model& m, int window) {
+void read_layer_kinds(ConfigReader& r, Model& m, int window) {
   if (const Json* types = r.array("layer_types")) {
     if (static_cast<int>(types->size()) != m.layers) {
       return r.fail("layer_types", "must list num_hidden_layers (" + std::to_string(m.layers) +
@@ -182,7 +182,7 @@ void read_layer_kinds(Reader& r, Model& m, int window) {
 
 /** Of `layers` entries of `key`, how many equal `on`; any value other than `on` / `off` is an
  *  error naming the key. */
-int count_layers(Reader& r, const char* key, const Json& list, int layers, const Json& on, const Json& off) {
+int count_layers(ConfigReader& r, const char* key, const Json& list, int layers, const Json& on, const Json& off) {
   if (static_cast<int>(list.size()) != layers) {
     r.fail(key, "must list num_hidden_layers (" + std::to_string(layers) + ") entries, got " + std::to_string(list.size()));
     return 0;
@@ -201,7 +201,7 @@ int count_layers(Reader& r, const char* key, const Json& list, int layers, const
 /** DeepSeek-V4 compressed attention: compress_ratios per layer (the main layers first, then the
  *  MTP layers): 0 a raw window only, 4 CSA (DeepSeek's overlapping compressor with the Lightning
  *  Indexer), any other ratio HCA (one ratio for all of them). */
-void read_compressed(Reader& r, Model& m) {
+void read_compressed(ConfigReader& r, Model& m) {
   m.attention = AttentionKind::kCompressed;
   const Json* ratios = r.array("compress_ratios");
   if (ratios == nullptr) return r.fail("compress_ratios", "is required for compressed attention (deepseek_v4)");
@@ -241,9 +241,9 @@ void read_compressed(Reader& r, Model& m) {
 /** Kimi Linear (Kimi K3): linear_attn_config lists the 1-based full (MLA) and KDA layers, which
  *  must split 1..num_hidden_layers between them; the KDA layers' heads, head_dim and short
  *  convolution; the state is kept in float32 (the engines' choice, SGLang). */
-void read_kda(Reader& r, const Json& cfg, Model& m) {
+void read_kda(ConfigReader& r, const Json& cfg, Model& m) {
   if (!cfg.is_object()) return r.fail("linear_attn_config", "must be an object");
-  Reader k(cfg, Json::object());
+  ConfigReader k(cfg, Json::object());
   const Json* full = k.array("full_attn_layers");
   const Json* kda = k.array("kda_layers");
   const int heads = k.integer({"num_heads"}, 0, 1, L::kHeads);
@@ -278,9 +278,9 @@ void read_kda(Reader& r, const Json& cfg, Model& m) {
 /** MiniMax-M3's block-sparse attention (sparse_attention_config): the layers flagged in
  *  sparse_attention_freq keep one index key of sparse_index_dim per token and attend the top
  *  sparse_topk_blocks blocks of sparse_block_size tokens. */
-void read_block_sparse(Reader& r, const Json& cfg, Model& m) {
+void read_block_sparse(ConfigReader& r, const Json& cfg, Model& m) {
   if (!cfg.is_object()) return r.fail("sparse_attention_config", "must be an object");
-  Reader s(cfg, Json::object());
+  ConfigReader s(cfg, Json::object());
   if (!s.boolean("use_sparse_attention", false)) return;
   const Json* freq = s.array("sparse_attention_freq");
   const int block = s.integer({"sparse_block_size"}, 0, 1, L::kTokens);
@@ -310,7 +310,7 @@ StorageFormat fp8_format(const Json& q) {
 
 /** obj[key] as an integer in [min, max], `fallback` when absent or null. Anything else is an
  *  error naming quantization_config.<path>: a cast would read 4294967300 bits as 4. */
-int quant_int(Reader& r, const Json& obj, const char* key, const std::string& path, int fallback,
+int quant_int(ConfigReader& r, const Json& obj, const char* key, const std::string& path, int fallback,
               int min, int max) {
   auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) return fallback;
@@ -377,7 +377,7 @@ void set(Model& m, WeightGroup g, const StorageFormat& f) {
 }
 
 /** quantization_config -> per-group storage. Embedding, head, router and norms stay BF16. */
-void read_quantization(Reader& r, const Json& q, Model& m) {
+void read_quantization(ConfigReader& r, const Json& q, Model& m) {
   if (!q.is_object()) return r.fail("quantization_config", "must be an object");
   const std::string method = q.contains("quant_method") && q["quant_method"].is_string()
                                  ? q["quant_method"].get<std::string>() : "";
@@ -503,7 +503,7 @@ Result<Model> import_hf_config(std::string_view config_json, std::string_view id
   const Json& all = hf_defaults();
   static const Json kNone = Json::object();
   const Json& defaults = all.contains(model_type) && all[model_type].is_object() ? all[model_type] : kNone;
-  Reader r(c, defaults);
+  ConfigReader r(c, defaults);
   if (!model_type.empty() &&
       std::find(std::begin(kKnownModelTypes), std::end(kKnownModelTypes), model_type) == std::end(kKnownModelTypes)) {
     return make_error(ErrorCode::kInvalidCatalog, source + ": model_type",

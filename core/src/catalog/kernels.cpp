@@ -16,7 +16,7 @@ using Json = nlohmann::json;
 
 constexpr double kUs = 1e-6;
 
-Error bad(const std::string& field, const std::string& message) {
+Error kernels_error(const std::string& field, const std::string& message) {
   return make_error(ErrorCode::kInvalidCatalog, "kernels.json." + field, message);
 }
 
@@ -28,21 +28,21 @@ Result<Curve> read_curve(const Json& j, const char* xk, const detail::Bound& x_b
   Curve c;
   if (!j.is_object() || !j.contains(xk) || !j.contains(yk) || !j.at(xk).is_array() ||
       !j.at(yk).is_array() || j.at(xk).size() != j.at(yk).size() || j.at(xk).empty()) {
-    return bad(path, std::string("needs arrays ") + xk + " and " + yk + " of one length");
+    return kernels_error(path, std::string("needs arrays ") + xk + " and " + yk + " of one length");
   }
   if (auto e = detail::unknown_key(j, "kernels.json." + path, keys)) return *e;
   for (std::size_t i = 0; i < j.at(xk).size(); ++i) {
     const Json& x = j.at(xk).at(i);
     const Json& y = j.at(yk).at(i);
     const std::string at = "[" + std::to_string(i) + "]";
-    if (!x.is_number()) return bad(path + "." + xk + at, "must be a number");
-    if (!y.is_number()) return bad(path + "." + yk + at, "must be a number");
+    if (!x.is_number()) return kernels_error(path + "." + xk + at, "must be a number");
+    if (!y.is_number()) return kernels_error(path + "." + yk + at, "must be a number");
     if (auto e = detail::out_of_bound("kernels.json." + path + "." + xk + at, x.get<double>(), x_bound)) return *e;
     if (auto e = detail::out_of_bound("kernels.json." + path + "." + yk + at, y.get<double>(), detail::kLatencyUs)) {
       return *e;
     }
-    if (!c.empty() && x.get<double>() <= c.back_x()) return bad(path, "x must ascend");
-    if (!c.push(x.get<double>(), y.get<double>() * kUs)) return bad(path, "has more than 16 points");
+    if (!c.empty() && x.get<double>() <= c.back_x()) return kernels_error(path, "x must ascend");
+    if (!c.push(x.get<double>(), y.get<double>() * kUs)) return kernels_error(path, "has more than 16 points");
   }
   return c;
 }
@@ -98,19 +98,19 @@ Result<KernelCatalog> parse_kernels(std::string_view json_text) {
   const Json& j = parsed.value();
   if (!j.is_object()) return make_error(ErrorCode::kInvalidJson, "kernels.json", "is not a JSON object");
   if (auto e = detail::unknown_key(j, "kernels.json", {"schema", "gpus", "note", "sources"})) return *e;
-  if (!j.contains("gpus") || !j.at("gpus").is_object()) return bad("gpus", "must be an object");
+  if (!j.contains("gpus") || !j.at("gpus").is_object()) return kernels_error("gpus", "must be an object");
   KernelCatalog cat;
   for (const auto& [id, g] : j.at("gpus").items()) {
     const std::string path = "gpus." + id;
     GpuKernels k;
-    if (!g.is_object()) return bad(path, "must be an object");
+    if (!g.is_object()) return kernels_error(path, "must be an object");
     if (auto e = detail::unknown_key(g, "kernels.json." + path,
                                      {"gemm_latency_us", "allreduce_gpus", "allreduce_us", "alltoall_us", "source", "note"})) {
       return *e;
     }
     if (!g.contains("gemm_latency_us") || !g.at("gemm_latency_us").is_object() ||
         !g.at("gemm_latency_us").contains("value") || !g.at("gemm_latency_us").at("value").is_number()) {
-      return bad(path + ".gemm_latency_us", "needs a value (a number of microseconds)");
+      return kernels_error(path + ".gemm_latency_us", "needs a value (a number of microseconds)");
     }
     const Json& gemm = g.at("gemm_latency_us");
     if (auto e = detail::unknown_key(gemm, "kernels.json." + path + ".gemm_latency_us", {"value", "source", "note"})) {
@@ -122,11 +122,11 @@ Result<KernelCatalog> parse_kernels(std::string_view json_text) {
     }
     k.gemm_latency_s = gemm.at("value").get<double>() * kUs;
     if (g.contains("allreduce_us")) {
-      if (!g.at("allreduce_us").is_object()) return bad(path + ".allreduce_us", "must be an object");
+      if (!g.at("allreduce_us").is_object()) return kernels_error(path + ".allreduce_us", "must be an object");
       const Json* gpus = g.contains("allreduce_gpus") ? &g.at("allreduce_gpus") : nullptr;
       if (gpus == nullptr || !gpus->is_number_integer() || gpus->get<long long>() < 2 ||
           gpus->get<long long>() > 1024) {
-        return bad(path + ".allreduce_gpus", "needs the GPUs the all-reduce tables were measured over (2 to 1024)");
+        return kernels_error(path + ".allreduce_gpus", "needs the GPUs the all-reduce tables were measured over (2 to 1024)");
       }
       const int measured_gpus = static_cast<int>(gpus->get<long long>());
       for (const auto& [impl, t] : g.at("allreduce_us").items()) {
@@ -134,7 +134,7 @@ Result<KernelCatalog> parse_kernels(std::string_view json_text) {
                             {"bytes", "us", "source", "note"});
         if (!c) return c.error();
         if (!add_curve(k, impl, c.value(), measured_gpus, false)) {
-          return bad(path + ".allreduce_us", "holds at most 6 implementations with names under 24 characters");
+          return kernels_error(path + ".allreduce_us", "holds at most 6 implementations with names under 24 characters");
         }
       }
     }

@@ -18,8 +18,6 @@
 
 namespace gpucalc {
 
-using Json = nlohmann::ordered_json;
-
 namespace {
 
 void trace(OfferingResult& r, std::string field, std::string formula,

@@ -83,12 +83,12 @@ const char* latency_violation(const OfferingResult& r, double ceiling) {
   return nullptr;
 }
 
-class Checker {
+class InvariantChecker {
  public:
   /** `path` names what is checked; it is built only when a check fails (most never do). */
-  explicit Checker(std::string_view path) : name_(path) {}
+  explicit InvariantChecker(std::string_view path) : name_(path) {}
   /** `list[index](id)`, e.g. results[0](fullgpu-8x-h200). */
-  Checker(std::string_view list, std::size_t index, std::string_view id)
+  InvariantChecker(std::string_view list, std::size_t index, std::string_view id)
       : name_(list), id_(id), index_(index), indexed_(true) {}
   /** Sizes, counts, times, prices: finite and >= 0. */
   void size(std::string_view field, double x) {
@@ -134,7 +134,7 @@ class Checker {
   std::optional<Error> error_;
 };
 
-void check_fit(Checker& c, const MemoryFit& f) {
+void check_fit(InvariantChecker& c, const MemoryFit& f) {
   c.size("capacity_bytes_per_gpu", f.capacity_bytes_per_gpu);
   c.size("reserve_bytes_per_gpu", f.reserve_bytes_per_gpu);
   c.size("weights_bytes", f.weights_bytes);
@@ -158,7 +158,7 @@ void check_fit(Checker& c, const MemoryFit& f) {
   c.signed_value("headroom_bytes_per_gpu", f.headroom_bytes_per_gpu);
 }
 
-void check_result(Checker& c, const OfferingResult& r) {
+void check_result(InvariantChecker& c, const OfferingResult& r) {
   c.at_least_one("gpu_count", r.gpu_count);
   check_fit(c, r.fit);
   c.at_least_one("deployed_gpus", r.deployed_gpus);
@@ -226,13 +226,13 @@ bool rate_not_computable(const OfferingResult& r) {
 }
 
 std::optional<Error> check_fit_invariants(const MemoryFit& fit, const std::string& path) {
-  Checker c(path);
+  InvariantChecker c(path);
   check_fit(c, fit);
   return c.error();
 }
 
 Result<bool> enforce_output_invariants(Evaluation& ev) {
-  Checker model("model");
+  InvariantChecker model("model");
   model.size("params_total", ev.model.params_total);
   model.size("params_active", ev.model.params_active);
   if (model.error()) return *model.error();
@@ -294,7 +294,7 @@ Result<bool> enforce_output_invariants(Evaluation& ev) {
       clear(r.energy_usd_per_run);
     }
     if (cleared && !rate_not_computable(r)) r.warnings.emplace_back(kNotComputable);
-    Checker c("results", i, r.offering_id);
+    InvariantChecker c("results", i, r.offering_id);
     check_result(c, r);
     if (c.error()) return *c.error();
   }
@@ -302,13 +302,13 @@ Result<bool> enforce_output_invariants(Evaluation& ev) {
 }
 
 std::optional<Error> check_output_invariants(const Evaluation& ev) {
-  Checker model("model");
+  InvariantChecker model("model");
   model.size("params_total", ev.model.params_total);
   model.size("params_active", ev.model.params_active);
   if (model.error()) return model.error();
   for (std::size_t i = 0; i < ev.results.size(); ++i) {
     const OfferingResult& r = ev.results[i];
-    Checker c("results", i, r.offering_id);
+    InvariantChecker c("results", i, r.offering_id);
     check_result(c, r);
     if (c.error()) return c.error();
     if (auto field = rate_violation(r, tokens_per_s_per_gpu_ceiling(r, ev.model))) {
@@ -322,7 +322,7 @@ std::optional<Error> check_output_invariants(const Evaluation& ev) {
     }
   }
   for (std::size_t i = 0; i < ev.verdict.size(); ++i) {
-    Checker c("verdict", i, ev.verdict[i].code);
+    InvariantChecker c("verdict", i, ev.verdict[i].code);
     for (const auto& [name, x] : ev.verdict[i].params) {
       c.size(name, x);
       if (name == "ratio" && x > kMaxVerdictRatio) c.size(name, -x);

@@ -14,7 +14,7 @@ namespace {
 using Json = nlohmann::json;
 
 /** Activations travel between layers in BF16. */
-constexpr double kActivationBytes = 2.0;
+constexpr double kBf16ActivationBytes = 2.0;
 /** Mixed-precision Adam: BF16 weights 2 + BF16 gradients 2 + FP32 master, m, v 12. */
 constexpr double kWeightBytes16 = 2.0;
 constexpr double kGradBytes16 = 2.0;
@@ -221,7 +221,7 @@ double allreduce_s(const InferenceContext& c, const Deployment& d, double tokens
   if (tp <= 1) return 0.0;
   const double layers_per_stage =
       std::ceil(static_cast<double>(c.model->layers) / std::max(1, d.pipeline_parallel));
-  const double message_bytes = tokens * c.model->hidden_size * kActivationBytes;
+  const double message_bytes = tokens * c.model->hidden_size * kBf16ActivationBytes;
   const double per_call = 2.0 * (tp - 1) / tp * message_bytes / c.rates.allreduce_bus_bytes_per_s +
                           c.constants.allreduce_latency_s;
   return 2.0 * layers_per_stage * per_call;
@@ -261,7 +261,7 @@ StepCost decode_step(const InferenceContext& c, const Deployment& d, double batc
   s.bytes_per_gpu = c.weight_bytes * weight_share / n +
                     batch * kv_bytes_per_sequence_per_gpu(m, c.kv, d, context_tokens);
   s.comm_s = allreduce_s(c, d, batch);
-  s.scale_out_s = inference_scale_out_cost(c.scale_out, m, d, batch, kActivationBytes).total_s;
+  s.scale_out_s = inference_scale_out_cost(c.scale_out, m, d, batch, kBf16ActivationBytes).total_s;
   s.comm_s += s.scale_out_s;
   finish(s, c);
   return s;
@@ -279,7 +279,7 @@ StepCost prefill_step(const InferenceContext& c, const Deployment& d, double bat
                     batch * kv_bytes_per_sequence_per_gpu(m, c.kv, d, input_tokens);
   s.comm_s = allreduce_s(c, d, batch * input_tokens);
   s.scale_out_s =
-      inference_scale_out_cost(c.scale_out, m, d, batch * input_tokens, kActivationBytes).total_s;
+      inference_scale_out_cost(c.scale_out, m, d, batch * input_tokens, kBf16ActivationBytes).total_s;
   s.comm_s += s.scale_out_s;
   finish(s, c);
   return s;
@@ -469,7 +469,7 @@ TrainingEstimate estimate_training(const Catalog& catalog, const Scenario& scena
   const double bus = resolve_rates(catalog, gpu, t.rates.math, scenario).allreduce_bus_bytes_per_s;
   double comm_per_microbatch_s = 0.0;
   if (tp > 1) {
-    const double msg = seq * mb * h * kActivationBytes;
+    const double msg = seq * mb * h * kBf16ActivationBytes;
     comm_per_microbatch_s = 4.0 * layers * (2.0 * (tp - 1) / tp * msg / bus + k.allreduce_latency_s);
   }
   double grad_sync_s = 0.0;

@@ -91,7 +91,7 @@ ServingGpuError serving_error(const Mape& m) {
                          {m.ttft, m.n_ttft}};
 }
 
-Error bad(const std::string& field, const std::string& message) {
+Error bands_error(const std::string& field, const std::string& message) {
   return make_error(ErrorCode::kInvalidCatalog, "error-bands.json." + field, message);
 }
 
@@ -137,12 +137,12 @@ std::optional<Error> read_serving_gpu(const Json& j, const std::string& path, Se
   const Metric metrics[] = {{"interactivity", "n_interactivity", &out.interactivity},
                             {"throughput_per_gpu", "n_throughput_per_gpu", &out.throughput_per_gpu},
                             {"mean_ttft", "n_mean_ttft", &out.ttft}};
-  if (!group) return bad(path + ".group", "is required (a string)");
+  if (!group) return bands_error(path + ".group", "is required (a string)");
   out.gpu = *group;
   for (const Metric& m : metrics) {
     const auto mape = read<double>(j, m.mape_key);
     const auto n = read<int>(j, m.n_key);
-    if (!mape || !n) return bad(path, std::string("needs ") + m.mape_key + " (a fraction) and " + m.n_key);
+    if (!mape || !n) return bands_error(path, std::string("needs ") + m.mape_key + " (a fraction) and " + m.n_key);
     if (auto e = bad_error_fraction(path + "." + m.mape_key, *mape)) return e;
     *m.out = MetricError{*mape, *n};
   }
@@ -151,7 +151,7 @@ std::optional<Error> read_serving_gpu(const Json& j, const std::string& path, Se
 
 std::optional<Error> read_summary(const Json& j, ValidationSummary& s) {
   if (!j.is_object() || !j.contains("mlperf") || !j.contains("serving")) {
-    return bad("summary", "needs mlperf and serving");
+    return bands_error("summary", "needs mlperf and serving");
   }
   if (auto e = unknown(j, "summary", {"mlperf", "serving", "note"})) return e;
   const Json& m = j.at("mlperf");
@@ -165,7 +165,7 @@ std::optional<Error> read_summary(const Json& j, ValidationSummary& s) {
   const auto ranks_ties = read<bool>(m, "ranks_match_beyond_ties");
   if (!median || !max || !ranks || !ranks_ties || !m.contains("rows") || !m.at("rows").is_array() ||
       !m.contains("per_gpu") || !m.at("per_gpu").is_array()) {
-    return bad("summary.mlperf",
+    return bands_error("summary.mlperf",
                "needs median_abs_error, max_abs_error, ranks_match, ranks_match_beyond_ties, rows, per_gpu");
   }
   s.mlperf_median_abs_error = *median;
@@ -188,7 +188,7 @@ std::optional<Error> read_summary(const Json& j, ValidationSummary& s) {
     const bool error_ok = r.is_object() && r.contains("error") && r.at("error").is_number() &&
                           r.at("error").get<double>() > -1.0 && r.at("error").get<double>() < 1e6;
     if (!id || !workload || !gpu || !unit || !predicted || !measured || !error_ok) {
-      return bad(path, "needs id, workload, gpu, unit, predicted, measured, error");
+      return bands_error(path, "needs id, workload, gpu, unit, predicted, measured, error");
     }
     s.mlperf_rows.push_back(
         MlperfRowError{*id, *workload, *gpu, *unit, *predicted, *measured, r.at("error").get<double>()});
@@ -200,7 +200,7 @@ std::optional<Error> read_summary(const Json& j, ValidationSummary& s) {
     const auto mape = read<double>(g, "mape");
     const auto n = read<int>(g, "points");
     if (auto e = unknown(g, path, {"gpu", "mape", "points", "source"})) return e;
-    if (!gpu || !mape || !n) return bad(path, "needs gpu, mape and points");
+    if (!gpu || !mape || !n) return bands_error(path, "needs gpu, mape and points");
     if (auto e = bad_error_fraction(path + ".mape", *mape)) return e;
     s.mlperf_per_gpu.push_back(MlperfGpuError{*gpu, {*mape, *n}});
   }
@@ -208,7 +208,7 @@ std::optional<Error> read_summary(const Json& j, ValidationSummary& s) {
   if (auto e = unknown(sv, "summary.serving", {"mape_per_gpu", "mape_all", "note"})) return e;
   if (!sv.is_object() || !sv.contains("mape_all") || !sv.contains("mape_per_gpu") ||
       !sv.at("mape_per_gpu").is_array()) {
-    return bad("summary.serving", "needs mape_per_gpu and mape_all");
+    return bands_error("summary.serving", "needs mape_per_gpu and mape_all");
   }
   if (auto e = read_serving_gpu(sv.at("mape_all"), "summary.serving.mape_all", s.serving_all)) return e;
   i = 0;
@@ -405,11 +405,11 @@ std::string error_bands_to_json(const ErrorBandTable& t) {
  *  bounds of a measured point. */
 std::optional<Error> read_measured_runs(const Json& ms, std::vector<MeasuredRun>& runs) {
   if (!ms.contains("runs")) return std::nullopt;
-  if (!ms.at("runs").is_array()) return bad("measured.runs", "must be an array");
+  if (!ms.at("runs").is_array()) return bands_error("measured.runs", "must be an array");
   std::size_t i = 0;
   for (const Json& x : ms.at("runs")) {
     const std::string path = "measured.runs[" + std::to_string(i++) + "]";
-    if (!x.is_object()) return bad(path, "must be an object");
+    if (!x.is_object()) return bands_error(path, "must be an object");
     if (auto e = unknown(x, path, {"model", "gpu", "engine", "weights", "date", "engine_version", "tp",
                                    "ep", "dp_attention", "mtp", "input_tokens", "output_tokens",
                                    "concurrency", "tokens_per_s_per_user",
@@ -421,7 +421,7 @@ std::optional<Error> read_measured_runs(const Json& ms, std::vector<MeasuredRun>
                                      {"gpu", &r.gpu_id}, {"engine", &r.engine}, {"weights", &r.weights},
                                      {"date", &r.date}, {"engine_version", &r.engine_version}}) {
       const auto v = read<std::string>(x, key);
-      if (!v || v->size() > 200) return bad(path + "." + key, "is required (a string of at most 200 bytes)");
+      if (!v || v->size() > 200) return bands_error(path + "." + key, "is required (a string of at most 200 bytes)");
       *field = *v;
     }
     double tp = 0, ep = 0, dpa = 0, mtp = 0;
@@ -435,7 +435,7 @@ std::optional<Error> read_measured_runs(const Json& ms, std::vector<MeasuredRun>
           {"total_tokens_per_s_per_gpu", &r.total_tokens_per_s_per_gpu, &detail::kTokensPerS},
           {"ttft_s", &r.ttft_s, &detail::kBenchLatencyS}}) {
       const auto v = read<double>(x, key);
-      if (!v) return bad(path + "." + key, "is required (a number)");
+      if (!v) return bands_error(path + "." + key, "is required (a number)");
       if (auto e = detail::out_of_bound("error-bands.json." + path + "." + key, *v, *bound)) return *e;
       *field = *v;
     }
@@ -453,7 +453,7 @@ Result<ErrorBandTable> parse_error_bands(std::string_view json_text) {
   if (!parsed) return parsed.error();
   const Json& j = parsed.value();
   if (!j.is_object() || !j.contains("bands") || !j.at("bands").is_array()) {
-    return bad("bands", "is required (an array)");
+    return bands_error("bands", "is required (an array)");
   }
   if (auto e = unknown(j, "", {"schema", "generated_by", "note", "bands", "widening", "measured", "summary"})) {
     return *e;
@@ -472,12 +472,12 @@ Result<ErrorBandTable> parse_error_bands(std::string_view json_text) {
     for (std::size_t k = 0; k < kErrorBandRegimes; ++k) if (users && *users == kRegimes[k]) r = k;
     const auto format = weights ? parse_weight_format(*weights) : std::nullopt;
     if (v == kErrorBandVendors || r == kErrorBandRegimes || !format) {
-      return bad(path, "needs vendor (amd, nvidia), weights (a weight format) and users (1-8, 9-32, 33+)");
+      return bands_error(path, "needs vendor (amd, nvidia), weights (a weight format) and users (1-8, 9-32, 33+)");
     }
     const auto f = static_cast<std::size_t>(*format);
-    if (seen[v][f][r]) return bad(path, "repeats " + *vendor + " " + *weights + " " + *users);
+    if (seen[v][f][r]) return bands_error(path, "repeats " + *vendor + " " + *weights + " " + *users);
     seen[v][f][r] = true;
-    if (!b.contains("metrics") || !b.at("metrics").is_array()) return bad(path + ".metrics", "is required (an array)");
+    if (!b.contains("metrics") || !b.at("metrics").is_array()) return bands_error(path + ".metrics", "is required (an array)");
     std::size_t k = 0;
     for (const Json& m : b.at("metrics")) {
       const std::string mpath = path + ".metrics[" + std::to_string(k++) + "]";
@@ -494,7 +494,7 @@ Result<ErrorBandTable> parse_error_bands(std::string_view json_text) {
       bool known = false;
       for (const char* name : kMetrics) known = known || (metric && *metric == name);
       if (!known || !mape || !points || !group || !p50 || !p80 || !basis) {
-        return bad(mpath, "needs metric (interactivity, throughput_per_gpu, ttft), mape, p50, p80, points, group, basis");
+        return bands_error(mpath, "needs metric (interactivity, throughput_per_gpu, ttft), mape, p50, p80, points, group, basis");
       }
       if (auto e = bad_error_fraction(mpath + ".mape", *mape)) return *e;
       if (auto e = bad_error_fraction(mpath + ".p50", *p50)) return *e;
@@ -511,7 +511,7 @@ Result<ErrorBandTable> parse_error_bands(std::string_view json_text) {
     }
   }
   if (!j.contains("widening") || !j.at("widening").is_array() || j.at("widening").size() != 4) {
-    return bad("widening", "is required: one entry per flag (model, users, engine, GPU)");
+    return bands_error("widening", "is required: one entry per flag (model, users, engine, GPU)");
   }
   i = 0;
   for (const Json& x : j.at("widening")) {
@@ -524,27 +524,27 @@ Result<ErrorBandTable> parse_error_bands(std::string_view json_text) {
     const auto fold = read<std::string>(x, "fold");
     const auto a = read<double>(x, "interactivity"), b = read<double>(x, "throughput_per_gpu"), c = read<double>(x, "ttft");
     if (!flag || !fold || !a || !b || !c || *a < 1.0 || *b < 1.0 || *c < 1.0) {
-      return bad(path, "needs flag, fold and interactivity, throughput_per_gpu, ttft (factors >= 1)");
+      return bands_error(path, "needs flag, fold and interactivity, throughput_per_gpu, ttft (factors >= 1)");
     }
     t.widening.push_back(BandWidening{*flag, *fold, *a, *b, *c});
   }
-  if (!j.contains("measured") || !j.at("measured").is_object()) return bad("measured", "is required");
+  if (!j.contains("measured") || !j.at("measured").is_object()) return bands_error("measured", "is required");
   const Json& ms = j.at("measured");
   if (auto e = unknown(ms, "measured", {"models", "engines", "gpus", "users_max", "runs", "source"})) return *e;
   for (const auto& [key, list] : {std::pair<const char*, std::vector<std::string>*>{"models", &t.measured.models},
                                   {"engines", &t.measured.engines},
                                   {"gpus", &t.measured.gpus}}) {
-    if (!ms.contains(key) || !ms.at(key).is_array()) return bad(std::string("measured.") + key, "is required (an array of ids)");
+    if (!ms.contains(key) || !ms.at(key).is_array()) return bands_error(std::string("measured.") + key, "is required (an array of ids)");
     for (const Json& x : ms.at(key)) {
-      if (!x.is_string()) return bad(std::string("measured.") + key, "must hold strings");
+      if (!x.is_string()) return bands_error(std::string("measured.") + key, "must hold strings");
       list->push_back(x.get<std::string>());
     }
   }
   const auto users_max = read<double>(ms, "users_max");
-  if (!users_max) return bad("measured.users_max", "is required (a number)");
+  if (!users_max) return bands_error("measured.users_max", "is required (a number)");
   t.measured.users_max = *users_max;
   if (auto e = read_measured_runs(ms, t.measured.runs)) return *e;
-  if (!j.contains("summary")) return bad("summary", "is required");
+  if (!j.contains("summary")) return bands_error("summary", "is required");
   if (auto e = read_summary(j.at("summary"), t.summary)) return *e;
   widen_bands(t);
   return t;

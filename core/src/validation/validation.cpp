@@ -255,7 +255,7 @@ double opt_num(const Json& j, const char* key) {
   return j.contains(key) && j.at(key).is_number() ? j.at(key).get<double>() : 0.0;
 }
 
-void add_error(double predicted, double measured, double& sum, int& n) {
+void add_fitted_error(double predicted, double measured, double& sum, int& n) {
   if (measured > 0.0 && predicted > 0.0) {
     sum += std::fabs(predicted / measured - 1.0);
     ++n;
@@ -266,9 +266,9 @@ Mape mape_of(const std::string& name, const std::vector<const ServingValidationR
   Mape m;
   m.group = name;
   for (const auto* r : rows) {
-    add_error(r->predicted_interactivity, r->measured_interactivity, m.interactivity, m.n_interactivity);
-    add_error(r->predicted_throughput_per_gpu, r->measured_throughput_per_gpu, m.throughput, m.n_throughput);
-    add_error(r->predicted_ttft_s, r->measured_ttft_s, m.ttft, m.n_ttft);
+    add_fitted_error(r->predicted_interactivity, r->measured_interactivity, m.interactivity, m.n_interactivity);
+    add_fitted_error(r->predicted_throughput_per_gpu, r->measured_throughput_per_gpu, m.throughput, m.n_throughput);
+    add_fitted_error(r->predicted_ttft_s, r->measured_ttft_s, m.ttft, m.n_ttft);
   }
   if (m.n_interactivity) m.interactivity /= m.n_interactivity;
   if (m.n_throughput) m.throughput /= m.n_throughput;
@@ -487,9 +487,9 @@ Mape mape_of_figures(const std::string& name, const std::vector<const ServingVal
   m.group = name;
   for (const auto* r : rows) {
     const FoldFigures& p = r->out_of_sample[kind];
-    add_error(p[0], r->measured_interactivity, m.interactivity, m.n_interactivity);
-    add_error(p[1], r->measured_throughput_per_gpu, m.throughput, m.n_throughput);
-    add_error(p[2], r->measured_ttft_s, m.ttft, m.n_ttft);
+    add_fitted_error(p[0], r->measured_interactivity, m.interactivity, m.n_interactivity);
+    add_fitted_error(p[1], r->measured_throughput_per_gpu, m.throughput, m.n_throughput);
+    add_fitted_error(p[2], r->measured_ttft_s, m.ttft, m.n_ttft);
   }
   if (m.n_interactivity) m.interactivity /= m.n_interactivity;
   if (m.n_throughput) m.throughput /= m.n_throughput;

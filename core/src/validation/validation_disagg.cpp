@@ -50,12 +50,12 @@ Parallel pool_layout(int workers, int tp, int ep, int dpa, int gpus, int scale_u
 
 /** A row's context and layout, built once against a catalog whose constants the folds change
  *  in place (the context reads them through its pointer). */
-struct RowSetup {
+struct DisaggRowSetup {
   std::shared_ptr<ServingContext> context;
   DisaggLayout layout;
 };
 
-void add_error(double predicted, double measured, double& sum, int& n) {
+void add_row_error(double predicted, double measured, double& sum, int& n) {
   if (measured <= 0.0) return;
   // A row the model cannot fit counts as fully wrong.
   sum += predicted > 0.0 ? std::fabs(predicted / measured - 1.0) : 1.0;
@@ -68,21 +68,21 @@ Mape mape_over(const std::string& name, const std::vector<const DisaggValidation
   for (const auto* r : rows) {
     const double pi = kind < 0 ? r->predicted_interactivity : r->out_of_sample[static_cast<std::size_t>(kind)][0];
     const double pt = kind < 0 ? r->predicted_throughput_per_gpu : r->out_of_sample[static_cast<std::size_t>(kind)][1];
-    add_error(pi, r->measured_interactivity, m.interactivity, m.n_interactivity);
-    add_error(pt, r->measured_throughput_per_gpu, m.throughput, m.n_throughput);
+    add_row_error(pi, r->measured_interactivity, m.interactivity, m.n_interactivity);
+    add_row_error(pt, r->measured_throughput_per_gpu, m.throughput, m.n_throughput);
   }
   if (m.n_interactivity) m.interactivity /= m.n_interactivity;
   if (m.n_throughput) m.throughput /= m.n_throughput;
   return m;
 }
 
-FoldFigures predict(const RowSetup& s, double concurrency) {
+FoldFigures predict(const DisaggRowSetup& s, double concurrency) {
   const DisaggPoint pt = serve_disaggregated(*s.context, s.layout, concurrency);
   if (!pt.fits) return FoldFigures{};
   return FoldFigures{pt.tokens_per_s_per_user, pt.total_tokens_per_s_per_gpu, 0.0};
 }
 
-struct Calibration {
+struct DisaggCalibration {
   std::string constant;  // "performance.<key>"
   double lo = 0, hi = 0;
   bool interactivity = false, throughput = false;
@@ -90,11 +90,11 @@ struct Calibration {
 
 /** Sets each constant, in the table's order, to the grid value with the least mean |relative
  *  error| over the training rows (newest only) and its metrics; returns the values. */
-std::vector<double> set_constants(ModelConstants& k, const std::vector<Calibration>& cals,
+std::vector<double> set_constants(ModelConstants& k, const std::vector<DisaggCalibration>& cals,
                                   const std::vector<DisaggValidationRow>& rows,
-                                  const std::vector<RowSetup>& setups, const std::vector<bool>& train) {
+                                  const std::vector<DisaggRowSetup>& setups, const std::vector<bool>& train) {
   std::vector<double> chosen;
-  for (const Calibration& cal : cals) {
+  for (const DisaggCalibration& cal : cals) {
     double* slot = model_constant(k, cal.constant.substr(std::string("performance.").size()));
     const auto cost = [&](double v) {
       *slot = v;
@@ -103,8 +103,8 @@ std::vector<double> set_constants(ModelConstants& k, const std::vector<Calibrati
       for (std::size_t i = 0; i < rows.size(); ++i) {
         if (!train[i] || !rows[i].newest) continue;
         const FoldFigures p = predict(setups[i], rows[i].concurrency);
-        if (cal.interactivity) add_error(p[0], rows[i].measured_interactivity, sum, n);
-        if (cal.throughput) add_error(p[1], rows[i].measured_throughput_per_gpu, sum, n);
+        if (cal.interactivity) add_row_error(p[0], rows[i].measured_interactivity, sum, n);
+        if (cal.throughput) add_row_error(p[1], rows[i].measured_throughput_per_gpu, sum, n);
       }
       return n > 0 ? sum / n : 0.0;
     };
@@ -143,11 +143,11 @@ Result<DisaggValidationReport> run_disagg_validation(const Catalog& catalog, std
   if (!catalog.constants) return make_error(ErrorCode::kInvalidCatalog, "performance", "the catalog holds no model constants");
   DisaggValidationReport report;
   report.note = str_of(j, "note");
-  std::vector<Calibration> cals;
+  std::vector<DisaggCalibration> cals;
   ModelConstants probe = *catalog.constants;  // for reading a constant by name
   if (j.contains("calibration") && j.at("calibration").is_array()) {
     for (const auto& c : j.at("calibration")) {
-      Calibration cal;
+      DisaggCalibration cal;
       cal.constant = str_of(c, "constant");
       if (cal.constant.rfind("performance.", 0) != 0 ||
           model_constant(probe, cal.constant.substr(12)) == nullptr ||
@@ -167,12 +167,12 @@ Result<DisaggValidationReport> run_disagg_validation(const Catalog& catalog, std
       cals.push_back(cal);
     }
   }
-  for (const Calibration& cal : cals) {
+  for (const DisaggCalibration& cal : cals) {
     report.constants.push_back(RefitConstant{cal.constant, *model_constant(probe, cal.constant.substr(12)), 0, 0, 0});
   }
   // The catalog the folds change; the contexts point at its constants.
   auto working = std::make_shared<Catalog>(catalog);
-  std::vector<RowSetup> setups;
+  std::vector<DisaggRowSetup> setups;
   std::size_t i = 0;
   for (const auto& e : j.at("rows")) {
     const std::string path = std::string(kFile) + ".rows[" + std::to_string(i++) + "]";
@@ -237,7 +237,7 @@ Result<DisaggValidationReport> run_disagg_validation(const Catalog& catalog, std
     c->output_tokens = 0.9 * r.osl;
     c->scale_out = make_scale_out_link(*network, off->gpu_count,
                                        std::max(layout.prefill.servers, layout.decode.servers));
-    RowSetup setup{c, layout};
+    DisaggRowSetup setup{c, layout};
     const FoldFigures p = predict(setup, r.concurrency);
     r.predicted_interactivity = p[0];
     r.predicted_throughput_per_gpu = p[1];

@@ -10,6 +10,7 @@
 #include "gpucalc/error_bands.hpp"
 #include "gpucalc/serving_calibration.hpp"
 #include "model/throughput.hpp"
+#include "model/training.hpp"
 #include "gpucalc/units.hpp"
 #include "evaluate/markers.hpp"
 #include "evaluate/provenance.hpp"

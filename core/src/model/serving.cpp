@@ -15,7 +15,6 @@ namespace gpucalc {
 namespace {
 
 /** Activations and the router / LM head are BF16. */
-constexpr double kActivationBytes = 2.0;
 constexpr double kBf16Bytes = 2.0;
 constexpr double kMiB = 1024.0 * 1024.0;
 /** Concurrency grid of the curve: powers of two up to this many sequences per instance. */

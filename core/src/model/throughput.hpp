@@ -26,6 +26,9 @@
 
 namespace gpucalc {
 
+/** Activations travel between layers in BF16. */
+constexpr double kActivationBytes = 2.0;
+
 
 /** Math precision of inference: FP4/FP6 run natively where the GPU has the path, else the
  *  weights are dequantised to FP8 (or BF16); INT4 is weight-only with BF16 math. */
@@ -149,30 +152,6 @@ long long max_batch_for(const InferenceContext& c, const Deployment& d);
 std::optional<InferencePoint> max_throughput(const InferenceContext& c, int gpu_count,
                                              int fixed_gpus_per_instance,
                                              const LatencyLimits& limits);
-
-/** Training and fine-tuning estimate for an offering of `gpu_count` GPUs. */
-struct TrainingEstimate {
-  Deployment deployment;  // tensor parallel x pipeline per replica
-  int data_parallel = 1;
-  double trainable_params = 0.0;
-  TrainingMemoryParts parts;              // memory_bytes_per_gpu by part
-  double state_bytes_per_gpu = 0.0;       // weights + gradients + optimizer
-  double activation_bytes_per_gpu = 0.0;  // Korthikanti et al. 2022
-  double memory_bytes_per_gpu = 0.0;      // state + activations + reserve
-  bool fits = false;
-  double flops_per_token = 0.0;
-  double bytes_per_token = 0.0;           // HBM traffic, whole cluster
-  double comm_s_per_token = 0.0;
-  double tokens_per_s = 0.0;
-  double hours = 0.0;
-  double gpu_hours = 0.0;
-  Rates rates;
-};
-/** `scale_out`: data parallel across its servers adds the cross-server gradient all-reduce. */
-TrainingEstimate estimate_training(const Catalog& catalog, const Scenario& scenario,
-                                   const Model& model, const Gpu& gpu, int gpu_count,
-                                   double capacity_bytes_per_gpu, const ModelConstants& constants,
-                                   const ScaleOutLink& scale_out = {});
 
 /** Cost inputs of seed 000's formula, besides compute. */
 struct RunCostInputs {

@@ -14,6 +14,7 @@
 #include "gpucalc/scenario.hpp"
 #include "model/serving.hpp"
 #include "model/throughput.hpp"
+#include "model/training.hpp"
 
 namespace gpucalc {
 

@@ -8,6 +8,7 @@
 #include "gpucalc/evaluate.hpp"
 #include "gpucalc/memory.hpp"
 #include "model/throughput.hpp"
+#include "model/training.hpp"
 #include "gpucalc/units.hpp"
 
 using namespace gpucalc;

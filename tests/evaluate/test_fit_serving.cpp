@@ -15,6 +15,7 @@
 #include "model/serving.hpp"
 #include "model/throughput.hpp"
 #include "gpucalc/units.hpp"
+#include "model/training.hpp"
 #include "test_support.hpp"
 
 using namespace gpucalc;

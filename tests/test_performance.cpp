@@ -7,7 +7,7 @@
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/evaluate.hpp"
 #include "gpucalc/memory.hpp"
-#include "gpucalc/throughput.hpp"
+#include "model/throughput.hpp"
 #include "gpucalc/units.hpp"
 
 using namespace gpucalc;

@@ -1,10 +1,10 @@
-#include "gpucalc/throughput.hpp"
+#include "model/throughput.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "gpucalc/attention.hpp"
+#include "model/attention.hpp"
 #include "gpucalc/units.hpp"
 
 namespace gpucalc {

@@ -185,6 +185,7 @@ constexpr Label kLabels[] = {
     {"energy_usd_per_million_tokens", "energy US$ per million output tokens"},
     {"train_tokens_per_s", "training tokens/s"},
     {"train_hours", "hours to budget"},
+    {"train_steps", "optimizer steps"},
     {"gpu_hours", "GPU-hours"},
     {"run_cost_usd", "cost of the run"},
     {"train_memory_bytes_per_gpu", "memory per GPU"},

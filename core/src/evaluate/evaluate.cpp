@@ -247,6 +247,7 @@ void apply_training_fit(const Catalog& catalog, const Scenario& s, const Model& 
   if (!t.fits) {
     r.train_tokens_per_s.reset();
     r.train_hours.reset();
+    r.train_steps.reset();
     r.gpu_hours.reset();
     r.run_cost_usd.reset();
     if (std::find(r.warnings.begin(), r.warnings.end(), "training_does_not_fit") == r.warnings.end()) {

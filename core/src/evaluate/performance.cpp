@@ -486,6 +486,11 @@ void estimate_training_result(const Catalog& catalog, const Scenario& s, const M
   r.train_memory_parts = t.parts;
   r.train_tokens_per_s = t.tokens_per_s;
   r.train_hours = t.hours;
+  // One optimizer step per global batch: micro-batch sequences of `seq` tokens on each
+  // data-parallel replica (no gradient accumulation key).
+  const double tokens_per_step =
+      static_cast<double>(s.seq_tokens) * std::max(1, s.micro_batch) * std::max(1, t.data_parallel);
+  r.train_steps = std::ceil(s.train_tokens / tokens_per_step);
   r.gpu_hours = t.gpu_hours;
   if (!t.fits) r.warnings.emplace_back("training_does_not_fit");
   if (with_trace) {
@@ -515,6 +520,10 @@ void estimate_training_result(const Catalog& catalog, const Scenario& s, const M
            {"hbm_rate_bytes_per_s", t.rates.hbm_bytes_per_s * k.hbm_fraction}});
     trace(r, "train_hours", "train_hours = train_tokens / train_tokens_per_s / 3600",
           {{"train_tokens", s.train_tokens}, {"train_tokens_per_s", t.tokens_per_s}});
+    trace(r, "train_steps", "train_steps = ceil(train_tokens / (seq x micro_batch x data_parallel))",
+          {{"train_tokens", s.train_tokens}, {"seq_tokens", static_cast<double>(s.seq_tokens)},
+           {"micro_batch", static_cast<double>(std::max(1, s.micro_batch))},
+           {"data_parallel", static_cast<double>(std::max(1, t.data_parallel))}});
     trace(r, "gpu_hours", "gpu_hours = train_hours x gpus",
           {{"train_hours", t.hours}, {"gpus", static_cast<double>(offering.gpu_count)}});
   }

@@ -2,7 +2,7 @@
 // (vLLM's max_model_len) and sizes memory; requests are `input` + `output` tokens and drive
 // prefill, decode and cost. A request longer than the context is an error naming both keys.
 #include "gpucalc/memory.hpp"
-#include "gpucalc/pricing.hpp"
+#include "model/pricing.hpp"
 #include "test_support.hpp"
 
 using namespace gpucalc;

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "gpucalc/catalog.hpp"
-#include "gpucalc/disagg.hpp"
+#include "model/disagg.hpp"
 #include "gpucalc/evaluate.hpp"
-#include "gpucalc/scale_out.hpp"
+#include "model/scale_out.hpp"
 #include "gpucalc/validation_disagg.hpp"
 
 using namespace gpucalc;

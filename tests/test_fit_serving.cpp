@@ -12,8 +12,8 @@
 #include "gpucalc/memory.hpp"
 #include "gpucalc/result_fields.hpp"
 #include "gpucalc/scenario.hpp"
-#include "gpucalc/serving.hpp"
-#include "gpucalc/throughput.hpp"
+#include "model/serving.hpp"
+#include "model/throughput.hpp"
 #include "gpucalc/units.hpp"
 #include "test_support.hpp"
 

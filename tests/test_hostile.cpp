@@ -1,13 +1,13 @@
 // Reproductions of hostile inputs that were accepted, or gave a negative, zero or
 // wrong-basis figure. Each is refused with an error naming the field, or computed sanely; the
-// output invariants (core/src/invariants.cpp) hold on every evaluation. Fixtures:
+// output invariants (core/src/evaluate/invariants.cpp) hold on every evaluation. Fixtures:
 // tests/fixtures/hostile/ (README there). Runs natively, under ASan/UBSan and under Emscripten.
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "gpucalc/invariants.hpp"
+#include "evaluate/invariants.hpp"
 #include "gpucalc/text.hpp"
 #include "gpucalc/units.hpp"
 #include "test_support.hpp"
@@ -444,7 +444,7 @@ TEST_CASE("an error quoting bytes that are not UTF-8 is still a JSON error objec
 
 // Round 3: every accepted figure within physics, one rule for the buyer's limits, text that
 // cannot rewrite the screen. Each case below was accepted (or recommended the wrong offering)
-// before the bounds in core/src/bounds.hpp and the rules they name.
+// before the bounds in core/src/catalog/bounds.hpp and the rules they name.
 namespace {
 
 /** A built-in data document as JSON, to derive hostile documents from. */

@@ -1,11 +1,11 @@
-// The core's JSON writer (core/src/json_writer.hpp): integers and numbers as text.
+// The core's JSON writer (core/src/output/json_writer.hpp): integers and numbers as text.
 #include <doctest/doctest.h>
 
 #include <climits>
 #include <cstdint>
 #include <string>
 
-#include "../core/src/json_writer.hpp"
+#include "output/json_writer.hpp"
 
 using gpucalc::detail::append_integer;
 using gpucalc::detail::append_number;

@@ -1,6 +1,6 @@
 // Hand-computed formula tests for the memory fit (expected values computed here, by hand).
 #include "gpucalc/memory.hpp"
-#include "gpucalc/pricing.hpp"
+#include "model/pricing.hpp"
 #include "gpucalc/units.hpp"
 #include "test_support.hpp"
 

@@ -7,7 +7,7 @@
 #include <set>
 #include <sstream>
 
-#include "gpucalc/attention.hpp"
+#include "model/attention.hpp"
 #include "gpucalc/memory.hpp"
 #include "test_support.hpp"
 

@@ -8,8 +8,8 @@
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/evaluate.hpp"
 #include "gpucalc/memory.hpp"
-#include "gpucalc/serving.hpp"
-#include "gpucalc/throughput.hpp"
+#include "model/serving.hpp"
+#include "model/throughput.hpp"
 #include "gpucalc/units.hpp"
 
 using namespace gpucalc;

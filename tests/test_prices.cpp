@@ -3,8 +3,8 @@
 // computed by hand from the data files' figures (data/gpus.json, data/offerings.json).
 #include <set>
 
-#include "gpucalc/energy.hpp"
-#include "gpucalc/scale_out.hpp"
+#include "model/energy.hpp"
+#include "model/scale_out.hpp"
 #include "gpucalc/units.hpp"
 #include "test_support.hpp"
 

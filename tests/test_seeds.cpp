@@ -2,7 +2,7 @@
 // paragraph, and seed 000's memory table, under the seeds' assumptions (marketed basis, no
 // reserve). Expected values come from tests/fixtures/seed00*.json.
 #include "gpucalc/memory.hpp"
-#include "gpucalc/pricing.hpp"
+#include "model/pricing.hpp"
 #include "gpucalc/units.hpp"
 #include "test_support.hpp"
 

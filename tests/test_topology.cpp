@@ -10,7 +10,7 @@
 
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/evaluate.hpp"
-#include "gpucalc/serving.hpp"
+#include "model/serving.hpp"
 
 using namespace gpucalc;
 

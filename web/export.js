@@ -1,13 +1,13 @@
 // CSV and JSON export of the comparison.
 
 // Unicode format characters (general category Cf) and U+2028/U+2029: the ranges of the core's
-// escaper (core/src/text.cpp kFormatRanges).
+// escaper (core/src/output/text.cpp kFormatRanges).
 const FORMAT = '\\u00ad\\u0600-\\u0605\\u061c\\u06dd\\u070f\\u0890\\u0891\\u08e2\\u180e\\u200b-\\u200f\\u2028-\\u202e' +
   '\\u2060-\\u2064\\u2066-\\u206f\\ufeff\\ufff9-\\ufffb\\u{110bd}\\u{110cd}\\u{13430}-\\u{1343f}\\u{1bca0}-\\u{1bca3}' +
   '\\u{1d173}-\\u{1d17a}\\u{e0001}\\u{e0020}-\\u{e007f}';
 const ESCAPED = new RegExp(`[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f${FORMAT}]`, 'gu');
 
-/** `text` as the core's CSV writer escapes a cell (core/src/text.cpp append_csv_cell): C0
+/** `text` as the core's CSV writer escapes a cell (core/src/output/text.cpp append_csv_cell): C0
  *  controls but TAB, CR and LF (quoting keeps those) and DEL as \xNN, C1 as \u00NN, format
  *  characters (bidi overrides, zero-width...) as \uXXXX or \UXXXXXXXX. */
 export function escapeControls(text) {

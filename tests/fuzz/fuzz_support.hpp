@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "gpucalc/evaluate.hpp"
-#include "gpucalc/invariants.hpp"
+#include "evaluate/invariants.hpp"
 #include "gpucalc/result_fields.hpp"
 #include "gpucalc/scenario.hpp"
 

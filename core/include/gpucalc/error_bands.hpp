@@ -12,7 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "gpucalc/evaluate.hpp"
+#include "gpucalc/catalog.hpp"
+#include "gpucalc/error_band.hpp"
 #include "gpucalc/precision.hpp"
 #include "gpucalc/result.hpp"
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "gpucalc/catalog.hpp"
+#include "gpucalc/error_band.hpp"
 #include "gpucalc/memory.hpp"
 #include "gpucalc/scenario.hpp"
 
@@ -65,46 +66,6 @@ struct MeasuredMarker {
   double ttft_s = 0.0;  // 0: not measured
 };
 
-/** Validation error of the nearest measured group for one metric (serving table), out of
- *  sample: the errors of its rows when the leave-one-group-out folds predicted them. */
-struct ErrorBand {
-  std::string metric;  // "interactivity" | "throughput_per_gpu" | "ttft"
-  double mape = 0.0;   // fraction: mean out-of-sample |relative error|
-  int points = 0;      // unseen points the percentiles rest on
-  std::string group;   // e.g. "nvidia fp8 1-8 users"
-  double p50 = 0.0, p80 = 0.0;  // fractions: percentiles of the out-of-sample |relative error|
-  std::string basis;   // which folds, and the widening applied for extrapolation
-  // Extrapolation (the band is widened by the factor data/error-bands.json "widening" gives):
-  bool model_unmeasured = false;       // no measured point for the model or its architecture
-  bool users_beyond_measured = false;  // users per instance above the measured range
-  bool engine_unmeasured = false;      // the engine never measured on this vendor
-  bool gpu_unmeasured = false;         // the GPU never measured
-};
-
-/** A read-only list of error bands shared with the catalog's error-band table that holds it
- *  (core/src/error_bands.cpp), so a result carries its band without copying it and the band
- *  stays valid after the catalog is gone. Reads like a const std::vector<ErrorBand>. */
-class ErrorBandList {
- public:
-  ErrorBandList() = default;
-  explicit ErrorBandList(std::shared_ptr<const std::vector<ErrorBand>> bands)
-      : bands_(std::move(bands)) {}
-  const std::vector<ErrorBand>& items() const { return bands_ ? *bands_ : no_bands(); }
-  operator const std::vector<ErrorBand>&() const { return items(); }  // NOLINT: a view by design
-  std::size_t size() const { return items().size(); }
-  bool empty() const { return items().empty(); }
-  const ErrorBand& operator[](std::size_t i) const { return items()[i]; }
-  std::vector<ErrorBand>::const_iterator begin() const { return items().begin(); }
-  std::vector<ErrorBand>::const_iterator end() const { return items().end(); }
-
- private:
-  static const std::vector<ErrorBand>& no_bands() {
-    static const std::vector<ErrorBand> kNone;
-    return kNone;
-  }
-  std::shared_ptr<const std::vector<ErrorBand>> bands_;
-};
-
 struct OfferingResult {
   std::string offering_id, offering_name, gpu_id, gpu_name, gpu_vendor;
   int gpu_count = 0;
@@ -142,7 +103,7 @@ struct OfferingResult {
   std::optional<double> price_usd_per_gpu_hour;
   std::optional<double> price_usd_per_gb_month;
   std::optional<double> price_delta_usd_per_month;  // this minus the first compared offering
-  // --- performance (core/src/performance.cpp) ---
+  // --- performance (core/src/evaluate/performance.cpp) ---
   std::optional<double> max_throughput_tokens_per_s;  // whole offering, output tokens
   std::optional<double> decode_tokens_per_s_per_user;
   std::optional<double> ttft_s;
@@ -193,7 +154,7 @@ struct OfferingResult {
 };
 
 /** The (name, value) parameters of one verdict reason, held inline (no allocation per reason).
- *  The verdict's reasons carry at most eight (core/src/verdict.cpp); more than kCapacity is a
+ *  The verdict's reasons carry at most eight (core/src/evaluate/verdict.cpp); more than kCapacity is a
  *  programming error, asserted in debug builds (the ASan test build). Reads like a const
  *  std::vector of pairs. */
 class VerdictParams {
@@ -222,7 +183,7 @@ class VerdictParams {
 
 /** One reason of the plain-words verdict; the page translates `code` and fills in `params`.
  *  Code, kind, basis and parameter names are the verdict's own static literals
- *  (core/src/verdict.cpp), held as views: no string is built per reason. */
+ *  (core/src/evaluate/verdict.cpp), held as views: no string is built per reason. */
 struct VerdictItem {
   std::string_view offering_id;  // its text held by `offering_ids` below
   std::string_view code;   // e.g. "more_hbm_per_gpu" (docs/cli-and-json.md lists them)

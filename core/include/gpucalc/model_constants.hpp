@@ -17,7 +17,7 @@ namespace gpucalc {
 constexpr std::string_view kPerformanceSchema = "gpucalc-performance/1";
 
 /** The same for every GPU, model and workload; each value's source is in the document. To add
- *  one: a member here and a row in core/src/model/constants.cpp. */
+ *  one: a member here and a row in core/src/catalog/model_constants.cpp. */
 struct ModelConstants {
   double matmul_fraction = 0.0;            // of the achieved (microbenchmark) matmul rate
   double hbm_fraction = 0.0;               // of the achieved (BabelStream Dot) HBM rate

@@ -4,7 +4,7 @@
  * its JSON name, unit kind and getter. The JSON writer, the CSV writer, the CLI table and the
  * WASM binding's numeric sweeps iterate it; the page formats each field by its unit kind.
  * To add a result field: a member of OfferingResult (evaluate.hpp) and one row in
- * core/src/result_fields.cpp.
+ * core/src/output/result_fields.cpp.
  */
 #include <string>
 #include <string_view>

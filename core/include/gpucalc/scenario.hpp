@@ -129,7 +129,7 @@ enum class KeyKind { kInteger, kNumber, kBoolean, kChoice, kId, kIdList, kNumber
 const char* key_kind_name(KeyKind kind);
 
 /**
- * One row of the scenario schema (core/src/scenario.cpp holds the table, one row per key):
+ * One row of the scenario schema (core/src/scenario/scenario.cpp holds the table, one row per key):
  * decode, encode, `gpucalc --keys`, the binding and the key table in docs/scenario.md all read it.
  */
 struct ScenarioKey {

@@ -16,7 +16,7 @@
 
 #include "gpucalc/bench_results.hpp"
 #include "gpucalc/catalog.hpp"
-#include "gpucalc/evaluate.hpp"
+#include "gpucalc/error_band.hpp"
 #include "gpucalc/result.hpp"
 
 namespace gpucalc {

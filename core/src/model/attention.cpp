@@ -3,9 +3,9 @@
 // FLOP count per layer.
 #include <algorithm>
 
-#include "gpucalc/attention.hpp"
+#include "model/attention.hpp"
 #include "gpucalc/memory.hpp"
-#include "gpucalc/serving.hpp"
+#include "model/serving.hpp"
 
 namespace gpucalc {
 

@@ -1,7 +1,7 @@
 // Per-token attention reads and FLOPs by layer kind (full, sliding, linear, MLA, MLA + DSA).
 #include <algorithm>
 
-#include "gpucalc/attention.hpp"
+#include "model/attention.hpp"
 #include "gpucalc/memory.hpp"
 
 namespace gpucalc {

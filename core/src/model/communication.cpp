@@ -2,7 +2,7 @@
 // over the scale-up fabric (NVLink switch or Infinity Fabric full mesh).
 #include <algorithm>
 
-#include "gpucalc/serving.hpp"
+#include "model/serving.hpp"
 
 namespace gpucalc {
 

@@ -1,6 +1,6 @@
 // Disaggregated prefill/decode serving (disagg.hpp): the serving step model's prefill and
 // decode costs on two pools, the KV moved between them, and the closed loop over both.
-#include "gpucalc/disagg.hpp"
+#include "model/disagg.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -4,7 +4,7 @@
 #include <array>
 #include <cmath>
 
-#include "gpucalc/serving.hpp"
+#include "model/serving.hpp"
 #include "gpucalc/units.hpp"
 
 namespace gpucalc {
@@ -20,7 +20,7 @@ int ceil_div(int a, int b) { return (a + b - 1) / b; }
 bool quantized_at_4bit(WeightGroup g) { return g == WeightGroup::kRoutedExperts; }
 /** `x` as a count when it is a number in [0, max]; -1 otherwise. A cast of a double beyond the
  *  integer's range is undefined (it showed "GPUs for the weights alone -2,147,483,648"); the
- *  output invariants (core/src/invariants.cpp) turn a negative count into an error. */
+ *  output invariants (core/src/evaluate/invariants.cpp) turn a negative count into an error. */
 long long checked_count(double x, double max) {
   return x >= 0.0 && x <= max ? static_cast<long long>(x) : -1;
 }

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "gpucalc/serving.hpp"
+#include "model/serving.hpp"
 
 namespace gpucalc {
 

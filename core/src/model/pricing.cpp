@@ -1,4 +1,4 @@
-#include "gpucalc/pricing.hpp"
+#include "model/pricing.hpp"
 
 #include "gpucalc/units.hpp"
 

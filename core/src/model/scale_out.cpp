@@ -1,4 +1,4 @@
-#include "gpucalc/scale_out.hpp"
+#include "model/scale_out.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // The serving step model and continuous batching at a concurrency. The operations
 // live beside it (gemm.cpp, attention.cpp, moe.cpp, communication.cpp); this file adds them up
 // per layer and runs the closed loop a benchmark client drives.
-#include "gpucalc/serving.hpp"
+#include "model/serving.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,11 +1,11 @@
-#include "gpucalc/throughput.hpp"
+#include "model/throughput.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "gpucalc/attention.hpp"
-#include "gpucalc/serving.hpp"
+#include "model/attention.hpp"
+#include "model/serving.hpp"
 #include "gpucalc/units.hpp"
 
 namespace gpucalc {

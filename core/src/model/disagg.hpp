@@ -1,0 +1,106 @@
+#pragma once
+/**
+ * Disaggregated prefill/decode serving: prefill and decode run on separate pools of engine
+ * workers and each request's KV moves from its prefill worker to a decode worker (NVIDIA
+ * Dynamo with NIXL, SGLang with AMD's MoRI-IO). The physics are the serving step model's
+ * (serving.hpp), not a copy:
+ *
+ * - the prefill pool runs the step model's prefill (prefill_fit, prefill_time_s) at the batch
+ *   the arrivals form, never mixed with decode;
+ * - the decode pool runs the step model's decode step at its concurrency, with no prefill
+ *   pauses;
+ * - the KV of a request crosses the scale-up fabric when both pools sit in one scale-up domain
+ *   (half the GPU's marketed per-GPU figure, one direction, per sending GPU; the fabric's
+ *   latency), else the offering's scale-out network (its achieved bandwidth per GPU and latency,
+ *   data/offerings.json `networks`);
+ * - TTFT = request overhead + queueing for a prefill worker + prefill + KV transfer + the first
+ *   decode step; throughput per GPU divides by ALL GPUs of both pools (InferenceX's rule).
+ */
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/serving.hpp"
+
+namespace gpucalc {
+
+struct OfferingResult;
+
+/** One disaggregated deployment: `prefill_workers` instances of `prefill` and
+ *  `decode_workers` instances of `decode`. */
+struct DisaggLayout {
+  Parallel prefill;
+  int prefill_workers = 1;
+  Parallel decode;
+  int decode_workers = 1;
+  int prefill_gpus() const { return prefill_workers * prefill.gpus(); }
+  int decode_gpus() const { return decode_workers * decode.gpus(); }
+  int gpus() const { return prefill_gpus() + decode_gpus(); }
+};
+
+/** The layout as a code the edges word: "<P>x(tp<g>,ep<e>[,dpa])+<D>x(tp<g>,ep<e>[,dpa])",
+ *  tp = GPUs per worker, ep = expert-parallel degree over them (1: experts split by TP). */
+std::string disagg_layout_code(const DisaggLayout& layout);
+
+/** How a request's KV moves from prefill to decode. */
+struct KvLink {
+  double bytes_per_s = 0.0;  // 0: no path (the pools share no fabric and no network)
+  double latency_s = 0.0;
+  bool scale_up = false;     // over the scale-up fabric (else the scale-out network)
+};
+KvLink kv_link(const ServingContext& c, const DisaggLayout& layout);
+
+/** What a client sees at `concurrency` requests in flight over the whole deployment. */
+struct DisaggPoint {
+  DisaggLayout layout;
+  double concurrency = 0.0;
+  double ttft_s = 0.0, tpot_s = 0.0, e2e_s = 0.0;
+  double tokens_per_s_per_user = 0.0;       // 1 / tpot
+  double total_tokens_per_s_per_gpu = 0.0;  // (input + output) x requests/s / ALL GPUs
+  double output_tokens_per_s_per_gpu = 0.0;
+  double output_tokens_per_s = 0.0;         // whole deployment
+  double prefill_s = 0.0;                   // one prefill step at the batch that forms
+  double prefill_batch = 0.0;
+  double prefill_queue_s = 0.0;             // waiting for a prefill worker
+  double kv_transfer_s = 0.0;
+  double kv_bytes_per_request = 0.0;
+  double first_decode_step_s = 0.0;
+  double slot_queue_s = 0.0;                // waiting for a decode KV slot
+  double prefill_utilization = 0.0;         // busy fraction of the prefill pool, <= 1
+  bool kv_over_scale_up = false;
+  StepBreakdown decode;
+  bool fits = false;
+};
+
+DisaggPoint serve_disaggregated(const ServingContext& c, const DisaggLayout& layout,
+                                double concurrency);
+
+/** The pool shapes a scenario fixes (0 = chosen by the search). */
+struct DisaggRequest {
+  int prefill_workers = 0, prefill_tp = 0, prefill_ep = 0, prefill_dpa = 0;
+  int decode_workers = 0, decode_tp = 0, decode_ep = 0, decode_dpa = 0;
+};
+
+/** Legal disaggregated layouts on `gpus` GPUs (worker shapes from legal_layouts over one
+ *  scale-up domain, worker counts that fit in `gpus`), restricted by `request`. */
+std::vector<DisaggLayout> disagg_layouts(const ServingContext& c, int gpus, const DisaggRequest& request);
+
+/** The best point over `layouts` and the concurrencies 1, 2, 4 ... up to the decode pools' KV
+ *  slots: the most throughput per GPU with tokens/s per user >= `min_tokens_per_s_per_user`,
+ *  TTFT <= `ttft_max_s` and TPOT <= `tpot_max_s` (0 = no limit); `concurrency` > 0 fixes it. */
+std::optional<DisaggPoint> best_disaggregated(const ServingContext& c,
+                                              const std::vector<DisaggLayout>& layouts,
+                                              double concurrency, double min_tokens_per_s_per_user,
+                                              double ttft_max_s, double tpot_max_s);
+
+/** Key `pd` on one result (disagg_result.cpp): with pd=1 the serving figures at the users, the
+ *  highest-throughput point within the latency limits and the point at the interactivity
+ *  target become the best disaggregated layout's on `deployed_gpus` GPUs; with pd=auto each
+ *  becomes it only where it serves more tokens per deployed GPU. Per-GPU figures divide by the
+ *  deployed GPUs (what is paid for); `r.pd_layout` names the layout of the figures at the users,
+ *  and the warnings pd_max_throughput / pd_at_speed say that those points are disaggregated.
+ *  A scenario whose pools fit no layout gets the warning pd_no_layout (pd=1). */
+void apply_disaggregated(const ServingContext& c, const Scenario& s, int deployed_gpus,
+                         bool with_curve, OfferingResult& r);
+
+}  // namespace gpucalc

@@ -1,0 +1,993 @@
+#include "gpucalc/validation.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <array>
+#include <map>
+#include <memory>
+#include <optional>
+#include <nlohmann/json.hpp>
+
+#include "gpucalc/error_bands.hpp"
+#include "gpucalc/memory.hpp"
+#include "gpucalc/scenario.hpp"
+#include "model/serving.hpp"
+#include "model/throughput.hpp"
+
+namespace gpucalc {
+
+namespace {
+
+using Json = nlohmann::json;
+
+std::string str_or(const Json& j, const char* key, std::string fallback = {}) {
+  if (j.contains(key) && j.at(key).is_string()) return j.at(key).get<std::string>();
+  return fallback;
+}
+
+double num_or(const Json& j, const char* key, double fallback) {
+  if (j.contains(key) && j.at(key).is_number()) return j.at(key).get<double>();
+  return fallback;
+}
+
+std::string sources_of(const Json& e) {
+  if (e.contains("source") && e.at("source").is_string()) return e.at("source").get<std::string>();
+  std::string out;
+  if (e.contains("sources") && e.at("sources").is_array()) {
+    for (const auto& s : e.at("sources")) {
+      if (!s.is_string()) continue;
+      if (!out.empty()) out += "; ";
+      out += s.get<std::string>();
+    }
+  }
+  return out;
+}
+
+Result<ValidationRow> run_entry(const Catalog& catalog, const Json& e, const std::string& path) {
+  ValidationRow row;
+  row.id = str_or(e, "id");
+  row.workload = str_or(e, "workload");
+  row.system = str_or(e, "system");
+  row.unit = str_or(e, "unit");
+  row.conditions = str_or(e, "scenario");
+  row.source = sources_of(e);
+  row.measured = num_or(e, "measured", 0.0);
+  if (row.id.empty() || row.workload.empty() || row.conditions.empty()) {
+    return make_error(ErrorCode::kInvalidCatalog, path, "needs id, workload and scenario");
+  }
+  if (row.source.empty()) {
+    return make_error(ErrorCode::kInvalidCatalog, path + ".source", "is required");
+  }
+  if (!(row.measured > 0.0)) {
+    return make_error(ErrorCode::kInvalidCatalog, path + ".measured", "must be a positive number");
+  }
+  auto sc = decode_scenario(row.conditions);
+  if (!sc) {
+    Error err = sc.error();
+    err.field = path + ".scenario." + err.field;
+    return err;
+  }
+  const Scenario& s = sc.value();
+  const Model* model = catalog.find_model(s.model);
+  if (model == nullptr || s.compare.empty()) {
+    return make_error(ErrorCode::kUnknownId, path + ".scenario", "names an unknown model");
+  }
+  const Offering* off = catalog.find_offering(s.compare.front());
+  const Gpu* gpu = off != nullptr ? catalog.find_gpu(off->gpu_id) : nullptr;
+  if (gpu == nullptr) {
+    return make_error(ErrorCode::kUnknownId, path + ".scenario.compare", "names an unknown offering");
+  }
+  row.gpu_id = gpu->id;
+  if (!catalog.constants) {
+    return make_error(ErrorCode::kInvalidCatalog, "performance", "the catalog holds no model constants");
+  }
+  const ModelConstants& k = *catalog.constants;
+  if (row.unit == "tokens_per_s") {
+    // The calculator's own path: max_throughput_tokens_per_s within the entry's limits.
+    Scenario limited = s;
+    limited.ttft_max_s = num_or(e, "ttft_limit_s", 0.0);
+    limited.tpot_max_s = num_or(e, "tpot_limit_s", 0.0);
+    limited.compare = {off->id};
+    // The engine release the entry ran: the catalog's profile of that engine at that version
+    // (its older_versions deltas apply, as on the serving table's rows).
+    const std::string version = str_or(e, "engine_version");
+    Catalog at_version;
+    if (!version.empty()) {
+      auto profile = select_engine(catalog_engines(catalog), serving_engine_name(s.engine), *gpu, *model);
+      if (!profile) {
+        Error err = profile.error();
+        err.field = path + ".scenario." + err.field;
+        return err;
+      }
+      auto engines = std::make_shared<EngineCatalog>(catalog_engines(catalog));
+      for (EngineProfile& p : engines->engines) {
+        if (p.id == profile.value()->id) p.version = version;
+      }
+      at_version = catalog;
+      at_version.engines = std::move(engines);
+    }
+    auto ev = evaluate(version.empty() ? catalog : at_version, limited, false);
+    if (!ev) {
+      Error err = ev.error();
+      err.field = path + ".scenario." + err.field;
+      return err;
+    }
+    const auto& res = ev.value().results.front();
+    row.predicted = res.max_throughput_tokens_per_s ? *res.max_throughput_tokens_per_s : 0.0;
+  } else if (row.unit == "minutes") {
+    const TrainingEstimate t = estimate_training(catalog, s, *model, *gpu, off->gpu_count,
+                                                 capacity_bytes(*gpu, s.capacity), k);
+    row.predicted = t.hours * 60.0;
+  } else {
+    return make_error(ErrorCode::kInvalidCatalog, path + ".unit", "must be tokens_per_s or minutes");
+  }
+  row.error = row.predicted / row.measured - 1.0;
+  return row;
+}
+
+std::string fmt(const char* f, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, x);
+  return buf;
+}
+
+std::string pad(std::string s, std::size_t width, bool right) {
+  if (s.size() >= width) return s;
+  const std::string fill(width - s.size(), ' ');
+  return right ? fill + s : s + fill;
+}
+
+}  // namespace
+
+Result<ValidationReport> run_validation(const Catalog& catalog, std::string_view validation_json) {
+  const Json j = Json::parse(validation_json.begin(), validation_json.end(), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return make_error(ErrorCode::kInvalidJson, "validation.json", "is not a JSON object");
+  }
+  if (!j.contains("entries") || !j.at("entries").is_array() || j.at("entries").empty()) {
+    return make_error(ErrorCode::kInvalidCatalog, "validation.json.entries",
+                      "must be a non-empty array");
+  }
+  ValidationReport report;
+  report.note = str_or(j, "note");
+  std::size_t i = 0;
+  for (const auto& e : j.at("entries")) {
+    const std::string path = "validation.json.entries[" + std::to_string(i++) + "]";
+    if (!e.is_object()) return make_error(ErrorCode::kInvalidCatalog, path, "must be an object");
+    auto row = run_entry(catalog, e, path);
+    if (!row) return row.error();
+    report.rows.push_back(std::move(row).value());
+  }
+  std::vector<double> errs;
+  for (const auto& r : report.rows) errs.push_back(std::fabs(r.error));
+  std::sort(errs.begin(), errs.end());
+  const std::size_t n = errs.size();
+  report.median_abs_error = n % 2 == 1 ? errs[n / 2] : 0.5 * (errs[n / 2 - 1] + errs[n / 2]);
+  report.max_abs_error = errs.back();
+
+  // Ranks: within a workload, every pair of GPUs must be ordered as measured.
+  std::map<std::string, std::vector<const ValidationRow*>> groups;
+  for (const auto& r : report.rows) groups[r.workload].push_back(&r);
+  // Measured results closer than this are a tie: the same GPU and engine move 5 to 20 percent
+  // between runs (shared/reference/serving-measured.md), so a 4 % gap is not an order to predict.
+  constexpr double kMeasuredTieFraction = 0.05;
+  report.ranks_match = true;
+  report.ranks_match_beyond_ties = true;
+  for (const auto& [workload, rows] : groups) {
+    bool ok = true, ok_beyond_ties = true;
+    for (std::size_t a = 0; a < rows.size(); ++a) {
+      for (std::size_t b = a + 1; b < rows.size(); ++b) {
+        const double dm = rows[a]->measured - rows[b]->measured;
+        const double dp = rows[a]->predicted - rows[b]->predicted;
+        if (dm * dp <= 0.0 && dm != 0.0) {
+          ok = false;
+          const double larger = std::max(rows[a]->measured, rows[b]->measured);
+          if (std::fabs(dm) > kMeasuredTieFraction * larger) ok_beyond_ties = false;
+        }
+      }
+    }
+    if (!ok) {
+      report.ranks_match = false;
+      report.rank_mismatches.push_back(workload);
+    }
+    if (!ok_beyond_ties) report.ranks_match_beyond_ties = false;
+  }
+  return report;
+}
+
+std::string validation_report_to_text(const ValidationReport& report) {
+  std::size_t w_id = 5;
+  for (const auto& r : report.rows) w_id = std::max(w_id, r.id.size());
+  std::string out = pad("entry", w_id, false) + "  " + pad("predicted", 12, true) + "  " +
+                    pad("measured", 12, true) + "  " + pad("error", 8, true) + "  unit\n";
+  for (const auto& r : report.rows) {
+    const char* f = r.unit == "minutes" ? "%.2f" : "%.0f";
+    out += pad(r.id, w_id, false) + "  " + pad(fmt(f, r.predicted), 12, true) + "  " +
+           pad(fmt(f, r.measured), 12, true) + "  " + pad(fmt("%+.1f %%", 100.0 * r.error), 8, true) +
+           "  " + r.unit + "\n";
+  }
+  out += "median absolute error " + fmt("%.1f %%", 100.0 * report.median_abs_error) +
+         ", worst " + fmt("%.1f %%", 100.0 * report.max_abs_error) + " over " +
+         std::to_string(report.rows.size()) + " entries\n";
+  out += std::string("GPU ranking on every workload: ") +
+         (report.ranks_match ? "as measured" : "DIFFERS") + "\n";
+  for (const auto& w : report.rank_mismatches) out += "  ranking differs: " + w + "\n";
+  out += std::string("GPU ranking where measured results differ by more than 5 %: ") +
+         (report.ranks_match_beyond_ties ? "as measured" : "DIFFERS") + "\n";
+  return out;
+}
+
+std::string validation_report_to_json(const ValidationReport& report) {
+  Json j;
+  j["median_abs_error"] = report.median_abs_error;
+  j["max_abs_error"] = report.max_abs_error;
+  j["ranks_match"] = report.ranks_match;
+  j["ranks_match_beyond_ties"] = report.ranks_match_beyond_ties;
+  j["rank_mismatches"] = report.rank_mismatches;
+  j["note"] = report.note;
+  Json rows = Json::array();
+  for (const auto& r : report.rows) {
+    rows.push_back({{"id", r.id},
+                    {"workload", r.workload},
+                    {"gpu", r.gpu_id},
+                    {"system", r.system},
+                    {"unit", r.unit},
+                    {"predicted", r.predicted},
+                    {"measured", r.measured},
+                    {"error", r.error},
+                    {"scenario", r.conditions},
+                    {"source", r.source}});
+  }
+  j["rows"] = rows;
+  return j.dump(2);
+}
+
+}  // namespace gpucalc
+
+// ------------------------------------------------------------------ serving table
+
+namespace gpucalc {
+
+namespace {
+
+double opt_num(const Json& j, const char* key) {
+  return j.contains(key) && j.at(key).is_number() ? j.at(key).get<double>() : 0.0;
+}
+
+void add_error(double predicted, double measured, double& sum, int& n) {
+  if (measured > 0.0 && predicted > 0.0) {
+    sum += std::fabs(predicted / measured - 1.0);
+    ++n;
+  }
+}
+
+Mape mape_of(const std::string& name, const std::vector<const ServingValidationRow*>& rows) {
+  Mape m;
+  m.group = name;
+  for (const auto* r : rows) {
+    add_error(r->predicted_interactivity, r->measured_interactivity, m.interactivity, m.n_interactivity);
+    add_error(r->predicted_throughput_per_gpu, r->measured_throughput_per_gpu, m.throughput, m.n_throughput);
+    add_error(r->predicted_ttft_s, r->measured_ttft_s, m.ttft, m.n_ttft);
+  }
+  if (m.n_interactivity) m.interactivity /= m.n_interactivity;
+  if (m.n_throughput) m.throughput /= m.n_throughput;
+  if (m.n_ttft) m.ttft /= m.n_ttft;
+  return m;
+}
+
+/** One constant set against rows of the serving table: which rows, which metrics, and how the
+ *  folds re-set it (a grid over `lo`..`hi`; `prior` where a fold leaves it no row). */
+struct Calibration {
+  std::string constant;
+  bool interactivity = false, throughput = false, ttft = false;
+  std::string model, engine, version, vendor;
+  std::vector<std::string> gpus;
+  double users_min = 0, users_max = 1e300;
+  double lo = 0, hi = 0, prior = 0;
+  bool matches(const ServingValidationRow& r) const {
+    if (!model.empty() && r.model != model) return false;
+    if (!engine.empty() && r.engine != engine) return false;
+    if (!version.empty() && r.engine_version.find(version) == std::string::npos) return false;
+    if (!vendor.empty() && vendor_of_gpu(r.gpu) != vendor) return false;
+    if (!gpus.empty() && std::find(gpus.begin(), gpus.end(), r.gpu) == gpus.end()) return false;
+    return r.concurrency >= users_min && r.concurrency <= users_max;
+  }
+};
+
+/** The catalog the folds change: its own copies of the constants and engine profiles. */
+struct WorkingCatalog {
+  Catalog catalog;
+  std::shared_ptr<EngineCatalog> engines;
+};
+
+WorkingCatalog working_copy(const Catalog& base) {
+  WorkingCatalog w{base, std::make_shared<EngineCatalog>(catalog_engines(base))};
+  w.catalog.engines = w.engines;
+  if (!w.catalog.constants) w.catalog.constants = default_model_constants();
+  return w;
+}
+
+/** "performance.<key>" or "engines.<engine>.<field>": the slot of the working catalog. */
+double* constant_slot(WorkingCatalog& w, std::string_view name) {
+  constexpr std::string_view kPerf = "performance.", kEngines = "engines.";
+  if (name.substr(0, kPerf.size()) == kPerf) return model_constant(*w.catalog.constants, name.substr(kPerf.size()));
+  if (name.substr(0, kEngines.size()) == kEngines) return engine_constant(*w.engines, name.substr(kEngines.size()));
+  return nullptr;
+}
+
+Result<std::vector<Calibration>> parse_calibration(const Json& j, const Catalog& catalog) {
+  std::vector<Calibration> out;
+  if (!j.contains("calibration")) return out;
+  if (!j.at("calibration").is_array()) {
+    return make_error(ErrorCode::kInvalidCatalog, "validation-serving.json.calibration", "must be an array");
+  }
+  WorkingCatalog probe = working_copy(catalog);
+  std::size_t i = 0;
+  for (const auto& entry : j.at("calibration")) {
+    const Json& e = entry;
+    const std::string path = "validation-serving.json.calibration[" + std::to_string(i++) + "]";
+    if (!e.is_object() || !e.contains("rows") || !e.at("rows").is_object() ||
+        !e.contains("metrics") || !e.at("metrics").is_array()) {
+      return make_error(ErrorCode::kInvalidCatalog, path, "needs constant, metrics (array) and rows (object)");
+    }
+    Calibration c;
+    c.constant = str_or(e, "constant");
+    if (c.constant.empty() || str_or(e, "how").empty()) {
+      return make_error(ErrorCode::kInvalidCatalog, path, "needs constant and how");
+    }
+    for (const auto& m : e.at("metrics")) {
+      const std::string name = m.is_string() ? m.get<std::string>() : "";
+      if (name == "interactivity") {
+        c.interactivity = true;
+      } else if (name == "throughput") {
+        c.throughput = true;
+      } else if (name == "ttft") {
+        c.ttft = true;
+      } else {
+        return make_error(ErrorCode::kInvalidCatalog, path + ".metrics",
+                          "each must be interactivity, throughput or ttft");
+      }
+    }
+    if (str_or(e, "source").empty()) {
+      return make_error(ErrorCode::kInvalidCatalog, path + ".source",
+                        "must name where the constant's value comes from and the rows it was set on");
+    }
+    if (constant_slot(probe, c.constant) == nullptr) {
+      return make_error(ErrorCode::kInvalidCatalog, path + ".constant",
+                        "must name a constant of data/performance.json or data/engines.json");
+    }
+    const Json& range = e.contains("range") ? e.at("range") : Json();
+    if (!range.is_array() || range.size() != 2 || !range[0].is_number() || !range[1].is_number() ||
+        !(range[0].get<double>() >= 0.0 && range[1].get<double>() > range[0].get<double>()) ||
+        !e.contains("prior") || !e.at("prior").is_number()) {
+      return make_error(ErrorCode::kInvalidCatalog, path + ".range",
+                        "needs range [lo, hi] (0 <= lo < hi) and prior (a number): the folds re-set "
+                        "the constant on a grid over the range");
+    }
+    c.lo = range[0].get<double>();
+    c.hi = range[1].get<double>();
+    c.prior = e.at("prior").get<double>();
+    const Json& rows = e.at("rows");
+    c.model = str_or(rows, "model");
+    c.engine = str_or(rows, "engine");
+    c.version = str_or(rows, "engine_version");
+    c.vendor = str_or(rows, "vendor");
+    c.users_min = num_or(rows, "users_min", 0.0);
+    c.users_max = num_or(rows, "users_max", 1e300);
+    if (rows.contains("gpus") && rows.at("gpus").is_array()) {
+      for (const auto& g : rows.at("gpus")) {
+        if (g.is_string()) c.gpus.push_back(g.get<std::string>());
+      }
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::string config_key(const ServingValidationRow& r) {
+  return r.gpu + "|" + r.model + "|" + r.weights + "|" + r.engine + "|" + std::to_string(r.tp) +
+         "|" + std::to_string(r.ep) + "|" + std::to_string(r.dpa) + "|" + std::to_string(r.mtp) +
+         "|" + fmt("%g", r.isl) + "|" + fmt("%g", r.osl) + "|" + fmt("%g", r.concurrency);
+}
+
+/** What a row needs to be predicted again under other constants. */
+struct RowSetup {
+  Scenario scenario;
+  const Model* model = nullptr;
+  const Gpu* gpu = nullptr;
+  Parallel par;
+  int replicas = 1;
+};
+
+ServingPoint predict_row(const Catalog& catalog, const ServingValidationRow& r, const RowSetup& s) {
+  auto engine = select_engine(catalog_engines(catalog), r.engine, *s.gpu, *s.model);
+  if (!engine) return ServingPoint{};
+  ServingContext c = make_serving_context(catalog, s.scenario, *s.model, *s.gpu, *engine.value(),
+                                          r.engine_version);
+  c.input_tokens = 0.9 * r.isl;  // the mean request, unrounded
+  c.output_tokens = 0.9 * r.osl;
+  return serve(c, s.par, s.replicas, r.concurrency);
+}
+
+/** The model's figures in the row's statistics (TTFT: median or mean, as the row scores it). */
+FoldFigures figures_of(const ServingPoint& pt, const ServingValidationRow& r) {
+  if (!pt.fits) return FoldFigures{};
+  return FoldFigures{pt.tokens_per_s_per_user, pt.total_tokens_per_s_per_gpu,
+                     r.ttft_median ? pt.ttft_median_s : pt.ttft_s};
+}
+
+FoldFigures measured_of(const ServingValidationRow& r) {
+  return FoldFigures{r.measured_interactivity, r.measured_throughput_per_gpu, r.measured_ttft_s};
+}
+
+
+/**
+ * The procedure that sets the constants "set against" the serving table, run on the rows with
+ * train[i] true (newest runs only): each constant in the table's order, on the training rows it
+ * names, takes the value of a grid over its range (41 points, then 21 within a step of the
+ * best) with the least mean |relative error| over its metrics, the constants before it already
+ * set; a constant with no training row takes its prior. Returns the values chosen.
+ */
+std::vector<double> reset_constants(WorkingCatalog& w, const std::vector<Calibration>& cals,
+                                    const std::vector<ServingValidationRow>& rows,
+                                    const std::vector<RowSetup>& setups, const std::vector<bool>& train) {
+  std::vector<double> chosen;
+  for (const Calibration& cal : cals) {
+    double* slot = constant_slot(w, cal.constant);
+    const bool uses[kFoldMetrics] = {cal.interactivity, cal.throughput, cal.ttft};
+    std::vector<std::size_t> on;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (!train[i] || !rows[i].newest || !cal.matches(rows[i])) continue;
+      const FoldFigures m = measured_of(rows[i]);
+      bool any = false;
+      for (std::size_t k = 0; k < kFoldMetrics; ++k) any = any || (uses[k] && m[k] > 0.0);
+      if (any) on.push_back(i);
+    }
+    if (on.empty()) {
+      *slot = cal.prior;
+      chosen.push_back(cal.prior);
+      continue;
+    }
+    const auto cost = [&](double v) {
+      *slot = v;
+      double sum = 0.0;
+      int n = 0;
+      for (std::size_t i : on) {
+        const FoldFigures e = relative_errors(figures_of(predict_row(w.catalog, rows[i], setups[i]), rows[i]),
+                                              measured_of(rows[i]));
+        for (std::size_t k = 0; k < kFoldMetrics; ++k) {
+          if (!uses[k]) continue;
+          // A row the model cannot fit counts as fully wrong, so no value wins by dropping rows.
+          sum += e[k] >= 0.0 ? e[k] : (measured_of(rows[i])[k] > 0.0 ? 1.0 : 0.0);
+          n += measured_of(rows[i])[k] > 0.0 ? 1 : 0;
+        }
+      }
+      return n > 0 ? sum / n : 0.0;
+    };
+    const double best = grid_minimum(cal.lo, cal.hi, cost);
+    *slot = best;
+    chosen.push_back(best);
+  }
+  return chosen;
+}
+
+std::string fold_label(const ServingValidationRow& r, std::size_t kind) {
+  if (!r.newest) return "";
+  switch (kind) {
+    case 0: return r.model;
+    case 1: return r.engine;
+    case 2: return fmt("%g", r.isl) + "/" + fmt("%g", r.osl);
+    case 3: return r.gpu;
+    default: return r.concurrency > kFoldUsersMeasured ? "beyond" : "";
+  }
+}
+
+Mape mape_of_figures(const std::string& name, const std::vector<const ServingValidationRow*>& rows,
+                     std::size_t kind) {
+  Mape m;
+  m.group = name;
+  for (const auto* r : rows) {
+    const FoldFigures& p = r->out_of_sample[kind];
+    add_error(p[0], r->measured_interactivity, m.interactivity, m.n_interactivity);
+    add_error(p[1], r->measured_throughput_per_gpu, m.throughput, m.n_throughput);
+    add_error(p[2], r->measured_ttft_s, m.ttft, m.n_ttft);
+  }
+  if (m.n_interactivity) m.interactivity /= m.n_interactivity;
+  if (m.n_throughput) m.throughput /= m.n_throughput;
+  if (m.n_ttft) m.ttft /= m.n_ttft;
+  return m;
+}
+
+}  // namespace
+
+const char* const kFoldKindNames[kFoldKinds] = {"model", "engine", "shape", "gpu", "users"};
+
+std::string vendor_of_gpu(std::string_view gpu_id) {
+  return gpu_id.substr(0, 2) == "mi" ? "amd" : "nvidia";
+}
+
+Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
+                                                       std::string_view serving_json, bool folds) {
+  const Json j = Json::parse(serving_json.begin(), serving_json.end(), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return make_error(ErrorCode::kInvalidJson, "validation-serving.json", "is not a JSON object");
+  }
+  if (!j.contains("rows") || !j.at("rows").is_array() || j.at("rows").empty() ||
+      !j.contains("offerings") || !j.at("offerings").is_object()) {
+    return make_error(ErrorCode::kInvalidCatalog, "validation-serving.json",
+                      "needs rows (non-empty array) and offerings (gpu -> offering id)");
+  }
+  ServingValidationReport report;
+  report.note = str_or(j, "note");
+  auto calibration = parse_calibration(j, catalog);
+  if (!calibration) return calibration.error();
+  if (j.contains("same_architecture") && j.at("same_architecture").is_object()) {
+    for (const auto& [model, ids] : j.at("same_architecture").items()) {
+      std::vector<std::string> list;
+      if (ids.is_array()) {
+        for (const auto& id : ids) {
+          if (id.is_string()) list.push_back(id.get<std::string>());
+        }
+      }
+      report.same_architecture.emplace_back(model, std::move(list));
+    }
+  }
+  const EngineCatalog& engines = catalog_engines(catalog);
+  std::vector<RowSetup> setups;
+  std::size_t i = 0;
+  for (const auto& e : j.at("rows")) {
+    const std::string path = "validation-serving.json.rows[" + std::to_string(i++) + "]";
+    if (!e.is_object()) return make_error(ErrorCode::kInvalidCatalog, path, "must be an object");
+    ServingValidationRow r;
+    r.date = str_or(e, "date");
+    r.gpu = str_or(e, "gpu");
+    r.model = str_or(e, "model");
+    r.weights = str_or(e, "weights");
+    r.engine = str_or(e, "engine");
+    r.engine_version = str_or(e, "engine_version");
+    r.tp = static_cast<int>(num_or(e, "tp", 0));
+    r.ep = static_cast<int>(num_or(e, "ep", 1));
+    r.dpa = static_cast<int>(num_or(e, "dp_attention", 0));
+    const std::string spec = str_or(e, "spec_decode");
+    if (spec != "none" && spec != "mtp" && !spec.empty()) {
+      return make_error(ErrorCode::kInvalidCatalog, path + ".spec_decode", "must be none or mtp");
+    }
+    r.mtp = spec == "mtp" ? 1 : 0;  // serving-measured.md: one draft token
+    r.isl = num_or(e, "isl", 0);
+    r.osl = num_or(e, "osl", 0);
+    r.concurrency = num_or(e, "concurrency", 0);
+    r.measured_interactivity = opt_num(e, "interactivity_tokens_per_s_per_user");
+    if (r.measured_interactivity <= 0.0 && opt_num(e, "mean_tpot_s") > 0.0) {
+      r.measured_interactivity = 1.0 / opt_num(e, "mean_tpot_s");
+    }
+    r.measured_throughput_per_gpu = opt_num(e, "total_tokens_per_s_per_gpu");
+    r.measured_mean_ttft_s = opt_num(e, "mean_ttft_s");
+    r.ttft_median = opt_num(e, "median_ttft_s") > 0.0;
+    r.measured_ttft_s = r.ttft_median ? opt_num(e, "median_ttft_s") : r.measured_mean_ttft_s;
+    if (r.tp < 1 || r.tp > 8 || r.ep < 1 || r.isl < 1 || r.osl < 1 || r.concurrency < 1) {
+      return make_error(ErrorCode::kInvalidCatalog, path, "needs tp 1-8, ep >= 1, isl, osl, concurrency");
+    }
+    const std::string off_id = str_or(j.at("offerings"), r.gpu.c_str());
+    const Offering* off = catalog.find_offering(off_id);
+    const Gpu* gpu = off != nullptr ? catalog.find_gpu(off->gpu_id) : nullptr;
+    const Model* model = catalog.find_model(r.model);
+    const auto weights = parse_weight_format(r.weights);
+    if (gpu == nullptr || model == nullptr || !weights) {
+      return make_error(ErrorCode::kUnknownId, path, "names an unknown GPU, model or weights");
+    }
+    r.gpu_id = gpu->id;
+    auto engine = select_engine(engines, r.engine, *gpu, *model);
+    if (!engine) {
+      Error err = engine.error();
+      err.field = path + ".engine";
+      return err;
+    }
+    RowSetup setup;
+    Scenario& s = setup.scenario;
+    s.model = r.model;
+    s.weights = *weights;
+    s.kv = engine.value()->kv_cache;
+    s.input_tokens = std::llround(0.9 * r.isl);
+    s.output_tokens = std::llround(0.9 * r.osl);
+    s.tp = r.tp;
+    s.ep = r.ep;
+    s.dpa = r.dpa == 1;
+    s.mtp = r.mtp;
+    for (ServingEngine id : {ServingEngine::kVllm, ServingEngine::kSglang, ServingEngine::kTrtllm,
+                             ServingEngine::kAtom}) {
+      if (r.engine == serving_engine_name(id)) s.engine = id;
+    }
+    s.users = static_cast<long long>(r.concurrency) * (off->gpu_count / r.tp);
+    s.compare = {off->id};
+    s.context_tokens = s.input_tokens + s.output_tokens;
+    r.scenario = encode_scenario(s);
+    setup.model = model;
+    setup.gpu = gpu;
+    setup.par = Parallel{r.tp, r.ep, r.dpa == 1};
+    setup.replicas = off->gpu_count / r.tp;
+    const ServingPoint pt = predict_row(catalog, r, setup);
+    if (pt.fits) {
+      r.predicted_interactivity = pt.tokens_per_s_per_user;
+      r.predicted_throughput_per_gpu = pt.total_tokens_per_s_per_gpu;
+      r.predicted_ttft_s = r.ttft_median ? pt.ttft_median_s : pt.ttft_s;
+      r.predicted_tpot_s = pt.tpot_s;
+    }
+    for (const Calibration& cal : calibration.value()) {
+      if (cal.matches(r)) r.set_constants.push_back(cal.constant);
+    }
+    report.rows.push_back(std::move(r));
+    setups.push_back(std::move(setup));
+  }
+  // Newest row of each configuration and concurrency.
+  std::map<std::string, std::size_t> newest;
+  for (std::size_t k = 0; k < report.rows.size(); ++k) {
+    const std::string key = config_key(report.rows[k]);
+    auto it = newest.find(key);
+    if (it == newest.end() || report.rows[k].date > report.rows[it->second].date) newest[key] = k;
+  }
+  for (const auto& [key, k] : newest) report.rows[k].newest = true;
+
+  std::vector<const ServingValidationRow*> scored, older;
+  std::map<std::string, std::vector<const ServingValidationRow*>> by_gpu, by_group;
+  for (const auto& r : report.rows) {
+    (r.newest ? scored : older).push_back(&r);
+    if (!r.newest) continue;
+    by_gpu[r.gpu_id].push_back(&r);
+    by_group["model " + r.model].push_back(&r);
+    by_group["engine " + r.engine].push_back(&r);
+    by_group["weights " + r.weights].push_back(&r);
+    by_group["vendor " + vendor_of_gpu(r.gpu_id)].push_back(&r);
+    by_group[std::string("users ") + users_regime(r.concurrency)].push_back(&r);
+  }
+  for (const auto& [gpu, rows] : by_gpu) report.per_gpu.push_back(mape_of(gpu, rows));
+  report.all = mape_of("all", scored);
+  report.drift = mape_of("older runs (drift)", older);
+  for (const auto& [name, rows] : by_group) report.groups.push_back(mape_of(name, rows));
+  if (!folds) return report;
+
+  // The constants re-set by the same procedure on every newest row, then without each group.
+  const std::vector<Calibration>& cals = calibration.value();
+  for (const Calibration& cal : cals) {
+    WorkingCatalog probe = working_copy(catalog);
+    const double value = *constant_slot(probe, cal.constant);
+    report.constants.push_back(RefitConstant{cal.constant, value, 0.0, value, value});
+  }
+  {
+    WorkingCatalog w = working_copy(catalog);
+    const std::vector<double> all = reset_constants(w, cals, report.rows, setups,
+                                                    std::vector<bool>(report.rows.size(), true));
+    for (std::size_t k = 0; k < all.size(); ++k) {
+      report.constants[k].all_rows = all[k];
+      report.constants[k].fold_min = report.constants[k].fold_max = all[k];
+    }
+  }
+  for (std::size_t kind = 0; kind < kFoldKinds; ++kind) {
+    std::vector<std::string> labels;
+    for (const auto& r : report.rows) labels.push_back(fold_label(r, kind));
+    const FitAndPredict fit_and_predict = [&](const std::vector<bool>& train) {
+      WorkingCatalog w = working_copy(catalog);
+      const std::vector<double> values = reset_constants(w, cals, report.rows, setups, train);
+      for (std::size_t k = 0; k < values.size(); ++k) {
+        report.constants[k].fold_min = std::min(report.constants[k].fold_min, values[k]);
+        report.constants[k].fold_max = std::max(report.constants[k].fold_max, values[k]);
+      }
+      std::vector<FoldFigures> out;
+      for (std::size_t k = 0; k < report.rows.size(); ++k) {
+        out.push_back(train[k] ? FoldFigures{} : figures_of(predict_row(w.catalog, report.rows[k], setups[k]), report.rows[k]));
+      }
+      return out;
+    };
+    const std::vector<FoldFigures> predicted = leave_one_group_out(labels, fit_and_predict);
+    for (std::size_t k = 0; k < report.rows.size(); ++k) report.rows[k].out_of_sample[kind] = predicted[k];
+    FoldReport fr;
+    fr.kind = kFoldKindNames[kind];
+    std::vector<const ServingValidationRow*> held;
+    std::map<std::string, std::vector<const ServingValidationRow*>> held_by_gpu;
+    for (std::size_t k = 0; k < report.rows.size(); ++k) {
+      if (labels[k].empty()) continue;
+      held.push_back(&report.rows[k]);
+      held_by_gpu[report.rows[k].gpu_id].push_back(&report.rows[k]);
+    }
+    for (const auto& [gpu, rows] : held_by_gpu) fr.per_gpu.push_back(mape_of_figures(gpu, rows, kind));
+    fr.all = mape_of_figures("all", held, kind);
+    report.folds.push_back(std::move(fr));
+  }
+  report.has_folds = true;
+  return report;
+}
+
+namespace {
+
+std::string pct_n(double x, int n) {
+  if (n == 0) return "-";
+  return fmt("%.1f %%", 100.0 * x) + " (" + std::to_string(n) + ")";
+}
+
+std::string mape_line(const Mape& m, std::size_t w) {
+  return pad(m.group, w, false) + "  " + pad(pct_n(m.interactivity, m.n_interactivity), 16, true) +
+         "  " + pad(pct_n(m.throughput, m.n_throughput), 16, true) + "  " +
+         pad(pct_n(m.ttft, m.n_ttft), 16, true) + "\n";
+}
+
+std::string signed_pct(double p, double m) {
+  if (!(m > 0.0) || !(p > 0.0)) return "";
+  return fmt("%+.0f%%", 100.0 * (p / m - 1.0));
+}
+
+}  // namespace
+
+std::string serving_report_to_text(const ServingValidationReport& r) {
+  std::string out = "serving table (InferenceX, data/validation-serving.json): predicted / measured\n";
+  out += "  * = newest run of its configuration (scored); other rows are older runs (drift)\n";
+  out += "  TTFT is the median where the row has one (a warm-up stall moves the mean), else the mean\n";
+  out += pad("", 2, false) + pad("gpu", 7, false) + pad("model", 14, false) + pad("wt", 4, false) +
+         pad("engine", 8, false) + pad("version", 22, false) + "tp ep users" +
+         pad("tok/s/user", 22, true) + pad("total tok/s/GPU", 24, true) + pad("TTFT s (median|mean)", 24, true) + "\n";
+  for (const auto& row : r.rows) {
+    std::string line = std::string(row.newest ? "* " : "  ") + pad(row.gpu, 7, false) +
+                       pad(row.model, 14, false) + pad(row.weights, 4, false) +
+                       pad(row.engine, 8, false) + pad(row.engine_version.substr(0, 21), 22, false) +
+                       pad(std::to_string(row.tp), 2, true) + " " + pad(std::to_string(row.ep), 2, true) +
+                       " " + pad(fmt("%.0f", row.concurrency), 5, true);
+    auto cell = [&](double p, double m, const char* f) {
+      if (!(m > 0.0)) return pad("-", 22, true);
+      return pad(fmt(f, p) + " / " + fmt(f, m) + " " + pad(signed_pct(p, m), 5, true), 22, true);
+    };
+    line += cell(row.predicted_interactivity, row.measured_interactivity, "%.1f");
+    line += "  " + cell(row.predicted_throughput_per_gpu, row.measured_throughput_per_gpu, "%.0f");
+    line += "  " + cell(row.predicted_ttft_s, row.measured_ttft_s, "%.3f");
+    out += line + "\n";
+  }
+  const std::size_t w = 22;
+  out += "\nMAPE on the newest runs, per GPU and metric (points)\n";
+  out += pad("gpu", w, false) + "  " + pad("interactivity", 16, true) + "  " +
+         pad("throughput/GPU", 16, true) + "  " + pad("TTFT", 16, true) + "\n";
+  for (const auto& m : r.per_gpu) out += mape_line(m, w);
+  out += mape_line(r.all, w);
+  out += mape_line(r.drift, w);
+  if (r.has_folds) {
+    out += "\nLeave one group out: the constants of \"calibration\" (data/validation-serving.json)\n"
+           "re-set without the group by the same procedure, the group predicted (MAPE, points)\n";
+    out += pad("held out / gpu", w, false) + "  " + pad("interactivity", 16, true) + "  " +
+           pad("throughput/GPU", 16, true) + "  " + pad("TTFT", 16, true) + "\n";
+    for (const FoldReport& f : r.folds) {
+      Mape all = f.all;
+      all.group = f.kind == "users" ? "users > 32 (all)" : "one " + f.kind + " (all)";
+      out += mape_line(all, w);
+      for (Mape m : f.per_gpu) {
+        m.group = "  " + m.group;
+        out += mape_line(m, w);
+      }
+    }
+    out += "\nConstants set against this table: value in data/, re-set on every newest row, range over the folds\n";
+    for (const RefitConstant& c : r.constants) {
+      out += pad(c.name, 48, false) + fmt("  %-10.4g", c.data_value) + fmt("  %-10.4g", c.all_rows) +
+             fmt("  %.4g", c.fold_min) + fmt("..%.4g", c.fold_max) + "\n";
+    }
+  }
+  out += "\nMAPE by group (newest runs)\n";
+  for (const auto& m : r.groups) out += mape_line(m, w);
+  return out;
+}
+
+std::string serving_report_to_json(const ServingValidationReport& r) {
+  Json j;
+  auto mj = [](const Mape& m) {
+    return Json{{"group", m.group},
+                {"interactivity", m.interactivity},
+                {"n_interactivity", m.n_interactivity},
+                {"throughput_per_gpu", m.throughput},
+                {"n_throughput_per_gpu", m.n_throughput},
+                {"mean_ttft", m.ttft},
+                {"n_mean_ttft", m.n_ttft}};
+  };
+  Json per = Json::array();
+  for (const auto& m : r.per_gpu) per.push_back(mj(m));
+  Json groups = Json::array();
+  for (const auto& m : r.groups) groups.push_back(mj(m));
+  Json rows = Json::array();
+  for (const auto& x : r.rows) {
+    rows.push_back({{"date", x.date},
+                    {"gpu", x.gpu_id},
+                    {"model", x.model},
+                    {"weights", x.weights},
+                    {"engine", x.engine},
+                    {"engine_version", x.engine_version},
+                    {"tp", x.tp},
+                    {"ep", x.ep},
+                    {"dp_attention", x.dpa},
+                    {"mtp", x.mtp},
+                    {"concurrency", x.concurrency},
+                    {"newest", x.newest},
+                    {"scenario", x.scenario},
+                    {"measured_interactivity", x.measured_interactivity},
+                    {"predicted_interactivity", x.predicted_interactivity},
+                    {"measured_total_tokens_per_s_per_gpu", x.measured_throughput_per_gpu},
+                    {"predicted_total_tokens_per_s_per_gpu", x.predicted_throughput_per_gpu},
+                    {"ttft_statistic", x.ttft_median ? "median" : "mean"},
+                    {"measured_ttft_s", x.measured_ttft_s},
+                    {"predicted_ttft_s", x.predicted_ttft_s},
+                    {"measured_mean_ttft_s", x.measured_mean_ttft_s},
+                    {"set_constants", x.set_constants}});
+    if (r.has_folds) {
+      Json held = Json::object();
+      for (std::size_t k = 0; k < kFoldKinds; ++k) {
+        const FoldFigures& f = x.out_of_sample[k];
+        if (f[0] > 0.0 || f[1] > 0.0 || f[2] > 0.0) {
+          held[kFoldKindNames[k]] = {{"interactivity", f[0]}, {"total_tokens_per_s_per_gpu", f[1]},
+                                     {"ttft_s", f[2]}};
+        }
+      }
+      rows.back()["out_of_sample"] = held;
+    }
+  }
+  j["mape_per_gpu"] = per;
+  j["mape_all"] = mj(r.all);
+  j["mape_drift"] = mj(r.drift);
+  if (r.has_folds) {
+    Json folds = Json::array();
+    for (const FoldReport& f : r.folds) {
+      Json fp = Json::array();
+      for (const auto& m : f.per_gpu) fp.push_back(mj(m));
+      folds.push_back({{"held_out", f.kind}, {"mape_all", mj(f.all)}, {"mape_per_gpu", fp}});
+    }
+    j["leave_one_group_out"] = folds;
+    Json consts = Json::array();
+    for (const RefitConstant& c : r.constants) {
+      consts.push_back({{"constant", c.name}, {"data_value", c.data_value}, {"all_rows", c.all_rows},
+                        {"fold_min", c.fold_min}, {"fold_max", c.fold_max}});
+    }
+    j["constants"] = consts;
+  }
+  j["mape_groups"] = groups;
+  j["rows"] = rows;
+  j["note"] = r.note;
+  return j.dump(2);
+}
+
+}  // namespace gpucalc
+
+namespace gpucalc {
+
+namespace {
+
+const FoldKind kFlagFolds[] = {kFoldModel, kFoldUsers, kFoldEngine, kFoldGpu};
+const char* const kFlagNames[] = {"model_unmeasured", "users_beyond_measured", "engine_unmeasured",
+                                  "gpu_unmeasured"};
+
+double measured_metric(const ServingValidationRow& r, std::size_t m) {
+  return m == 0 ? r.measured_interactivity : m == 1 ? r.measured_throughput_per_gpu : r.measured_ttft_s;
+}
+
+/** |relative error| of metric m of the row in fold kind `kind`, or -1 when none. */
+double fold_error(const ServingValidationRow& r, std::size_t kind, std::size_t m) {
+  const double p = r.out_of_sample[kind][m], x = measured_metric(r, m);
+  return p > 0.0 && x > 0.0 ? std::fabs(p / x - 1.0) : -1.0;
+}
+
+}  // namespace
+
+std::vector<ErrorBand> error_band_for(const ServingValidationReport& report,
+                                      const std::string& vendor, const std::string& weights,
+                                      double users_per_instance) {
+  const std::string regime = users_regime(users_per_instance);
+  struct Level {
+    std::string name;
+    bool use_weights, use_regime, use_vendor;
+  };
+  const Level levels[] = {{vendor + " " + weights + " " + regime + " users", true, true, true},
+                          {vendor + " " + weights, true, false, true},
+                          {vendor, false, false, true},
+                          {"all", false, false, false}};
+  std::vector<ErrorBand> out;
+  const char* metrics[] = {"interactivity", "throughput_per_gpu", "ttft"};
+  for (std::size_t mi = 0; mi < kFoldMetrics; ++mi) {
+    for (const Level& l : levels) {
+      std::vector<double> errors;
+      for (const auto& r : report.rows) {
+        if (!r.newest) continue;
+        if (l.use_vendor && vendor_of_gpu(r.gpu_id) != vendor) continue;
+        if (l.use_weights && r.weights != weights) continue;
+        if (l.use_regime && users_regime(r.concurrency) != regime) continue;
+        const double e = fold_error(r, kFoldShape, mi);
+        if (e >= 0.0) errors.push_back(e);
+      }
+      if (errors.size() >= 3 || !l.use_vendor) {
+        ErrorBand b;
+        b.metric = metrics[mi];
+        b.points = static_cast<int>(errors.size());
+        for (double e : errors) b.mape += e / static_cast<double>(errors.size());
+        b.group = l.name;
+        b.p50 = quantile(errors, 0.5);
+        b.p80 = quantile(errors, 0.8);
+        b.basis = "request-shape folds: " + l.name;
+        out.push_back(std::move(b));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<BandWidening> band_widening(const ServingValidationReport& report) {
+  std::vector<BandWidening> out;
+  for (std::size_t f = 0; f < 4; ++f) {
+    BandWidening w;
+    w.flag = kFlagNames[f];
+    w.fold = kFoldKindNames[kFlagFolds[f]];
+    double* slots[] = {&w.interactivity, &w.throughput_per_gpu, &w.ttft};
+    for (std::size_t m = 0; m < kFoldMetrics; ++m) {
+      std::vector<double> far, near;
+      for (const auto& r : report.rows) {
+        const double a = fold_error(r, kFlagFolds[f], m), b = fold_error(r, kFoldShape, m);
+        if (a < 0.0 || b < 0.0) continue;
+        far.push_back(a);
+        near.push_back(b);
+      }
+      const double q = quantile(near, 0.8);
+      *slots[m] = q > 0.0 ? std::max(1.0, quantile(far, 0.8) / q) : 1.0;
+    }
+    out.push_back(std::move(w));
+  }
+  return out;
+}
+
+MeasuredSet measured_set(const ServingValidationReport& report) {
+  MeasuredSet s;
+  auto add = [](std::vector<std::string>& v, const std::string& x) {
+    if (std::find(v.begin(), v.end(), x) == v.end()) v.push_back(x);
+  };
+  for (const auto& r : report.rows) {
+    if (!r.newest) continue;
+    add(s.models, r.model);
+    for (const auto& [model, ids] : report.same_architecture) {
+      if (model != r.model) continue;
+      for (const auto& id : ids) add(s.models, id);
+    }
+    add(s.engines, r.engine + "@" + vendor_of_gpu(r.gpu_id));
+    add(s.gpus, r.gpu_id);
+    s.users_max = std::max(s.users_max, r.concurrency);
+    if (r.measured_interactivity > 0.0 && r.measured_throughput_per_gpu > 0.0) {
+      // Mean lengths by the table's mapping: requests drawn in [0.8 L, L].
+      s.runs.push_back(MeasuredRun{r.model, r.gpu_id, r.engine, r.weights, r.date, r.engine_version,
+                                   r.tp, r.ep, r.dpa, r.mtp, 0.9 * r.isl, 0.9 * r.osl, r.concurrency,
+                                   r.measured_interactivity, r.measured_throughput_per_gpu,
+                                   r.measured_ttft_s});
+    }
+  }
+  std::sort(s.models.begin(), s.models.end());
+  std::sort(s.engines.begin(), s.engines.end());
+  std::sort(s.gpus.begin(), s.gpus.end());
+  return s;
+}
+
+std::array<FoldFigures, kFoldKinds> band_coverage(const ServingValidationReport& report,
+                                                  const ErrorBandTable& table) {
+  std::array<FoldFigures, kFoldKinds> share{};
+  for (std::size_t kind = 0; kind < kFoldKinds; ++kind) {
+    unsigned flags = 0;
+    for (std::size_t f = 0; f < 4; ++f) {
+      if (kFlagFolds[f] == kind) flags = 1u << f;
+    }
+    for (std::size_t m = 0; m < kFoldMetrics; ++m) {
+      int inside = 0, n = 0;
+      for (const auto& r : report.rows) {
+        const double e = fold_error(r, kind, m);
+        if (e < 0.0) continue;
+        const auto weights = parse_weight_format(r.weights);
+        const std::size_t v = vendor_of_gpu(r.gpu_id) == "amd" ? 0 : 1;
+        const std::size_t f = std::min(kErrorBandFormats - 1, static_cast<std::size_t>(weights ? *weights : WeightFormat::kFp8));
+        const std::size_t g = r.concurrency <= 8 ? 0 : r.concurrency <= 32 ? 1 : 2;
+        const auto& bands = table.widened[v][f][g][flags];
+        if (m >= bands.size()) continue;
+        ++n;
+        inside += e <= bands[m].p80 ? 1 : 0;
+      }
+      share[kind][m] = n > 0 ? static_cast<double>(inside) / n : 0.0;
+    }
+  }
+  return share;
+}
+
+}  // namespace gpucalc

@@ -1,0 +1,401 @@
+// The disaggregated serving table against the disaggregated model (validation_disagg.hpp).
+#include "gpucalc/validation_disagg.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "model/disagg.hpp"
+#include "gpucalc/folds.hpp"
+#include "model/scale_out.hpp"
+#include "output/json_writer.hpp"
+
+namespace gpucalc {
+
+const char* const kDisaggFoldNames[kDisaggFoldKinds] = {"gpu", "engine", "layout"};
+
+namespace {
+
+using Json = nlohmann::json;
+
+
+std::string str_of(const Json& j, const char* key) {
+  return j.contains(key) && j.at(key).is_string() ? j.at(key).get<std::string>() : std::string();
+}
+double num_of(const Json& j, const char* key) {
+  return j.contains(key) && j.at(key).is_number() ? j.at(key).get<double>() : 0.0;
+}
+
+/** One pool of the table (workers x (tp, ep, dp attention) on `gpus` GPUs) as the step
+ *  model's layout: attention tensor-parallel over fewer GPUs than the worker has is data
+ *  parallel; a worker wider than the scale-up domain spans servers, experts over all of them. */
+Parallel pool_layout(int workers, int tp, int ep, int dpa, int gpus, int scale_up) {
+  const int per_worker = std::max(1, gpus / std::max(1, workers));
+  Parallel p;
+  p.dpa = dpa == 1 || tp < per_worker;
+  if (per_worker <= scale_up) {
+    p.tp = per_worker;
+    p.ep = ep > 1 ? std::min(ep, per_worker) : 1;
+  } else {
+    p.tp = scale_up;
+    p.ep = scale_up;
+    p.dpa = true;
+    p.servers = per_worker / scale_up;
+  }
+  return p;
+}
+
+/** A row's context and layout, built once against a catalog whose constants the folds change
+ *  in place (the context reads them through its pointer). */
+struct RowSetup {
+  std::shared_ptr<ServingContext> context;
+  DisaggLayout layout;
+};
+
+void add_error(double predicted, double measured, double& sum, int& n) {
+  if (measured <= 0.0) return;
+  // A row the model cannot fit counts as fully wrong.
+  sum += predicted > 0.0 ? std::fabs(predicted / measured - 1.0) : 1.0;
+  ++n;
+}
+
+Mape mape_over(const std::string& name, const std::vector<const DisaggValidationRow*>& rows, int kind) {
+  Mape m;
+  m.group = name;
+  for (const auto* r : rows) {
+    const double pi = kind < 0 ? r->predicted_interactivity : r->out_of_sample[static_cast<std::size_t>(kind)][0];
+    const double pt = kind < 0 ? r->predicted_throughput_per_gpu : r->out_of_sample[static_cast<std::size_t>(kind)][1];
+    add_error(pi, r->measured_interactivity, m.interactivity, m.n_interactivity);
+    add_error(pt, r->measured_throughput_per_gpu, m.throughput, m.n_throughput);
+  }
+  if (m.n_interactivity) m.interactivity /= m.n_interactivity;
+  if (m.n_throughput) m.throughput /= m.n_throughput;
+  return m;
+}
+
+FoldFigures predict(const RowSetup& s, double concurrency) {
+  const DisaggPoint pt = serve_disaggregated(*s.context, s.layout, concurrency);
+  if (!pt.fits) return FoldFigures{};
+  return FoldFigures{pt.tokens_per_s_per_user, pt.total_tokens_per_s_per_gpu, 0.0};
+}
+
+struct Calibration {
+  std::string constant;  // "performance.<key>"
+  double lo = 0, hi = 0;
+  bool interactivity = false, throughput = false;
+};
+
+/** Sets each constant, in the table's order, to the grid value with the least mean |relative
+ *  error| over the training rows (newest only) and its metrics; returns the values. */
+std::vector<double> set_constants(ModelConstants& k, const std::vector<Calibration>& cals,
+                                  const std::vector<DisaggValidationRow>& rows,
+                                  const std::vector<RowSetup>& setups, const std::vector<bool>& train) {
+  std::vector<double> chosen;
+  for (const Calibration& cal : cals) {
+    double* slot = model_constant(k, cal.constant.substr(std::string("performance.").size()));
+    const auto cost = [&](double v) {
+      *slot = v;
+      double sum = 0.0;
+      int n = 0;
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (!train[i] || !rows[i].newest) continue;
+        const FoldFigures p = predict(setups[i], rows[i].concurrency);
+        if (cal.interactivity) add_error(p[0], rows[i].measured_interactivity, sum, n);
+        if (cal.throughput) add_error(p[1], rows[i].measured_throughput_per_gpu, sum, n);
+      }
+      return n > 0 ? sum / n : 0.0;
+    };
+    const double best = grid_minimum(cal.lo, cal.hi, cost);
+    *slot = best;
+    chosen.push_back(best);
+  }
+  return chosen;
+}
+
+std::string fold_label(const DisaggValidationRow& r, std::size_t kind) {
+  if (!r.newest) return "";
+  switch (kind) {
+    case 0: return r.gpu;
+    case 1: return r.engine;
+    default: return r.gpu + " " + r.layout;
+  }
+}
+
+std::string pct(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %%", x * 100.0);
+  return buf;
+}
+
+}  // namespace
+
+Result<DisaggValidationReport> run_disagg_validation(const Catalog& catalog, std::string_view text,
+                                                     bool folds) {
+  const Json j = Json::parse(text.begin(), text.end(), nullptr, false);
+  const char* const kFile = "validation-disagg.json";
+  if (j.is_discarded() || !j.is_object() || !j.contains("rows") || !j.at("rows").is_array() ||
+      !j.contains("offerings") || !j.at("offerings").is_object()) {
+    return make_error(ErrorCode::kInvalidCatalog, kFile, "needs rows (an array) and offerings (gpu -> offering id)");
+  }
+  if (!catalog.constants) return make_error(ErrorCode::kInvalidCatalog, "performance", "the catalog holds no model constants");
+  DisaggValidationReport report;
+  report.note = str_of(j, "note");
+  std::vector<Calibration> cals;
+  ModelConstants probe = *catalog.constants;  // for reading a constant by name
+  if (j.contains("calibration") && j.at("calibration").is_array()) {
+    for (const auto& c : j.at("calibration")) {
+      Calibration cal;
+      cal.constant = str_of(c, "constant");
+      if (cal.constant.rfind("performance.", 0) != 0 ||
+          model_constant(probe, cal.constant.substr(12)) == nullptr ||
+          !c.contains("range") || !c.at("range").is_array() || c.at("range").size() != 2 ||
+          !c.at("range")[0].is_number() || !c.at("range")[1].is_number()) {
+        return make_error(ErrorCode::kInvalidCatalog, std::string(kFile) + ".calibration",
+                          "each entry needs a constant performance.<key> and a range [lo, hi]");
+      }
+      cal.lo = c.at("range")[0].get<double>();
+      cal.hi = c.at("range")[1].get<double>();
+      if (c.contains("metrics") && c.at("metrics").is_array()) {
+        for (const auto& m : c.at("metrics")) {
+          cal.interactivity = cal.interactivity || m == "interactivity";
+          cal.throughput = cal.throughput || m == "throughput";
+        }
+      }
+      cals.push_back(cal);
+    }
+  }
+  for (const Calibration& cal : cals) {
+    report.constants.push_back(RefitConstant{cal.constant, *model_constant(probe, cal.constant.substr(12)), 0, 0, 0});
+  }
+  // The catalog the folds change; the contexts point at its constants.
+  auto working = std::make_shared<Catalog>(catalog);
+  std::vector<RowSetup> setups;
+  std::size_t i = 0;
+  for (const auto& e : j.at("rows")) {
+    const std::string path = std::string(kFile) + ".rows[" + std::to_string(i++) + "]";
+    if (!e.is_object()) return make_error(ErrorCode::kInvalidCatalog, path, "must be an object");
+    DisaggValidationRow r;
+    r.date = str_of(e, "date");
+    r.gpu = str_of(e, "gpu");
+    r.model = str_of(e, "model");
+    r.weights = str_of(e, "weights");
+    r.engine = str_of(e, "engine");
+    r.mtp = str_of(e, "spec_decode") == "mtp" ? 1 : 0;
+    r.isl = num_of(e, "isl");
+    r.osl = num_of(e, "osl");
+    r.concurrency = num_of(e, "concurrency");
+    r.total_gpus = static_cast<int>(num_of(e, "total_gpus"));
+    r.measured_interactivity = num_of(e, "interactivity_tokens_per_s_per_user");
+    r.measured_throughput_per_gpu = num_of(e, "total_tokens_per_s_per_gpu");
+    const Offering* off = working->find_offering(str_of(j.at("offerings"), r.gpu.c_str()));
+    const Gpu* gpu = off != nullptr ? working->find_gpu(off->gpu_id) : nullptr;
+    const Model* model = working->find_model(r.model);
+    const auto weights = parse_weight_format(r.weights);
+    const Network* network = off != nullptr ? working->scale_out_of(*off) : nullptr;
+    if (gpu == nullptr || model == nullptr || !weights || network == nullptr || r.isl < 1 || r.osl < 1 ||
+        r.concurrency < 1) {
+      return make_error(ErrorCode::kInvalidCatalog, path,
+                        "needs a GPU whose offering has a scale-out network, a catalog model, weights, isl, osl, concurrency");
+    }
+    const std::string engine_name = r.engine.substr(0, r.engine.find('+'));
+    auto engine = select_engine(catalog_engines(*working), engine_name, *gpu, *model);
+    if (!engine) {
+      Error err = engine.error();
+      err.field = path + ".engine";
+      return err;
+    }
+    const int scale_up = gpu->scale_up_gpus();
+    DisaggLayout layout;
+    layout.prefill_workers = static_cast<int>(num_of(e, "prefill_workers"));
+    layout.decode_workers = static_cast<int>(num_of(e, "decode_workers"));
+    layout.prefill = pool_layout(layout.prefill_workers, static_cast<int>(num_of(e, "prefill_tp")),
+                                 static_cast<int>(num_of(e, "prefill_ep")),
+                                 static_cast<int>(num_of(e, "prefill_dp_attention")),
+                                 static_cast<int>(num_of(e, "prefill_gpus")), scale_up);
+    layout.decode = pool_layout(layout.decode_workers, static_cast<int>(num_of(e, "decode_tp")),
+                                static_cast<int>(num_of(e, "decode_ep")),
+                                static_cast<int>(num_of(e, "decode_dp_attention")),
+                                static_cast<int>(num_of(e, "decode_gpus")), scale_up);
+    if (layout.prefill_workers < 1 || layout.decode_workers < 1 || layout.gpus() != r.total_gpus) {
+      return make_error(ErrorCode::kInvalidCatalog, path, "pools do not add up to total_gpus");
+    }
+    r.layout = disagg_layout_code(layout);
+    Scenario s;
+    s.model = r.model;
+    s.weights = *weights;
+    s.kv = engine.value()->kv_cache;
+    s.input_tokens = std::llround(0.9 * r.isl);
+    s.output_tokens = std::llround(0.9 * r.osl);
+    s.context_tokens = s.input_tokens + s.output_tokens;
+    s.mtp = r.mtp;
+    s.compare = {off->id};
+    auto c = std::make_shared<ServingContext>(make_serving_context(*working, s, *model, *gpu, *engine.value(), ""));
+    c->input_tokens = 0.9 * r.isl;  // the mean request, unrounded
+    c->output_tokens = 0.9 * r.osl;
+    c->scale_out = make_scale_out_link(*network, off->gpu_count,
+                                       std::max(layout.prefill.servers, layout.decode.servers));
+    RowSetup setup{c, layout};
+    const FoldFigures p = predict(setup, r.concurrency);
+    r.predicted_interactivity = p[0];
+    r.predicted_throughput_per_gpu = p[1];
+    r.out_of_sample.assign(kDisaggFoldKinds, FoldFigures{});
+    report.rows.push_back(std::move(r));
+    setups.push_back(std::move(setup));
+  }
+  // Newest row of each configuration and concurrency.
+  std::map<std::string, std::size_t> newest;
+  for (std::size_t k = 0; k < report.rows.size(); ++k) {
+    const auto& r = report.rows[k];
+    const std::string key = r.gpu + "|" + r.engine + "|" + r.weights + "|" + std::to_string(r.mtp) + "|" +
+                            r.layout + "|" + std::to_string(r.concurrency);
+    auto it = newest.find(key);
+    if (it == newest.end() || r.date > report.rows[it->second].date) newest[key] = k;
+  }
+  for (const auto& [key, k] : newest) report.rows[k].newest = true;
+  std::vector<const DisaggValidationRow*> scored;
+  std::map<std::string, std::vector<const DisaggValidationRow*>> by_gpu;
+  for (const auto& r : report.rows) {
+    if (!r.newest) continue;
+    scored.push_back(&r);
+    by_gpu[r.gpu].push_back(&r);
+  }
+  for (const auto& [gpu, rows] : by_gpu) report.per_gpu.push_back(mape_over(gpu, rows, -1));
+  report.all = mape_over("all", scored, -1);
+  if (!folds) return report;
+
+  ModelConstants& k = *working->constants;
+  const ModelConstants original = k;
+  {
+    const std::vector<double> all = set_constants(k, cals, report.rows, setups,
+                                                  std::vector<bool>(report.rows.size(), true));
+    for (std::size_t c = 0; c < all.size(); ++c) {
+      report.constants[c].all_rows = report.constants[c].fold_min = report.constants[c].fold_max = all[c];
+    }
+    k = original;
+  }
+  for (std::size_t kind = 0; kind < kDisaggFoldKinds; ++kind) {
+    std::vector<std::string> labels;
+    for (const auto& r : report.rows) labels.push_back(fold_label(r, kind));
+    const FitAndPredict fit_and_predict = [&](const std::vector<bool>& train) {
+      const std::vector<double> values = set_constants(k, cals, report.rows, setups, train);
+      for (std::size_t c = 0; c < values.size(); ++c) {
+        report.constants[c].fold_min = std::min(report.constants[c].fold_min, values[c]);
+        report.constants[c].fold_max = std::max(report.constants[c].fold_max, values[c]);
+      }
+      std::vector<FoldFigures> out;
+      for (std::size_t r = 0; r < report.rows.size(); ++r) {
+        out.push_back(train[r] ? FoldFigures{} : predict(setups[r], report.rows[r].concurrency));
+      }
+      k = original;
+      return out;
+    };
+    const std::vector<FoldFigures> predicted = leave_one_group_out(labels, fit_and_predict);
+    FoldReport fr;
+    fr.kind = kDisaggFoldNames[kind];
+    std::vector<const DisaggValidationRow*> held;
+    std::map<std::string, std::vector<const DisaggValidationRow*>> held_by_gpu;
+    for (std::size_t r = 0; r < report.rows.size(); ++r) {
+      report.rows[r].out_of_sample[kind] = predicted[r];
+      if (labels[r].empty()) continue;
+      held.push_back(&report.rows[r]);
+      held_by_gpu[report.rows[r].gpu].push_back(&report.rows[r]);
+    }
+    for (const auto& [gpu, rows] : held_by_gpu) fr.per_gpu.push_back(mape_over(gpu, rows, static_cast<int>(kind)));
+    fr.all = mape_over("all", held, static_cast<int>(kind));
+    report.folds.push_back(std::move(fr));
+  }
+  return report;
+}
+
+std::string disagg_report_to_text(const DisaggValidationReport& r) {
+  std::string out = "Disaggregated prefill/decode (validation-disagg.json, newest rows), MAPE:\n";
+  auto line = [&out](const std::string& label, const Mape& m) {
+    out += "  " + label + ": throughput per GPU " + pct(m.throughput) + " (" + std::to_string(m.n_throughput) +
+           " points), interactivity " + pct(m.interactivity) + " (" + std::to_string(m.n_interactivity) + ")\n";
+  };
+  for (const Mape& m : r.per_gpu) line("in sample, " + m.group, m);
+  line("in sample, all", r.all);
+  for (const FoldReport& f : r.folds) {
+    for (const Mape& m : f.per_gpu) line("leave one " + f.kind + " out, " + m.group, m);
+    line("leave one " + f.kind + " out, all", f.all);
+  }
+  if (r.constants.empty()) {
+    out += "  (no constant is set against this table: each held-out prediction is the in-sample one)\n";
+  }
+  for (const RefitConstant& c : r.constants) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "  %s: data %.3g, all rows %.3g, folds %.3g to %.3g\n", c.name.c_str(),
+                  c.data_value, c.all_rows, c.fold_min, c.fold_max);
+    out += buf;
+  }
+  return out;
+}
+
+std::string disagg_report_to_json(const DisaggValidationReport& r) {
+  detail::JsonWriter w;
+  auto mape = [&w](const Mape& m) {
+    w.begin_object();
+    w.field("group", m.group);
+    w.field("throughput_per_gpu", m.throughput);
+    w.field("throughput_points", m.n_throughput);
+    w.field("interactivity", m.interactivity);
+    w.field("interactivity_points", m.n_interactivity);
+    w.end_object();
+  };
+  w.begin_object();
+  w.key("in_sample").begin_object();
+  w.key("per_gpu").begin_array();
+  for (const Mape& m : r.per_gpu) mape(m);
+  w.end_array();
+  w.key("all");
+  mape(r.all);
+  w.end_object();
+  w.key("folds").begin_array();
+  for (const FoldReport& f : r.folds) {
+    w.begin_object();
+    w.field("kind", f.kind);
+    w.key("per_gpu").begin_array();
+    for (const Mape& m : f.per_gpu) mape(m);
+    w.end_array();
+    w.key("all");
+    mape(f.all);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("rows").begin_array();
+  for (const DisaggValidationRow& row : r.rows) {
+    w.begin_object();
+    w.field("date", row.date);
+    w.field("gpu", row.gpu);
+    w.field("engine", row.engine);
+    w.field("weights", row.weights);
+    w.field("mtp", row.mtp);
+    w.field("layout", row.layout);
+    w.field("concurrency", row.concurrency);
+    w.field("newest", row.newest);
+    w.field("measured_throughput_per_gpu", row.measured_throughput_per_gpu);
+    w.field("predicted_throughput_per_gpu", row.predicted_throughput_per_gpu);
+    w.field("measured_interactivity", row.measured_interactivity);
+    w.field("predicted_interactivity", row.predicted_interactivity);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("constants").begin_array();
+  for (const RefitConstant& c : r.constants) {
+    w.begin_object();
+    w.field("name", c.name);
+    w.field("data_value", c.data_value);
+    w.field("all_rows", c.all_rows);
+    w.field("fold_min", c.fold_min);
+    w.field("fold_max", c.fold_max);
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+  return std::move(w.str());
+}
+
+}  // namespace gpucalc

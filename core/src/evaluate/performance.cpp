@@ -94,7 +94,7 @@ void estimate_inference_roofline(const Catalog& catalog, const Scenario& s, cons
     if (with_trace) {
       trace(r, "max_throughput_tokens_per_s",
             "replicas x batch x output / (prefill_s(batch) + output x tpot_s(batch)); best over "
-            "instance sizes, batch = min(max_batch_sequences, free KV bytes per GPU / KV bytes "
+            "instance sizes, batch = min(max_batch_sequences (the engine profile's max_running_requests), free KV bytes per GPU / KV bytes "
             "per sequence of input + output tokens)",
             {{"gpus_per_instance", static_cast<double>(best->deployment.gpus)},
              {"tensor_parallel", static_cast<double>(best->deployment.tensor_parallel)},
@@ -104,7 +104,7 @@ void estimate_inference_roofline(const Catalog& catalog, const Scenario& s, cons
              {"output_tokens", c.output_tokens},
              {"prefill_s", best->prefill_s},
              {"tpot_s_at_batch", best->tpot_s},
-             {"max_batch_sequences", k.max_batch_sequences}});
+             {"max_batch_sequences", c.max_batch_sequences}});
     }
   } else {
     r.warnings.emplace_back("no_split_fits_for_throughput");
@@ -137,7 +137,7 @@ void estimate_inference_roofline(const Catalog& catalog, const Scenario& s, cons
       }
     }
     r.decode_tokens_per_s_per_user = 1.0 / dec.total_s;
-    if (users > k.max_batch_sequences) {
+    if (users > c.max_batch_sequences) {
       r.warnings.emplace_back("users_exceed_engine_batch");
     }
     if (with_trace) {

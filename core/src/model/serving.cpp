@@ -471,6 +471,7 @@ ServingPoint serve_with(const ServingContext& c, const Parallel& p, int replicas
   // The first wave: a benchmark client opens all its requests at once, so `running` prompts
   // are prefilled together in chunks; a request of that wave waits on average for half of
   // the chunks. It is first_wave_fraction of the requests a run sends.
+  const double steady_ttft = ttft;
   if (running > 1.0) {
     const double chunks = std::max(1.0, std::ceil(running * in / c.chunk_tokens));
     const double wave_s = prefill_time_s(c, fit, running);
@@ -486,6 +487,7 @@ ServingPoint serve_with(const ServingContext& c, const Parallel& p, int replicas
   pt.prefill_s = pre;
   pt.tpot_s = tpot;
   pt.ttft_s = ttft + pt.queue_s;
+  pt.ttft_median_s = steady_ttft + pt.queue_s;
   pt.e2e_s = pt.ttft_s + (out - 1.0) * tpot;
   pt.tokens_per_s_per_user = 1.0 / tpot;
   // Completions of the running requests (the slot queue adds latency, not throughput).

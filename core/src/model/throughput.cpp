@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/attention.hpp"
+#include "model/serving.hpp"
 #include "gpucalc/units.hpp"
 
 namespace gpucalc {
@@ -191,6 +192,10 @@ InferenceContext make_inference_context(const Catalog& catalog, const Scenario& 
   c.input_tokens = static_cast<double>(scenario.input_tokens);
   c.output_tokens = static_cast<double>(scenario.output_tokens);
   c.split = split_params(model);
+  // The scenario's engine admits at most its profile's max_running_requests per instance.
+  if (auto engine = select_engine(catalog_engines(catalog), serving_engine_name(scenario.engine), gpu, model)) {
+    c.max_batch_sequences = engine.value()->max_running_requests;
+  }
   c.constants = constants;
   c.rates = resolve_rates(catalog, gpu, inference_math_precision(gpu, math_weight_format(model, scenario.weights)), scenario);
   c.matmul_flops_per_s = c.rates.matmul_flops_per_s * constants.matmul_fraction;
@@ -284,7 +289,7 @@ long long max_batch_for(const InferenceContext& c, const Deployment& d) {
   if (free_bytes <= 0.0) return 0;
   const double seq_bytes =
       kv_bytes_per_sequence_per_gpu(*c.model, c.kv, d, c.input_tokens + c.output_tokens);
-  const double cap = c.constants.max_batch_sequences;
+  const double cap = c.max_batch_sequences;
   const double b = seq_bytes > 0.0 ? std::floor(free_bytes / seq_bytes) : cap;
   return static_cast<long long>(std::min(b, cap));
 }

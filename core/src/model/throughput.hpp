@@ -105,6 +105,7 @@ struct InferenceContext {
   double matmul_flops_per_s = 0.0;  // rates x matmul_fraction
   double hbm_bytes_per_s = 0.0;     // rates x hbm_fraction
   ScaleOutLink scale_out;           // servers > 1: instances wider than one server cross it
+  double max_batch_sequences = 0.0;  // the engine's admission limit (max_running_requests)
 };
 
 InferenceContext make_inference_context(const Catalog& catalog, const Scenario& scenario,
@@ -141,7 +142,8 @@ InferencePoint operating_point(const InferenceContext& c, const Deployment& d, i
                                long long batch);
 
 /** Largest batch per instance that holds weights + reserve + KV for input + output tokens,
- *  capped by the engine's max_batch_sequences. 0 when nothing fits. */
+ *  capped by the engine's admission limit (max_batch_sequences: its profile's
+ *  max_running_requests). 0 when nothing fits. */
 long long max_batch_for(const InferenceContext& c, const Deployment& d);
 
 /**

@@ -1,6 +1,7 @@
 // gpucalc: the native command line. Reads files, calls the core, prints; all formulas are in core/.
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -184,6 +185,7 @@ constexpr Label kLabels[] = {
     {"energy_usd_per_million_tokens", "energy US$ per million output tokens"},
     {"train_tokens_per_s", "training tokens/s"},
     {"train_hours", "hours to budget"},
+    {"train_steps", "optimizer steps"},
     {"gpu_hours", "GPU-hours"},
     {"run_cost_usd", "cost of the run"},
     {"train_memory_bytes_per_gpu", "memory per GPU"},
@@ -420,16 +422,18 @@ void list_catalog(const Catalog& catalog, const std::string& what, const std::st
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
+/** What the command line asked for. */
+struct Options {
   std::string format = "table", list, scenario_text, hf_path, model_id = "custom";
-  bool explain = false, validate = false, fit_table = false, keys = false, have_scenario = false;
-  bool curve = false;
   std::string error_bands_path;
   std::vector<std::string> catalog_paths, bench_paths;
-  bool calibrate = false;
+  bool explain = false, validate = false, fit_table = false, keys = false, have_scenario = false;
+  bool curve = false, calibrate = false;
+};
+
+/** The options from argv; --help and --version answer at once (exit 0), bad options fail. */
+Options parse_options(const std::vector<std::string>& args) {
+  Options o;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](const char* name) -> std::string {
@@ -438,261 +442,288 @@ int main(int argc, char** argv) {
     };
     if (a == "--help" || a == "-h") {
       std::cout << kUsage;
-      return 0;
+      std::exit(0);
     } else if (a == "--version") {
       std::cout << "gpucalc " << gpucalc::version() << " (scenario v" << gpucalc::kScenarioVersion << ")\n";
-      return 0;
+      std::exit(0);
     } else if (a == "--format") {
-      format = value("--format");
-      if (format != "table" && format != "json" && format != "csv" && format != "markdown") {
-        fail("--format: must be table, json, csv or markdown (--keys), got \"" + format + "\"");
+      o.format = value("--format");
+      if (o.format != "table" && o.format != "json" && o.format != "csv" && o.format != "markdown") {
+        fail("--format: must be table, json, csv or markdown (--keys), got \"" + o.format + "\"");
       }
     } else if (a == "--explain") {
-      explain = true;
+      o.explain = true;
     } else if (a == "--catalog" || a == "--calibration") {
-      catalog_paths.push_back(value("--catalog"));
+      o.catalog_paths.push_back(value("--catalog"));
     } else if (a == "--calibrate-serving") {
-      if (have_scenario) fail("scenario: give one scenario string (quote it: the shell splits on &)");
-      scenario_text = value("--calibrate-serving");
-      have_scenario = calibrate = true;
-      while (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) bench_paths.push_back(args[++i]);
-      if (bench_paths.empty()) fail("--calibrate-serving: name at least one benchmark result file");
+      if (o.have_scenario) fail("scenario: give one scenario string (quote it: the shell splits on &)");
+      o.scenario_text = value("--calibrate-serving");
+      o.have_scenario = o.calibrate = true;
+      while (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) o.bench_paths.push_back(args[++i]);
+      if (o.bench_paths.empty()) fail("--calibrate-serving: name at least one benchmark result file");
     } else if (a == "--list") {
-      list = value("--list");
+      o.list = value("--list");
     } else if (a == "--curve") {
-      curve = true;
+      o.curve = true;
     } else if (a == "--validate") {
-      validate = true;
+      o.validate = true;
     } else if (a == "--write-error-bands") {
-      error_bands_path = value("--write-error-bands");
+      o.error_bands_path = value("--write-error-bands");
     } else if (a == "--fit-table") {
-      fit_table = true;
+      o.fit_table = true;
     } else if (a == "--keys") {
-      keys = true;
+      o.keys = true;
     } else if (a == "--hf-config") {
-      hf_path = value("--hf-config");
+      o.hf_path = value("--hf-config");
     } else if (a == "--model-id") {
-      model_id = value("--model-id");
+      o.model_id = value("--model-id");
     } else if (a.size() > 1 && a[0] == '-' && a[1] == '-') {
       fail(a + ": unknown option (see gpucalc --help)");
     } else {
-      if (have_scenario) fail("scenario: give one scenario string (quote it: the shell splits on &)");
-      scenario_text = a;
-      have_scenario = true;
+      if (o.have_scenario) fail("scenario: give one scenario string (quote it: the shell splits on &)");
+      o.scenario_text = a;
+      o.have_scenario = true;
     }
   }
-
-  if (have_scenario && scenario_text == "-") {  // scenario on stdin (long strings, pipes)
-    // At most the scenario limit plus a line ending: an endless stream is refused at once.
-    bool read_error = false;
-    auto text = gpucalc::cli::read_bounded(stdin, gpucalc::kMaxScenarioBytes + 2, read_error);
-    if (!text) {
-      fail("scenario: standard input holds more than " + std::to_string(gpucalc::kMaxScenarioBytes) +
-           " bytes");
-    }
-    if (read_error) fail("scenario: standard input cannot be read");
-    scenario_text = std::move(*text);
-    while (!scenario_text.empty() && (scenario_text.back() == '\n' || scenario_text.back() == '\r')) {
-      scenario_text.pop_back();
-    }
-  }
-  if (!error_bands_path.empty() && (!validate || !catalog_paths.empty())) {
+  if (!o.error_bands_path.empty() && (!o.validate || !o.catalog_paths.empty())) {
     fail("--write-error-bands: use it with --validate alone (the bands describe the built-in catalog)");
   }
+  return o;
+}
+
+/** The scenario from standard input (`-`: long strings, pipes), bounded: an endless stream is
+ *  refused at once. */
+std::string read_stdin_scenario() {
+  bool read_error = false;
+  auto text = gpucalc::cli::read_bounded(stdin, gpucalc::kMaxScenarioBytes + 2, read_error);
+  if (!text) {
+    fail("scenario: standard input holds more than " + std::to_string(gpucalc::kMaxScenarioBytes) +
+         " bytes");
+  }
+  if (read_error) fail("scenario: standard input cannot be read");
+  std::string scenario = std::move(*text);
+  while (!scenario.empty() && (scenario.back() == '\n' || scenario.back() == '\r')) scenario.pop_back();
+  return scenario;
+}
+
+/** The built-in catalog, extended by every --catalog file and the --hf-config model. */
+Catalog load_catalog(const Options& o) {
   // The generator leaves out the file it rewrites: a stale or broken copy must not stop it.
-  auto built = gpucalc::build_default_catalog(error_bands_path.empty() ? "" : "error-bands.json");
+  auto built = gpucalc::build_default_catalog(o.error_bands_path.empty() ? "" : "error-bands.json");
   if (!built) fail("built-in catalog: " + built.error().to_string(), 1);
   Catalog catalog = std::move(built).value();
-  for (const auto& path : catalog_paths) {
+  for (const auto& path : o.catalog_paths) {
     auto next = gpucalc::extend_catalog(catalog, read_file(path), path);
     if (!next) fail(next.error());
     catalog = std::move(next).value();
   }
-  if (!hf_path.empty()) {
-    auto model = gpucalc::import_hf_config(read_file(hf_path, gpucalc::kMaxHfConfigBytes), model_id);
-    if (!model) fail(hf_path + ": " + model.error().to_string());
+  if (!o.hf_path.empty()) {
+    auto model = gpucalc::import_hf_config(read_file(o.hf_path, gpucalc::kMaxHfConfigBytes), o.model_id);
+    if (!model) fail(o.hf_path + ": " + model.error().to_string());
     bool replaced = false;
     for (auto& m : catalog.models) {
       if (m.id == model.value().id) { m = model.value(); replaced = true; }
     }
     if (!replaced) catalog.models.push_back(model.value());
   }
+  return catalog;
+}
 
-  if (calibrate) {
-    std::vector<gpucalc::BenchRun> runs;
-    for (const auto& path : bench_paths) {
-      auto file = gpucalc::parse_bench_results(read_file(path, gpucalc::kMaxBenchFileBytes), path);
-      if (!file) fail(file.error());
-      for (auto& r : file.value()) runs.push_back(std::move(r));
-    }
-    char today[16];
-    const std::time_t now = std::time(nullptr);
-    std::strftime(today, sizeof today, "%Y-%m-%d", std::gmtime(&now));
-    auto cal = gpucalc::calibrate_serving(catalog, scenario_text, runs, today);
-    if (!cal) fail(cal.error());
-    std::cout << gpucalc::serving_calibration_to_json(cal.value());
-    return 0;
+/** --calibrate-serving: the calibration document of the benchmark files on stdout. */
+void calibrate(const Catalog& catalog, const Options& o) {
+  std::vector<gpucalc::BenchRun> runs;
+  for (const auto& path : o.bench_paths) {
+    auto file = gpucalc::parse_bench_results(read_file(path, gpucalc::kMaxBenchFileBytes), path);
+    if (!file) fail(file.error());
+    for (auto& r : file.value()) runs.push_back(std::move(r));
   }
-  if (keys) {
-    print_keys(format);
-    return 0;
-  }
-  if (!list.empty()) {
-    list_catalog(catalog, list, format);
-    return 0;
-  }
-  if (validate) {
+  char today[16];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(today, sizeof today, "%Y-%m-%d", std::gmtime(&now));
+  auto cal = gpucalc::calibrate_serving(catalog, o.scenario_text, runs, today);
+  if (!cal) fail(cal.error());
+  std::cout << gpucalc::serving_calibration_to_json(cal.value());
+}
+
 #ifdef GPUCALC_HAVE_VALIDATION
-    const char* text = nullptr;
-    for (const auto& f : gpucalc::embedded_validation_files()) {
-      if (std::string(f.name) == "validation.json") text = f.text;
-    }
-    if (text == nullptr) fail("validation.json is not compiled in", 1);
-    auto report = gpucalc::run_validation(catalog, text);
-    if (!report) fail(report.error());
-    const char* serving_text = nullptr;
-    for (const auto& f : gpucalc::embedded_validation_files()) {
-      if (std::string(f.name) == "validation-serving.json") serving_text = f.text;
-    }
-    if (serving_text == nullptr) fail("validation-serving.json is not compiled in", 1);
-    if (!error_bands_path.empty()) {
-      auto table = gpucalc::compute_error_bands(catalog, text, serving_text);
-      if (!table) fail(table.error());
-      const std::string out = gpucalc::error_bands_to_json(table.value());
-      std::ofstream f(error_bands_path, std::ios::binary | std::ios::trunc);
-      f.write(out.data(), static_cast<std::streamsize>(out.size()));
-      f.close();
-      if (!f) fail(error_bands_path + ": cannot be written", 1);
-      std::cout << "wrote " << error_bands_path << " (" << out.size()
-                << " bytes); the next build embeds it\n";
-      return 0;
-    }
-    auto serving = gpucalc::run_serving_validation(catalog, serving_text, true);
-    if (!serving) fail(serving.error());
-    const char* disagg_text = nullptr;
-    for (const auto& f : gpucalc::embedded_validation_files()) {
-      if (std::string(f.name) == "validation-disagg.json") disagg_text = f.text;
-    }
-    if (disagg_text == nullptr) fail("validation-disagg.json is not compiled in", 1);
-    auto disagg = gpucalc::run_disagg_validation(catalog, disagg_text, true);
-    if (!disagg) fail(disagg.error());
-    if (format == "json") {
-      std::cout << "{\"mlperf\": " << gpucalc::validation_report_to_json(report.value())
-                << ",\n\"serving\": " << gpucalc::serving_report_to_json(serving.value())
-                << ",\n\"disaggregated\": " << gpucalc::disagg_report_to_json(disagg.value()) << "}\n";
-    } else {
-      std::cout << gpucalc::validation_report_to_text(report.value()) << "\n"
-                << gpucalc::serving_report_to_text(serving.value()) << "\n"
-                << gpucalc::disagg_report_to_text(disagg.value()) << "\n";
-    }
-    return 0;
-#else
-    fail("--validate: this build has no validation model yet", 1);
-#endif
+/** A validation table compiled into the binary (data/validation*.json). */
+const char* validation_text(const char* name) {
+  for (const auto& f : gpucalc::embedded_validation_files()) {
+    if (std::string(f.name) == name) return f.text;
   }
-  if (!have_scenario && !fit_table) {
+  fail(std::string(name) + " is not compiled in", 1);
+  return nullptr;
+}
+#endif
+
+/** --validate: the three validation reports; with --write-error-bands, the bands file. */
+void validate(const Catalog& catalog, const Options& o) {
+#ifdef GPUCALC_HAVE_VALIDATION
+  const char* text = validation_text("validation.json");
+  auto report = gpucalc::run_validation(catalog, text);
+  if (!report) fail(report.error());
+  const char* serving_text = validation_text("validation-serving.json");
+  if (!o.error_bands_path.empty()) {
+    auto table = gpucalc::compute_error_bands(catalog, text, serving_text);
+    if (!table) fail(table.error());
+    const std::string out = gpucalc::error_bands_to_json(table.value());
+    std::ofstream f(o.error_bands_path, std::ios::binary | std::ios::trunc);
+    f.write(out.data(), static_cast<std::streamsize>(out.size()));
+    f.close();
+    if (!f) fail(o.error_bands_path + ": cannot be written", 1);
+    std::cout << "wrote " << o.error_bands_path << " (" << out.size()
+              << " bytes); the next build embeds it\n";
+    return;
+  }
+  auto serving = gpucalc::run_serving_validation(catalog, serving_text, true);
+  if (!serving) fail(serving.error());
+  auto disagg = gpucalc::run_disagg_validation(catalog, validation_text("validation-disagg.json"), true);
+  if (!disagg) fail(disagg.error());
+  if (o.format == "json") {
+    std::cout << "{\"mlperf\": " << gpucalc::validation_report_to_json(report.value())
+              << ",\n\"serving\": " << gpucalc::serving_report_to_json(serving.value())
+              << ",\n\"disaggregated\": " << gpucalc::disagg_report_to_json(disagg.value()) << "}\n";
+  } else {
+    std::cout << gpucalc::validation_report_to_text(report.value()) << "\n"
+              << gpucalc::serving_report_to_text(serving.value()) << "\n"
+              << gpucalc::disagg_report_to_text(disagg.value()) << "\n";
+  }
+#else
+  (void)catalog;
+  (void)o;
+  fail("--validate: this build has no validation model yet", 1);
+#endif
+}
+
+/** --fit-table: GPUs needed per model and weight format for every compared offering. */
+void print_fit_table(const Catalog& catalog, const Options& o) {
+  auto s = gpucalc::decode_scenario(o.have_scenario ? o.scenario_text : "v=1");
+  if (!s) fail(s.error());
+  auto table = gpucalc::fit_table_json(catalog, s.value());
+  if (!table) fail(table.error());
+  if (o.format == "json") {
+    std::cout << table.value() << "\n";
+    return;
+  }
+  const Json j = Json::parse(table.value(), nullptr, false);
+  std::vector<std::string> header = {"model", "weights"};
+  for (const auto& g : j["offerings"]) header.push_back(g.get<std::string>() + " (weights only / practical)");
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : j["rows"]) {
+    std::vector<std::string> cells = {r["model"].get<std::string>(), r["weights"].get<std::string>()};
+    for (const auto& c : r["cells"]) {
+      cells.push_back(std::to_string(c["gpus_needed_weights_only"].get<int>()) + " / " +
+                      (c["gpus_needed"].is_null() ? std::string("-") : std::to_string(c["gpus_needed"].get<int>())) +
+                      (c["servers_needed"].is_null() || c["servers_needed"].get<int>() <= 1
+                           ? std::string()
+                           : " (" + std::to_string(c["servers_needed"].get<int>()) +
+                                 (c.value("stackable", true) ? " servers)" : " units, not stackable)")));
+    }
+    rows.push_back(cells);
+  }
+  print_table(header, rows);
+}
+
+/** --curve --format json: every compared offering's serving curve as the core computed it. */
+void print_curve_json(const gpucalc::Evaluation& ev) {
+  Json out = Json::array();
+  for (const auto& r : ev.results) {
+    Json pts = Json::array();
+    for (const auto& c : r.curve) {
+      pts.push_back({{"tokens_per_s_per_user", c.tokens_per_s_per_user},
+                     {"total_tokens_per_s_per_gpu", c.total_tokens_per_s_per_gpu},
+                     {"output_tokens_per_s_per_gpu", c.output_tokens_per_s_per_gpu},
+                     {"ttft_s", c.ttft_s},
+                     {"tpot_s", c.tpot_s},
+                     // null for an unpriced offering, as in the result (never US$0)
+                     {"usd_per_million_tokens", c.usd_per_million_tokens > 0 ? Json(c.usd_per_million_tokens) : Json()},
+                     {"token_kind", gpucalc::kCurveTokenKind},
+                     {"tp", c.tp},
+                     {"ep", c.ep},
+                     {"dpa", c.dpa},
+                     {"users", c.users}});
+    }
+    out.push_back({{"offering", r.offering_id}, {"engine", r.engine}, {"curve", pts}});
+  }
+  std::cout << out.dump(2) << "\n";
+}
+
+/** --curve as a table or CSV (every cell through the core's one CSV cell writer). */
+void print_curve(const gpucalc::Evaluation& ev, const std::string& format) {
+  if (format == "json") {
+    print_curve_json(ev);
+    return;
+  }
+  const std::vector<std::string> header = {"offering", "tokens/s/user", "total tok/s/GPU",
+                                           "output tok/s/GPU", "TTFT s", "TPOT s",
+                                           "US$/M output tok", "tp", "ep", "dpa", "users"};
+  auto num = [](double x, const char* f) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, x);
+    return std::string(buf);
+  };
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : ev.results) {
+    for (const auto& c : r.curve) {
+      rows.push_back({r.offering_id, num(c.tokens_per_s_per_user, "%.1f"),
+                      num(c.total_tokens_per_s_per_gpu, "%.0f"),
+                      num(c.output_tokens_per_s_per_gpu, "%.0f"), num(c.ttft_s, "%.3f"),
+                      num(c.tpot_s, "%.4f"),
+                      c.usd_per_million_tokens > 0 ? num(c.usd_per_million_tokens, "%.3f")
+                      : format == "csv"            ? ""  // an empty cell, as the result's null
+                                                   : "-",
+                      std::to_string(c.tp), std::to_string(c.ep), c.dpa ? "1" : "0",
+                      num(c.users, "%.0f")});
+    }
+  }
+  if (format != "csv") {
+    print_table(header, rows);
+    return;
+  }
+  std::string csv;
+  auto record = [&csv](const std::vector<std::string>& row) {
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      if (i) csv += ',';
+      gpucalc::append_csv_cell(csv, row[i]);
+    }
+    csv += "\r\n";
+  };
+  record(header);
+  for (const auto& row : rows) record(row);
+  std::cout << csv;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o = parse_options(std::vector<std::string>(argv + 1, argv + argc));
+  if (o.have_scenario && o.scenario_text == "-") o.scenario_text = read_stdin_scenario();
+  const Catalog catalog = load_catalog(o);
+  if (o.calibrate) {
+    calibrate(catalog, o);
+  } else if (o.keys) {
+    print_keys(o.format);
+  } else if (!o.list.empty()) {
+    list_catalog(catalog, o.list, o.format);
+  } else if (o.validate) {
+    validate(catalog, o);
+  } else if (!o.have_scenario && !o.fit_table) {
     std::cerr << kUsage;
     fail("scenario: missing (try 'v=1')");
-  }
-  if (fit_table) {
-    auto s = gpucalc::decode_scenario(have_scenario ? scenario_text : "v=1");
-    if (!s) fail(s.error());
-    auto table = gpucalc::fit_table_json(catalog, s.value());
-    if (!table) fail(table.error());
-    if (format == "json") {
-      std::cout << table.value() << "\n";
-      return 0;
-    }
-    const Json j = Json::parse(table.value(), nullptr, false);
-    std::vector<std::string> header = {"model", "weights"};
-    for (const auto& g : j["offerings"]) header.push_back(g.get<std::string>() + " (weights only / practical)");
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& r : j["rows"]) {
-      std::vector<std::string> cells = {r["model"].get<std::string>(), r["weights"].get<std::string>()};
-      for (const auto& c : r["cells"]) {
-        cells.push_back(std::to_string(c["gpus_needed_weights_only"].get<int>()) + " / " +
-                        (c["gpus_needed"].is_null() ? std::string("-") : std::to_string(c["gpus_needed"].get<int>())) +
-                        (c["servers_needed"].is_null() || c["servers_needed"].get<int>() <= 1
-                             ? std::string()
-                             : " (" + std::to_string(c["servers_needed"].get<int>()) +
-                                   (c.value("stackable", true) ? " servers)" : " units, not stackable)")));
-      }
-      rows.push_back(cells);
-    }
-    print_table(header, rows);
-    return 0;
-  }
-  auto ev = gpucalc::evaluate_text(catalog, scenario_text, explain || format == "json");
-  if (!ev) fail(ev.error());
-  if (curve) {  // the serving curve of every compared offering, as the core computed it
-    const std::vector<std::string> header = {"offering", "tokens/s/user", "total tok/s/GPU",
-                                             "output tok/s/GPU", "TTFT s", "TPOT s",
-                                             "US$/M output tok", "tp", "ep", "dpa", "users"};
-    auto num = [](double x, const char* f) {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, f, x);
-      return std::string(buf);
-    };
-    if (format == "json") {
-      Json out = Json::array();
-      for (const auto& r : ev.value().results) {
-        Json pts = Json::array();
-        for (const auto& c : r.curve) {
-          pts.push_back({{"tokens_per_s_per_user", c.tokens_per_s_per_user},
-                         {"total_tokens_per_s_per_gpu", c.total_tokens_per_s_per_gpu},
-                         {"output_tokens_per_s_per_gpu", c.output_tokens_per_s_per_gpu},
-                         {"ttft_s", c.ttft_s},
-                         {"tpot_s", c.tpot_s},
-                         // null for an unpriced offering, as in the result (never US$0)
-                         {"usd_per_million_tokens", c.usd_per_million_tokens > 0 ? Json(c.usd_per_million_tokens) : Json()},
-                         {"token_kind", gpucalc::kCurveTokenKind},
-                         {"tp", c.tp},
-                         {"ep", c.ep},
-                         {"dpa", c.dpa},
-                         {"users", c.users}});
-        }
-        out.push_back({{"offering", r.offering_id}, {"engine", r.engine}, {"curve", pts}});
-      }
-      std::cout << out.dump(2) << "\n";
-      return 0;
-    }
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& r : ev.value().results) {
-      for (const auto& c : r.curve) {
-        rows.push_back({r.offering_id, num(c.tokens_per_s_per_user, "%.1f"),
-                        num(c.total_tokens_per_s_per_gpu, "%.0f"),
-                        num(c.output_tokens_per_s_per_gpu, "%.0f"), num(c.ttft_s, "%.3f"),
-                        num(c.tpot_s, "%.4f"),
-                        c.usd_per_million_tokens > 0 ? num(c.usd_per_million_tokens, "%.3f")
-                        : format == "csv"            ? ""  // an empty cell, as the result's null
-                                                     : "-",
-                        std::to_string(c.tp), std::to_string(c.ep), c.dpa ? "1" : "0",
-                        num(c.users, "%.0f")});
-      }
-    }
-    if (format == "csv") {  // every cell through the core's one CSV cell writer
-      std::string csv;
-      auto record = [&csv](const std::vector<std::string>& row) {
-        for (std::size_t i = 0; i < row.size(); ++i) {
-          if (i) csv += ',';
-          gpucalc::append_csv_cell(csv, row[i]);
-        }
-        csv += "\r\n";
-      };
-      record(header);
-      for (const auto& row : rows) record(row);
-      std::cout << csv;
-    } else {
-      print_table(header, rows);
-    }
-    return 0;
-  }
-  if (format == "json") {
-    std::cout << gpucalc::evaluation_to_json(ev.value(), explain) << "\n";
-  } else if (format == "csv") {
-    std::cout << gpucalc::evaluation_to_csv(ev.value());
+  } else if (o.fit_table) {
+    print_fit_table(catalog, o);
   } else {
-    print_evaluation_table(ev.value(), explain);
+    auto ev = gpucalc::evaluate_text(catalog, o.scenario_text, o.explain || o.format == "json");
+    if (!ev) fail(ev.error());
+    if (o.curve) {
+      print_curve(ev.value(), o.format);
+    } else if (o.format == "json") {
+      std::cout << gpucalc::evaluation_to_json(ev.value(), o.explain) << "\n";
+    } else if (o.format == "csv") {
+      std::cout << gpucalc::evaluation_to_csv(ev.value());
+    } else {
+      print_evaluation_table(ev.value(), o.explain);
+    }
   }
   return 0;
 }

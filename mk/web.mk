@@ -6,8 +6,9 @@
 #   make test-wasm  doctest suite under Emscripten in node + node tests of the binding
 #   make test-web   the built page in headless Chromium (tests/js/browser.test.mjs, interactivity.test.mjs, buyer.test.mjs, answer.test.mjs,
 #                   trust.test.mjs,
-#                   calibrate.test.mjs, projected.test.mjs, layout.test.mjs)
-#   make perf-web   transfer size, first result painted, update time (headless Chromium)
+#                   calibrate.test.mjs, projected.test.mjs, layout.test.mjs, first-answer.test.mjs)
+#   make perf-web   transfer size, first answer and live result painted, update time (headless
+#                   Chromium); with perf-wasm first (`make perf`) it prints every page figure in one block
 #   make perf-wasm  the page's call (decode + evaluate + JSON) natively and in the module (node)
 WEB_PKGS := emscripten node-acorn chromium fonts-wqy-microhei zopfli
 WASM_BUILD := $(BUILD)/wasm
@@ -67,6 +68,7 @@ test-web: web-dist web-node-modules
 	node --test tests/js/calibrate.test.mjs
 	node --test tests/js/projected.test.mjs
 	node --test tests/js/layout.test.mjs
+	node --test tests/js/first-answer.test.mjs
 
 perf-web: web-dist web-node-modules
 	node tests/js/bench.mjs

@@ -14,7 +14,9 @@
 //   i18n/<part>/<lang>.json       -> minified, fetched when the view that needs them opens
 //   index.html                    -> module preloads of what the bundle imports, the module's
 //                                    preload first; indentation dropped; the English strings
-//                                    it carries are not repeated in the bundle's en.json
+//                                    it carries are not repeated in the bundle's en.json;
+//                                    the default scenario's result (the first answer, drawn
+//                                    before the module loads) in a JSON data block
 //   favicon.png, oembed.json (minified) -> copied (web/EMBED.md is the hoster's guide, not part
 //                                    of the page: it does not ship)
 //
@@ -27,7 +29,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import crypto from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -170,6 +172,28 @@ for (const f of fs.readdirSync(path.join(src, 'i18n'), { recursive: true })) {
 minJson(path.join(src, 'oembed.json'), path.join(out, 'oembed.json'));
 for (const f of ['favicon.png']) fs.copyFileSync(path.join(src, f), path.join(out, f));
 
+// 3b. The first answer: the default scenario evaluated by the same WASM core, in node, as the
+//     page's start would ask it (`v=<version>`, the built-in catalog), with the units of its
+//     fields and the compared offerings' catalog entries: what the verdict and the key figures
+//     are drawn from (web/app.js draws them with the live result's code before the module has
+//     loaded). The curve's points are left out (no chart is drawn from it); the live result has
+//     them. A JSON data block: never run as script, so the page keeps its CSP.
+async function firstAnswer() {
+  const gpucalc = await import(pathToFileURL(path.join(src, 'gpucalc.js')).href);
+  await gpucalc.load({ moduleUrl: pathToFileURL(path.join(src, GLUE)).href, wasmBinary: fs.readFileSync(path.join(src, WASM)) });
+  const evaluation = gpucalc.evaluate(`v=${gpucalc.scenarioVersion()}`);
+  const compared = new Set(evaluation.results.map((r) => r.offering));
+  const fields = new Set(evaluation.results.flatMap((r) => Object.keys(r)));
+  for (const r of evaluation.results) r.curve = [];
+  const answer = {
+    evaluation,
+    units: Object.fromEntries(gpucalc.resultFields().filter((f) => fields.has(f.name)).map((f) => [f.name, f.unit])),
+    offerings: gpucalc.catalog('offerings').filter((o) => compared.has(o.id)),
+  };
+  // "<" escaped: the block's text cannot close its element.
+  return `<script type="application/json" id="first-answer">${JSON.stringify(answer).replace(/</g, '\\u003c')}</script>`;
+}
+
 // 4. index.html: the source's preloads (one per module) become the bundle's: the module first
 //    (the largest fetch), then the glue and any static chunk; the entry script last.
 const preloadRe = /^<link rel="(?:modulepreload|preload)"[^>]*>\n|^<script type="module" src="app\.js"><\/script>\n/gm;
@@ -185,6 +209,7 @@ const head = [
   '<script type="module" src="app.js"></script>',
 ].join('\n');
 html = `${html.slice(0, first)}${head}\n${html.slice(first)}`;
+html = html.replace('</body>', `${await firstAnswer()}\n</body>`);
 fs.writeFileSync(path.join(out, 'index.html'), html);
 
 // 5. Checks, precompression and sizes.

@@ -6,7 +6,7 @@ import * as i18n from './i18n.js';
 import { t } from './i18n.js';
 import { $, setText, bindInPageLinks } from './dom.js';
 import { state, query, embedded, hooks } from './state.js';
-import { initSchema, decodeLenient, inputsOf, keys } from './schema.js';
+import { initSchema, useFieldUnits, decodeLenient, inputsOf, keys } from './schema.js';
 import { evaluateText, computeSweeps, fragmentText, scheduleUrl, shareUrl, onUrlChange } from './compute.js';
 import { afterFirstPaint, isPainted, firstResultDrawn, memo, redrawAll, observeChartWidths, whenIdle, figuresFirst, layOut } from './schedule.js';
 import { readForm, writeForm, renderOfferingRows, renderModelOptions, addOffering, syncWorkloadFields,
@@ -18,7 +18,7 @@ import { bindActions } from './actions.js';
 import { applyTheme } from './theme.js';
 import { updateLangLinks, bindLanguage, switchLanguage } from './language.js';
 import { refreshCatalog, loadQueryCatalog, applyHostCatalog, keepListedOfferings, bindCatalog } from './catalog.js';
-import { bindCalibration, restoreCalibration, loadQueryCalibration, useSuppliedCalibration } from './calibrate.js';
+import { bindCalibration, restoreCalibration, loadQueryCalibration, useSuppliedCalibration, hasStoredCalibration } from './calibrate.js';
 import { renderVerdict } from './sections/verdict.js';
 import { renderKeyFigures } from './sections/keyfigs.js';
 import { renderServing, renderAccuracy } from './sections/serving.js';
@@ -178,14 +178,46 @@ function openLink(text) {
   return computed;
 }
 
+/**
+ * The build's first answer (scripts/build-web.mjs): the default scenario's result as the core
+ * wrote it at build time, in index.html. It stands for what the page opens on only when that is
+ * the default scenario with the built-in catalog: no fragment, no price list or calibration
+ * from the link, the embedding host or this browser. Else null.
+ */
+function firstAnswer() {
+  const box = document.getElementById('first-answer');
+  if (!box || embedded || fragmentText() || query.get('catalog') || query.get('calibration') || hasStoredCalibration()) return null;
+  try { return JSON.parse(box.textContent); } catch { return null; }
+}
+
+/** Draws the first answer's verdict and key figures (the same section code as the live result)
+ *  while the module loads; the live result replaces them, drawn over the same nodes. */
+function showFirstAnswer({ evaluation, units, offerings }) {
+  useFieldUnits(units);
+  state.offerings = offerings;
+  state.evaluation = evaluation;
+  state.inputs = inputsOf(evaluation);
+  i18n.translateDocument();
+  renderVerdict(evaluation, state.inputs);
+  renderKeyFigures(evaluation, state.inputs);
+  document.documentElement.classList.add('first-answer');
+  performance.mark('gpucalc:first-answer');
+}
+
 async function start() {
   if (embedded) document.documentElement.classList.add('embed');
   if (query.get('view') === 'summary') document.documentElement.classList.add('view-summary');
   applyTheme();
   const lang = i18n.pickLanguage();
   performance.mark('gpucalc:start');
-  const loading = Promise.all([gpucalc.load(), i18n.setLanguage(lang)]);
+  const strings = i18n.setLanguage(lang);
+  const loading = Promise.all([gpucalc.load(), strings]);
   i18n.prepareNumbers(lang);
+  const first = firstAnswer();
+  if (first) {
+    await strings;
+    showFirstAnswer(first);
+  }
   await loading;
   performance.mark('gpucalc:loaded');
   i18n.translateDocument();

@@ -25,6 +25,9 @@ function store(text) {
   } catch { /* private mode or full: the calibration lasts for this visit */ }
 }
 
+/** Whether this browser keeps a calibration of the user's (the next visit's figures use it). */
+export const hasStoredCalibration = () => Boolean(stored());
+
 /** Loads the user's own document into the working catalog (throws GpucalcError when the core
  *  refuses it). */
 function useDocument(text) {

@@ -25,7 +25,9 @@ export function whenPresented(fn) {
   const once = () => { if (!done) { done = true; fn(); } };
   const twoFrames = () => requestAnimationFrame(() => requestAnimationFrame(once));
   const types = typeof PerformanceObserver === 'function' ? PerformanceObserver.supportedEntryTypes || [] : [];
-  if (types.includes('element')) {
+  // After the build's first answer the summary's paint was reported already (Element Timing
+  // reports an element once): the live result's frames are waited for instead.
+  if (types.includes('element') && !performance.getEntriesByName('gpucalc:first-answer').length) {
     const observer = new PerformanceObserver((list) => {
       if (list.getEntries().some((e) => e.identifier === 'first-result')) {
         observer.disconnect();

@@ -16,6 +16,12 @@ export function initSchema() {
   units = new Map(gpucalc.resultFields().map((f) => [f.name, f.unit]));
 }
 
+/** The units of the result fields ({name: unit}) before the module has loaded: the build's
+ *  first answer carries them, as the core's registry gave them (initSchema replaces them). */
+export function useFieldUnits(byName) {
+  units = new Map(Object.entries(byName || {}));
+}
+
 /** [{key, kind, defaultText, fit, min, max, choices, description}] in schema order. */
 export const keys = () => keyRows;
 export const keyInfo = (key) => byKey.get(key);

@@ -20,8 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!ev) return 0;
   gpucalc::fuzz::check_evaluation(ev.value());
   for (const auto& r : ev.value().results) {
-    if (!r.fit.fits && (r.run_cost_usd || r.train_hours)) {
-      gpucalc::fuzz::violated(r.offering_id + ": a run that does not fit has a time or cost");
+    if (!r.fit.fits && (r.run_cost_usd || r.train_hours || r.train_steps)) {
+      gpucalc::fuzz::violated(r.offering_id + ": a run that does not fit has a time, steps or cost");
     }
     if (!r.fit.fits && ev.value().recommended_offering_id == r.offering_id) {
       gpucalc::fuzz::violated(r.offering_id + ": recommended but does not fit");

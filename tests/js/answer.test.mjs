@@ -5,28 +5,13 @@
 // test names the finding it covers. Screenshots go to build/screenshots/answer-*.png.
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import { launch, serve, repo, until, openCalculator, axeViolations } from './browser-lib.mjs';
+import { browserSuite, screenshotsDir, until, openCalculator, axeViolations } from './browser-lib.mjs';
 
-const shots = path.join(repo, 'build', 'screenshots');
-fs.mkdirSync(shots, { recursive: true });
+const shots = screenshotsDir();
+const suite = browserSuite({ before, after });
 
-let calc;
-let context;
-let closeBrowser;
-
-before(async () => {
-  calc = await serve();
-  ({ context, close: closeBrowser } = await launch());
-});
-
-after(async () => {
-  await closeBrowser();
-  calc.server.close();
-});
-
-const openPage = (url, { width = 1280, height = 900 } = {}) => openCalculator(context, url, { width, height });
+const openPage = (url, { width = 1280, height = 900 } = {}) => openCalculator(suite.context, url, { width, height });
 
 const evaluation = (page) => page.evaluate(() => window.gpucalcPage.state.evaluation);
 const scenario = (page) => page.evaluate(() => window.gpucalcPage.state.evaluation.scenario);
@@ -36,7 +21,7 @@ const shot = (page, name) => page.screenshot({ path: path.join(shots, `answer-${
 const DEEPSEEK_CHAT = 'v=1&model=deepseek-r1-0528&weights=fp8&users=64&input=1024&output=1024&context=131072';
 
 test('finding 1: DeepSeek-R1, 64 users of chat 1K/1K fit one 8-GPU server, and the full-context worst case is its own figure', async () => {
-  const { page, problems } = await openPage(`${calc.url}#${DEEPSEEK_CHAT}`);
+  const { page, problems } = await openPage(`${suite.calc.url}#${DEEPSEEK_CHAT}`);
   const ev = await evaluation(page);
   for (const r of ev.results) {
     assert.equal(r.fits, true, `${r.offering}: ${r.fit_reason}`);
@@ -54,7 +39,7 @@ test('finding 1: DeepSeek-R1, 64 users of chat 1K/1K fit one 8-GPU server, and t
 });
 
 test('finding 2: a request-shape preset carries its speed, and the verdict names the speed it is priced at', async () => {
-  const { page } = await openPage(`${calc.url}#v=1&model=llama-3.1-70b`);
+  const { page } = await openPage(`${suite.calc.url}#v=1&model=llama-3.1-70b`);
   await page.click('#workload-presets button:first-child');
   await until(page, () => /interactivity=25/.test(window.gpucalcPage.state.evaluation.scenario));
   const ev = await evaluation(page);
@@ -73,7 +58,7 @@ test('finding 2: a request-shape preset carries its speed, and the verdict names
 });
 
 test('finding 3: every per-million-tokens label names its token kind (output, or input + output)', async () => {
-  const { page } = await openPage(`${calc.url}#v=1&model=llama-3.1-70b&ttft_max=2&tpot_max=0.2`);
+  const { page } = await openPage(`${suite.calc.url}#v=1&model=llama-3.1-70b&ttft_max=2&tpot_max=0.2`);
   const labels = await page.locator('#keyfigs dt, #perf-table th, #serving-table th').allInnerTexts();
   for (const l of labels.filter((x) => /per million/i.test(x))) assert.match(l, /output|input \+ output/, l);
   const verdict = await text(page, '#verdict');
@@ -84,7 +69,7 @@ test('finding 3: every per-million-tokens label names its token kind (output, or
 });
 
 test('finding 5: training shows training memory by part and bills a monthly plan by the month', async () => {
-  const { page, problems } = await openPage(`${calc.url}#v=1&model=llama-3.1-8b&workload=lora&tokens=100000000&compare=fullgpu-8x-h200,ref-8x-h200-neocloud`);
+  const { page, problems } = await openPage(`${suite.calc.url}#v=1&model=llama-3.1-8b&workload=lora&tokens=100000000&compare=fullgpu-8x-h200,ref-8x-h200-neocloud`);
   const cards = await text(page, '#keyfigs');
   assert.doesNotMatch(cards, /KV/);
   assert.doesNotMatch(cards, /Full-length contexts/);
@@ -97,6 +82,13 @@ test('finding 5: training shows training memory by part and bills a monthly plan
   assert.equal(monthly.billed_months, 1);
   assert.ok(monthly.run_cost_usd >= monthly.price_month_usd, `${monthly.run_cost_usd} for ${monthly.train_hours} h`);
   assert.match(cards, /Months billed/);
+  // The run's optimizer steps, the core's figure, on each card.
+  for (const [i, r] of ev.results.entries()) {
+    assert.ok(r.train_steps > 0, `${r.offering}: train_steps ${r.train_steps}`);
+    const shown = await page.locator('#keyfigs .keyfig').nth(i).locator('[data-f="train_steps"]').innerText();
+    assert.equal(shown.replace(/\D/g, ''), String(r.train_steps));
+  }
+  assert.match(cards, /Optimizer steps/);
   assert.deepEqual(await axeViolations(page), [], 'training view');
   await shot(page, 'training');
   assert.deepEqual(problems, []);
@@ -104,7 +96,7 @@ test('finding 5: training shows training memory by part and bills a monthly plan
 });
 
 test('finding 6: one deployment per card: the GPUs said are the deployment\'s, never "n of m"', async () => {
-  const { page } = await openPage(`${calc.url}#v=1&model=deepseek-r1-0528&weights=fp8&compare=fullgpu-8x-h200&servers=2`);
+  const { page } = await openPage(`${suite.calc.url}#v=1&model=deepseek-r1-0528&weights=fp8&compare=fullgpu-8x-h200&servers=2`);
   const ev = await evaluation(page);
   const cards = await text(page, '#keyfigs');
   assert.doesNotMatch(cards, /needs \d+ of \d+/);
@@ -113,14 +105,14 @@ test('finding 6: one deployment per card: the GPUs said are the deployment\'s, n
 });
 
 test('finding 7: the release format by default: gpt-oss keeps MXFP4 on load and after an edit, and on a model switch', async () => {
-  const { page } = await openPage(`${calc.url}#v=1&model=gpt-oss-120b`);
+  const { page } = await openPage(`${suite.calc.url}#v=1&model=gpt-oss-120b`);
   assert.equal(await page.inputValue('#in-weights'), 'native');
   await page.fill('#in-users', '3');
   await until(page, () => /users=3/.test(window.gpucalcPage.state.evaluation.scenario));
   assert.doesNotMatch(await scenario(page), /weights=fp8/);
   assert.equal((await evaluation(page)).inputs.weights, 'native');
   await page.close();
-  const { page: p2 } = await openPage(`${calc.url}#v=1&model=llama-3.1-70b`);
+  const { page: p2 } = await openPage(`${suite.calc.url}#v=1&model=llama-3.1-70b`);
   await p2.selectOption('#in-model', 'kimi-k2.5');
   await until(p2, () => /model=kimi-k2.5/.test(window.gpucalcPage.state.evaluation.scenario));
   assert.equal((await evaluation(p2)).inputs.weights, 'native');
@@ -128,7 +120,7 @@ test('finding 7: the release format by default: gpt-oss keeps MXFP4 on load and 
 });
 
 test('finding 8: context is explained, and its chart stops at the model\'s maximum on a doubling axis', async () => {
-  const { page } = await openPage(`${calc.url}#v=1&model=llama-3.1-70b`);
+  const { page } = await openPage(`${suite.calc.url}#v=1&model=llama-3.1-70b`);
   assert.match(await page.getAttribute('#in-context', 'aria-describedby'), /context-help/);
   assert.ok((await text(page, '#context-help')).length > 20);
   await page.click('#sec-perf .chart-data summary');
@@ -140,7 +132,7 @@ test('finding 8: context is explained, and its chart stops at the model\'s maxim
 });
 
 test('finding 9: click or Enter on a curve point sets the operating point', async () => {
-  const { page } = await openPage(`${calc.url}#v=1&model=llama-3.1-70b`);
+  const { page } = await openPage(`${suite.calc.url}#v=1&model=llama-3.1-70b`);
   await page.locator('#curve-chart').scrollIntoViewIfNeeded();
   await page.waitForSelector('#curve-chart circle.point');
   const point = await page.evaluate(() => {
@@ -165,7 +157,7 @@ test('finding 9: click or Enter on a curve point sets the operating point', asyn
 });
 
 test('finding 10: on a phone the answer stays in sight while the form is edited, with a way back', async () => {
-  const { page, problems } = await openPage(`${calc.url}#v=1&model=llama-3.1-70b`, { width: 390, height: 844 });
+  const { page, problems } = await openPage(`${suite.calc.url}#v=1&model=llama-3.1-70b`, { width: 390, height: 844 });
   await page.locator('#in-users').scrollIntoViewIfNeeded();
   await page.fill('#in-users', '5');
   await until(page, () => /users=5/.test(window.gpucalcPage.state.evaluation.scenario));
@@ -181,7 +173,7 @@ test('finding 10: on a phone the answer stays in sight while the form is edited,
 });
 
 test('finding 11: servers, expert parallelism and DP attention have controls; up to 8 configurations, a longer link names what it dropped', async () => {
-  const { page } = await openPage(`${calc.url}#v=1&model=deepseek-r1-0528&weights=fp8`);
+  const { page } = await openPage(`${suite.calc.url}#v=1&model=deepseek-r1-0528&weights=fp8`);
   await page.click('#advanced > summary');
   await page.fill('#in-ep', '8');
   await until(page, () => /ep=8/.test(window.gpucalcPage.state.evaluation.scenario));
@@ -193,12 +185,12 @@ test('finding 11: servers, expert parallelism and DP attention have controls; up
   await page.close();
   const ids = ['fullgpu-8x-mi355x', 'fullgpu-8x-h200', 'fullgpu-1x-h200', 'ref-8x-h100-neocloud', 'ref-8x-h200-neocloud',
     'ref-8x-b200-neocloud', 'ref-8x-mi300x-neocloud', 'ref-8x-mi325x-neocloud', 'ref-8x-mi355x-neocloud', 'ref-8x-h100-hyperscaler'];
-  const { page: seven } = await openPage(`${calc.url}#v=1&compare=${ids.slice(0, 7).join(',')}`);
+  const { page: seven } = await openPage(`${suite.calc.url}#v=1&compare=${ids.slice(0, 7).join(',')}`);
   assert.equal(await seven.locator('#offerings li').count(), 7);
   assert.deepEqual(await axeViolations(seven), [], '7 configurations');
   await shot(seven, 'seven');
   await seven.close();
-  const { page: ten } = await openPage(`${calc.url}#v=1&compare=${ids.join(',')}`);
+  const { page: ten } = await openPage(`${suite.calc.url}#v=1&compare=${ids.join(',')}`);
   assert.equal(await ten.locator('#offerings li').count(), 8);
   const notice = await text(ten, '#notice');
   assert.match(notice, /ref-8x-mi355x-neocloud/);
@@ -208,7 +200,7 @@ test('finding 11: servers, expert parallelism and DP attention have controls; up
 
 test('finding 12: the smaller items', async () => {
   // Three offerings: one cost sentence per offering, no "the other", no "1.0×".
-  const { page } = await openPage(`${calc.url}#v=1&model=llama-3.1-70b&compare=fullgpu-8x-mi355x,fullgpu-8x-h200,ref-8x-h100-neocloud`);
+  const { page } = await openPage(`${suite.calc.url}#v=1&model=llama-3.1-70b&compare=fullgpu-8x-mi355x,fullgpu-8x-h200,ref-8x-h100-neocloud`);
   const verdict = await text(page, '#verdict');
   assert.doesNotMatch(verdict, /the other\b/);
   assert.doesNotMatch(verdict, /\b1\.0×/);
@@ -225,31 +217,129 @@ test('finding 12: the smaller items', async () => {
   assert.equal(await page.getAttribute('#curve-data .table-scroll', 'tabindex'), '0');
   await page.close();
   // A key given twice names the value left out.
-  const { page: twice } = await openPage(`${calc.url}#v=1&users=4&users=8`);
+  const { page: twice } = await openPage(`${suite.calc.url}#v=1&users=4&users=8`);
   const n1 = await text(twice, '#notice');
   assert.match(n1, /given twice/);
   assert.match(n1, /["“]8["”]/);
   assert.equal((await evaluation(twice)).inputs.users, 4);
   await twice.close();
   // A bad id in compare: that id is named and dropped, the others stay.
-  const { page: bad } = await openPage(`${calc.url}#v=1&compare=fullgpu-8x-mi355x,nope-8x,fullgpu-8x-h200`);
+  const { page: bad } = await openPage(`${suite.calc.url}#v=1&compare=fullgpu-8x-mi355x,nope-8x,fullgpu-8x-h200`);
   assert.match(await text(bad, '#notice'), /nope-8x/);
   assert.deepEqual((await evaluation(bad)).inputs.compare, ['fullgpu-8x-mi355x', 'fullgpu-8x-h200']);
   await bad.close();
   // The embed has a heading for assistive technology.
-  const { page: embed } = await openPage(`${calc.url}?embed=1`);
+  const { page: embed } = await openPage(`${suite.calc.url}?embed=1`);
   assert.equal(await embed.evaluate(() => [...document.querySelectorAll('h1')].some((h) => getComputedStyle(h).display !== 'none')), true);
   assert.deepEqual(await axeViolations(embed), [], 'embed');
   await embed.close();
-  const { page: summary } = await openPage(`${calc.url}?embed=1&view=summary`);
+  const { page: summary } = await openPage(`${suite.calc.url}?embed=1&view=summary`);
   assert.deepEqual(await axeViolations(summary), [], 'summary embed');
   await summary.close();
+});
+
+test('the default verdict says it has no speed target, and says the cost per token once', async () => {
+  const said = { en: /No speed per user is set/, zh: /未设定单用户速度/ };
+  for (const lang of ['en', 'zh']) {
+    const { page, problems } = await openPage(`${suite.calc.url}?lang=${lang}`);
+    const ev = await evaluation(page);
+    assert.equal(ev.inputs.interactivity, 0, 'the default scenario sets no speed');
+    assert.equal(ev.recommendation_basis, 'usd_per_million_tokens');
+    const r = ev.results.find((x) => x.offering === ev.recommended);
+    const badge = await text(page, '#verdict .badge');
+    assert.match(badge, said[lang], `${lang}: ${badge}`);
+    // The speed it is priced at: the recommended offering's highest-throughput point.
+    const speed = r.max_throughput_point.tokens_per_s_per_user.toPrecision(3);
+    assert.ok(badge.includes(speed), `${lang}: the badge names the speed priced at (${speed}): ${badge}`);
+    // Each column names its cost per output token in one sentence at most.
+    for (let i = 0; i < ev.results.length; i++) {
+      const reasons = await page.locator('#verdict .verdict-col').nth(i).locator('li.reason').allInnerTexts();
+      const own = await page.locator('#keyfigs .keyfig').nth(i).locator('[data-f="usd_per_million_tokens"]').first().innerText();
+      assert.ok(/\d/.test(own), own);
+      const saying = reasons.filter((x) => x.includes(own));
+      assert.ok(saying.length <= 1, `${lang}: ${own} said ${saying.length} times: ${saying.join(' | ')}`);
+    }
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
+});
+
+test('one deployment per card: the only-one-fits reason names the deployment\'s GPUs, not the smallest instance', async () => {
+  const { page, problems } = await openPage(`${suite.calc.url}#v=1&model=deepseek-r1-0528&weights=fp8&compare=fullgpu-8x-mi355x,ref-8x-h100-neocloud`);
+  const [r] = (await evaluation(page)).results;
+  assert.ok(r.fits && r.gpus_needed !== r.deployed_gpus, `the smallest instance (${r.gpus_needed}) is not the deployment (${r.deployed_gpus})`);
+  const reason = (await page.locator('#verdict .verdict-col').first().locator('li.reason').allInnerTexts()).find((x) => /only one here/.test(x));
+  assert.ok(reason, 'the only-one-fits reason');
+  assert.match(reason, new RegExp(`on ${r.deployed_gpus} GPUs`));
+  assert.doesNotMatch(reason, new RegExp(`\\b${r.gpus_needed} GPUs`));
+  assert.match(await text(page, '#keyfigs .keyfig:first-child'), new RegExp(`on ${r.deployed_gpus} GPUs`));
+  assert.deepEqual(problems, []);
+  await page.close();
+  // Fewer GPUs per instance than the other: said as the smallest instance, beside the deployment.
+  const { page: chat } = await openPage(`${suite.calc.url}#${DEEPSEEK_CHAT}`);
+  const [mi] = (await evaluation(chat)).results;
+  assert.ok(mi.gpus_needed < mi.deployed_gpus, `${mi.gpus_needed} < ${mi.deployed_gpus}`);
+  const fewer = (await chat.locator('#verdict .verdict-col').first().locator('li.reason').allInnerTexts()).find((x) => /smaller model instance/.test(x));
+  assert.ok(fewer, 'the fewer-GPUs reason');
+  assert.match(fewer, new RegExp(`for all ${mi.deployed_gpus}\\b`));
+  await chat.close();
+});
+
+test('on a phone, Tab moves through the form in the order it reads: down, and left to right in a row', async () => {
+  const { page, problems } = await openPage(`${suite.calc.url}#v=1&model=deepseek-r1-0528`, { width: 390, height: 844 });
+  await page.evaluate(() => document.querySelectorAll('#controls details').forEach((d) => { d.open = true; }));
+  await page.evaluate(() => document.querySelector('#controls select, #controls input').focus());
+  const order = [];
+  for (let i = 0; i < 200; i++) {
+    const at = await page.evaluate(() => {
+      const e = document.activeElement;
+      // A control's place is its field's (a label above an input, a checkbox beside its label).
+      const r = (e.closest('.field') || e).getBoundingClientRect();
+      return { name: e.id || e.textContent.trim().slice(0, 20), top: r.top + scrollY, bottom: r.bottom + scrollY, left: r.left,
+        inForm: Boolean(e.closest('#controls')), sticky: Boolean(e.closest('#phone-summary')) };
+    });
+    if (!at.inForm) break;
+    // The phone summary stays in sight at the bottom of the screen by design (last in the form).
+    if (!at.sticky) order.push(at);
+    await page.keyboard.press('Tab');
+  }
+  assert.ok(order.length > 30, `${order.length} controls`);
+  const back = [];
+  for (let i = 1; i < order.length; i++) {
+    const [a, b] = [order[i - 1], order[i]];
+    const sameRow = b.top < a.bottom && a.top < b.bottom;
+    if (b.bottom <= a.top || (sameRow && b.left < a.left - 1)) back.push(`${a.name} -> ${b.name}`);
+  }
+  assert.deepEqual(back, []);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('every select of the form shows its whole chosen label, at 390 and 1280 px (en, zh)', async () => {
+  for (const [lang, width] of [['en', 390], ['zh', 390], ['en', 1280], ['zh', 1280]]) {
+    const { page, problems } = await openPage(`${suite.calc.url}?lang=${lang}#v=1&model=deepseek-r1-0528`, { width, height: 844 });
+    await page.evaluate(() => document.querySelectorAll('#controls details').forEach((d) => { d.open = true; }));
+    const cut = await page.evaluate(() => {
+      const ctx = document.createElement('canvas').getContext('2d');
+      return [...document.querySelectorAll('#controls select')].filter((s) => s.selectedOptions.length).map((s) => {
+        const cs = getComputedStyle(s);
+        ctx.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+        // The label's room: the box less its padding and the drop-down arrow (about 20 px).
+        const room = s.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 20;
+        const label = s.selectedOptions[0].textContent;
+        return ctx.measureText(label).width > room ? `${s.id}: "${label}" in ${Math.round(room)} px` : '';
+      }).filter(Boolean);
+    });
+    assert.deepEqual(cut, [], `${lang} ${width} px`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
 });
 
 test('screenshots at 1280 and 390 px in en and zh (look at them)', async () => {
   for (const lang of ['en', 'zh']) {
     for (const [width, height] of [[1280, 900], [390, 844]]) {
-      const { page, problems } = await openPage(`${calc.url}?lang=${lang}#${DEEPSEEK_CHAT}`, { width, height });
+      const { page, problems } = await openPage(`${suite.calc.url}?lang=${lang}#${DEEPSEEK_CHAT}`, { width, height });
       await shot(page, `${lang}-${width}`);
       assert.deepEqual(await axeViolations(page), [], `${lang} ${width}`);
       assert.deepEqual(problems, []);

@@ -114,5 +114,52 @@ export async function axeViolations(target) {
     .map((v) => `${v.id}: ${v.nodes.length} nodes, e.g. ${v.nodes[0].target.join(' ')} ${v.nodes[0].failureSummary.split('\n')[1] || ''}`);
 }
 
+/** build/screenshots/, where the browser tests write their screenshots (made if missing). */
+export function screenshotsDir() {
+  const dir = path.join(repo, 'build', 'screenshots');
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/**
+ * One static server and one Chromium for a node:test file: registers the file's `before` and
+ * `after` hooks (passed in: the benchmark uses this module without node:test) and returns
+ * `{calc, context}`, filled once `before` has run (`calc.url`: the page's address).
+ */
+export function browserSuite({ before, after }, serveOptions = {}) {
+  const suite = { calc: null, context: null };
+  let close = null;
+  before(async () => {
+    suite.calc = await serve(serveOptions);
+    ({ context: suite.context, close } = await launch());
+  });
+  after(async () => {
+    if (close) await close();
+    if (suite.calc) suite.calc.server.close();
+  });
+  return suite;
+}
+
+/** The words of the elements at `selector` that are broken across lines (mid-word, or at a
+ *  hyphen the browser added), as [word, ...]; a break at a hyphen the text has is fine. */
+export function brokenWords(page, selector) {
+  return page.evaluate((sel) => {
+    const broken = [];
+    for (const el of document.querySelectorAll(sel)) {
+      const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+        for (const m of n.data.matchAll(/[^\s\-‐/]+/g)) {
+          const range = document.createRange();
+          range.setStart(n, m.index);
+          range.setEnd(n, m.index + m[0].length);
+          const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+          if (lines.size > 1) broken.push(m[0]);
+        }
+      }
+    }
+    return broken;
+  }, selector);
+}
+
 /** The same as openCalculator (the calibration tests' name for it). */
 export const openPage = openCalculator;

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launch, serve, repo, until, openPage as openIn } from './browser-lib.mjs';
+import { launch, serve, repo, until, brokenWords, openPage as openIn } from './browser-lib.mjs';
 import * as gpucalc from '../../web/gpucalc.js';
 
 const shots = path.join(repo, 'build', 'screenshots');
@@ -101,6 +101,10 @@ test('a dropped result file calibrates the page, shows before/after and markers,
   assert.ok(titles.some((x) => /validation table/.test(x)), titles.join(' | '));
   await page.locator('#sec-serving').screenshot({ path: path.join(shots, 'calibrate-after.png') });
   await page.setViewportSize({ width: 390, height: 844 });
+  // On a phone the table's headings break between words only (the table scrolls sideways).
+  assert.ok((await calibRows(page)).length > 0);
+  assert.deepEqual(await brokenWords(page, '#calib-table thead th'), [], 'calibration headings at 390 px');
+  await page.locator('#calibrate').screenshot({ path: path.join(shots, 'calibrate-table-390.png') });
   await page.evaluate(() => document.getElementById('sec-serving').scrollIntoView());
   await until(page, () => document.querySelectorAll('#curve-chart path.measured.calibration').length > 0);
   await page.locator('#sec-serving').screenshot({ path: path.join(shots, 'calibrate-after-390.png') });

@@ -4,12 +4,10 @@
 // holds the pd choice. Screenshots go to build/screenshots/layout-*.png (look at them).
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import { launch, serve, repo, openCalculator, fullScreenshot, until } from './browser-lib.mjs';
+import { browserSuite, screenshotsDir, openCalculator, fullScreenshot, until } from './browser-lib.mjs';
 
-const shots = path.join(repo, 'build', 'screenshots');
-fs.mkdirSync(shots, { recursive: true });
+const shots = screenshotsDir();
 
 const DISAGG = '#v=1&model=deepseek-r1-0528&pd=1&weights=fp4&compare=ref-8x-b200-hyperscaler&servers=2&users=64'
   + '&prefill_workers=1&prefill_tp=4&prefill_ep=4&decode_workers=1&decode_tp=8&decode_ep=8&decode_dpa=1';
@@ -31,19 +29,7 @@ const expected = {
   },
 };
 
-let calc;
-let context;
-let close;
-
-before(async () => {
-  calc = await serve();
-  ({ context, close } = await launch());
-});
-
-after(async () => {
-  await close();
-  calc.server.close();
-});
+const suite = browserSuite({ before, after });
 
 const layoutText = (page) => page.locator('#verdict .verdict-col').nth(0).locator('.layout-text').innerText();
 
@@ -51,7 +37,7 @@ test('a disaggregated point says its prefill and decode pools; pd is in the form
   for (const lang of ['en', 'zh']) {
     const e = expected[lang];
     for (const [width, height] of [[1280, 900], [390, 844]]) {
-      const { page, problems } = await openCalculator(context, `${calc.url}?lang=${lang}${DISAGG}`, { width, height });
+      const { page, problems } = await openCalculator(suite.context, `${suite.calc.url}?lang=${lang}${DISAGG}`, { width, height });
       const r = await page.evaluate(() => window.gpucalcPage.state.evaluation.results[0]);
       // The sentence's numbers are the core's fields.
       assert.deepEqual([r.prefill_workers, r.prefill_tp, r.prefill_ep, r.prefill_dpa, r.prefill_gpus],
@@ -72,18 +58,18 @@ test('a disaggregated point says its prefill and decode pools; pd is in the form
 test('an aggregated point says its GPUs or replicas; choosing pd=0 in the form drops the pools', async () => {
   for (const lang of ['en', 'zh']) {
     const e = expected[lang];
-    const one = await openCalculator(context, `${calc.url}?lang=${lang}${AGG_ONE}`);
+    const one = await openCalculator(suite.context, `${suite.calc.url}?lang=${lang}${AGG_ONE}`);
     assert.equal(await layoutText(one.page), e.one);
     assert.deepEqual(one.problems, []);
     await one.page.close();
-    const many = await openCalculator(context, `${calc.url}?lang=${lang}${AGG_REPLICAS}`);
+    const many = await openCalculator(suite.context, `${suite.calc.url}?lang=${lang}${AGG_REPLICAS}`);
     const r = await many.page.evaluate(() => window.gpucalcPage.state.evaluation.results[0]);
     assert.deepEqual([r.serving_replicas, r.serving_tensor_parallel, r.prefill_gpus], [2, 8, null]);
     assert.equal(await layoutText(many.page), e.replicas);
     assert.deepEqual(many.problems, []);
     await many.page.close();
   }
-  const { page, problems } = await openCalculator(context, `${calc.url}?lang=en${DISAGG}`);
+  const { page, problems } = await openCalculator(suite.context, `${suite.calc.url}?lang=en${DISAGG}`);
   await page.locator('#advanced summary').click();
   await page.locator('#in-pd').selectOption('0');
   await until(page, () => window.gpucalcPage.state.evaluation.results[0].prefill_gpus === null);

@@ -5,35 +5,22 @@ import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, serve, repo, openCalculator, fullScreenshot } from './browser-lib.mjs';
+import { browserSuite, screenshotsDir, repo, openCalculator, fullScreenshot } from './browser-lib.mjs';
 
-const shots = path.join(repo, 'build', 'screenshots');
-fs.mkdirSync(shots, { recursive: true });
+const shots = screenshotsDir();
 const dict = Object.fromEntries(['en', 'zh'].map((l) => [l, JSON.parse(fs.readFileSync(path.join(repo, `web/i18n/${l}.json`), 'utf8'))]));
 const offerings = JSON.parse(fs.readFileSync(path.join(repo, 'data/offerings.json'), 'utf8')).offerings;
 const projectedGpus = JSON.parse(fs.readFileSync(path.join(repo, 'data/gpus.json'), 'utf8')).gpus
   .filter((g) => g.projected).map((g) => g.id);
 
-let calc;
-let context;
-let close;
-
-before(async () => {
-  calc = await serve();
-  ({ context, close } = await launch());
-});
-
-after(async () => {
-  await close();
-  calc.server.close();
-});
+const suite = browserSuite({ before, after });
 
 test('pickers list the 2026 racks, projected ones labelled; a projected result has a badge and a sentence', async () => {
   assert.deepEqual(projectedGpus.sort(), ['mi455x', 'vr200']);
   for (const lang of ['en', 'zh']) {
     const d = dict[lang];
-    const { page, problems } = await openCalculator(context,
-      `${calc.url}?lang=${lang}#v=1&model=deepseek-v3&weights=fp8&users=64&compare=rack-72x-mi455x,fullgpu-8x-mi355x`);
+    const { page, problems } = await openCalculator(suite.context,
+      `${suite.calc.url}?lang=${lang}#v=1&model=deepseek-v3&weights=fp8&users=64&compare=rack-72x-mi455x,fullgpu-8x-mi355x`);
     const options = await page.locator('#in-offering-0 option').evaluateAll((os) => os.map((o) => ({ id: o.value, text: o.textContent })));
     const ids = options.map((o) => o.id);
     for (const id of ['ref-8x-b300-hyperscaler', 'ref-nvl72-gb200-hyperscaler', 'ref-nvl72-gb300-neocloud', 'rack-72x-mi455x', 'rack-72x-vr200']) {

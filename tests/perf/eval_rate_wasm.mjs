@@ -67,4 +67,8 @@ if (nativeRates.length > 0) {
   }
   const ratio = median(nativeRates.map((n, i) => n / wasmRates[i]));
   console.log(`  native / WASM: ${ratio.toFixed(2)}x${rounds > 1 ? ' (median of the rounds)' : ''}  (the target is <= 2x)  ${ratio <= 2 ? 'ok' : 'ABOVE TARGET'}`);
+  // For `make perf`'s summary (tests/js/bench.mjs prints it with the page's figures).
+  const out = new URL('build/web/', root);
+  fs.mkdirSync(out, { recursive: true });
+  fs.writeFileSync(new URL('eval-rate.json', out), `${JSON.stringify({ native_over_wasm: ratio, rounds, measured_at: new Date().toISOString() })}\n`);
 }

@@ -27,7 +27,7 @@ export function renderKeyFigures(ev, inputs) {
       // The inference layout; a training run's own split is in its memory figures.
       if (inference) rows.push(['instance', tn('instance_split', r.replicas, { tp: r.tensor_parallel, pp: r.pipeline_parallel, replicas: r.replicas })]);
       const fields = inference ? ['decode_tokens_per_s_per_user']
-        : ['train_memory_bytes_per_gpu', 'train_hours', 'run_cost_usd', ...(r.billed_months ? ['billed_months'] : [])];
+        : ['train_memory_bytes_per_gpu', 'train_hours', 'train_steps', 'run_cost_usd', ...(r.billed_months ? ['billed_months'] : [])];
       for (const f of fields) rows.push([`f_${f}`, figure(r, i, f)]);
     }
     return h('article', { class: `keyfig ${seriesClass(i)}` },

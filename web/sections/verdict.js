@@ -7,10 +7,11 @@ import { verdictParams, fmtField, band, pointBands, offeringName } from '../form
 
 export function renderVerdict(ev, inputs) {
   const columns = ev.results.map((r, i) => {
-    const items = mergePairs(ev, ev.verdict.filter((v) => v.offering === r.offering));
+    const items = mergePairs(ev, oneCostSentence(ev.verdict.filter((v) => v.offering === r.offering)));
     const list = h('ul', {}, items.map((v) => {
       if (v.merged) return v.merged;
-      const params = verdictParams(v.params);
+      // Said of the card's one deployment (its GPUs), not the smallest instance that would hold it.
+      const params = { ...verdictParams(v.params), deployed_gpus: i18n.num(r.deployed_gpus) };
       return h('li', { class: `reason ${v.kind}` },
         h('span', { class: 'mark', 'aria-hidden': 'true' }, v.kind === 'pro' ? '✓' : v.kind === 'con' ? '!' : 'i'),
         h('span', { class: 'visually-hidden' }, `${t(`kind_${v.kind}`)}: `),
@@ -63,6 +64,14 @@ function instanceShape(tp, ep, dpa) {
   if (ep > 1) parts.push(t('layout_ep', { n: i18n.num(ep) }));
   if (dpa) parts.push(t('layout_dpa'));
   return parts.join(t('layout_sep'));
+}
+
+/** The cost per token is said once: where the core compares it with each other offering (the
+ *  pair sentences name their figures), its sentence against the next best says it again. */
+const BEST = /^cheaper_per_million_tokens(_at_speed)?$/;
+function oneCostSentence(items) {
+  const pairKinds = new Set(items.filter((v) => PAIR.test(v.code)).map((v) => v.code.endsWith('_at_speed')));
+  return items.filter((v) => !(BEST.test(v.code) && pairKinds.has(v.code.endsWith('_at_speed'))));
 }
 
 /** With three or more offerings an offering cheaper than several others gets one sentence

@@ -4,7 +4,7 @@
  * `make error-bands` (gpucalc --validate --write-error-bands FILE) and loaded through the catalog
  * (schema "gpucalc-error-bands/1"), so an evaluation reads its band instead of running the
  * serving validation on first use. The same file holds the per-GPU validation summary that the
- * page's "How accurate is this?" panel lists. tests/test_error_bands.cpp recomputes both from
+ * page's "How accurate is this?" panel lists. tests/validation/test_error_bands.cpp recomputes both from
  * data/validation.json and data/validation-serving.json and fails when the file is stale.
  */
 #include <array>

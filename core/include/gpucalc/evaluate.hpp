@@ -128,6 +128,8 @@ struct OfferingResult {
   std::vector<MeasuredMarker> measured_points;
   std::optional<double> train_tokens_per_s;
   std::optional<double> train_hours;
+  // Optimizer steps of the run: ceil(train_tokens / (seq x micro-batch x data parallel)).
+  std::optional<double> train_steps;
   std::optional<double> gpu_hours;
   std::optional<double> run_cost_usd;
   std::optional<double> train_memory_bytes_per_gpu;

@@ -24,7 +24,6 @@ struct ModelConstants {
   double moe_expert_gemm_fraction = 0.0;   // expert GEMMs relative to dense GEMMs
   double step_overhead_s = 0.0;            // per decode or prefill step
   double allreduce_latency_s = 0.0;        // per small-message all-reduce
-  double max_batch_sequences = 0.0;        // engine default per instance
   double activation_traffic_factor = 0.0;  // training: activations written then read
   // Serving step model.
   double large_m_matmul_fraction = 0.0;    // GEMMs of >= large_m_tokens rows (prefill)

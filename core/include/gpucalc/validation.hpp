@@ -72,6 +72,10 @@ struct ServingValidationRow {
   double measured_interactivity = 0, measured_throughput_per_gpu = 0, measured_ttft_s = 0;
   double predicted_interactivity = 0, predicted_throughput_per_gpu = 0, predicted_ttft_s = 0;
   double predicted_tpot_s = 0;
+  // TTFT is scored on the median where the row has one (a run's warm-up stalls move its mean,
+  // not its median), else on the mean (the Llama rows).
+  bool ttft_median = false;
+  double measured_mean_ttft_s = 0;  // verbatim from the CSV
   std::string scenario;  // the calculator's scenario string for the row
   std::vector<std::string> set_constants;  // the "calibration" entries whose rows include it
   // Per fold kind, the prediction of the fold that held this row out (0 = not held out).

@@ -481,6 +481,129 @@ void read_quantization(ConfigReader& r, const Json& q, Model& m) {
 
 }  // namespace
 
+namespace {
+
+/** The routed and shared experts of a MoE model: widths, dense and MoE layers. `mlp` is Llama 4's
+ *  dense width (intermediate_size_mlp), 0 when absent. */
+void read_experts(ConfigReader& r, const Json& c, int mlp, Model& m) {
+  m.moe_intermediate_size = r.integer({"moe_intermediate_size"}, m.intermediate_size, 1, L::kIntermediate);
+  if (mlp > 0) {  // Llama 4 names the expert width intermediate_size, the dense one _mlp
+    m.moe_intermediate_size = m.intermediate_size;
+    m.intermediate_size = mlp;
+    if (m.experts_shared == 0) m.experts_shared = 1;  // Llama 4 always has one shared expert
+  }
+  m.dense_layers = r.integer({"first_k_dense_replace"}, 0, 0, m.layers);
+  if (const Json* only = r.array("mlp_only_layers")) {
+    m.dense_layers = std::min(m.layers, m.dense_layers + static_cast<int>(only->size()));
+  }
+  const Json* freq_list = c.contains("moe_layer_freq") && c["moe_layer_freq"].is_array() ? &c["moe_layer_freq"] : nullptr;
+  if (freq_list != nullptr) {  // MiniMax-M3: one 0 (dense) or 1 (MoE) per layer, dense ones leading
+    const int moe = count_layers(r, "moe_layer_freq", *freq_list, m.layers, Json(1), Json(0));
+    for (int i = 0; r.ok() && i < m.layers; ++i) {
+      if (((*freq_list)[static_cast<std::size_t>(i)] == Json(1)) != (i >= m.layers - moe)) {
+        r.fail("moe_layer_freq", "must hold the dense layers (0) first, then the MoE layers (1)");
+      }
+    }
+    if (r.ok() && m.dense_layers != 0 && m.dense_layers != m.layers - moe) {
+      r.fail("moe_layer_freq", "disagrees with first_k_dense_replace");
+    }
+    m.dense_layers = m.layers - moe;
+  } else {
+    m.moe_layer_interval = r.integer({"interleave_moe_layer_step", "moe_layer_freq", "decoder_sparse_step"}, 1, 1, 1000);
+  }
+  // A dense width of its own beside the expert width (MiniMax-M3's dense_intermediate_size).
+  m.intermediate_size = r.integer({"dense_intermediate_size"}, m.intermediate_size, 1, L::kIntermediate);
+  // No dense layer and no intermediate_size (DeepSeek-V4): the one FFN width is the experts'.
+  if (m.dense_layers == 0 && !c.contains("intermediate_size")) m.intermediate_size = m.moe_intermediate_size;
+  if (m.experts_active < 1 || m.experts_active > m.experts_routed) {
+    r.fail("num_experts_per_tok", "must be between 1 and the number of experts (" + std::to_string(m.experts_routed) + ")");
+  }
+}
+
+/** Multi-head latent attention (kv_lora_rank > 0) and its sparse indexer. */
+void read_mla(ConfigReader& r, Model& m) {
+  m.kv_lora_rank = r.integer({"kv_lora_rank"}, 0, 0, L::kLoraRank);
+  if (m.kv_lora_rank > 0) {
+    m.attention = AttentionKind::kMla;
+    m.qk_rope_head_dim = r.integer({"qk_rope_head_dim"}, 64, 0, L::kHeadDim);
+    m.q_lora_rank = r.integer({"q_lora_rank"}, 0, 0, L::kLoraRank);
+    m.qk_nope_head_dim = r.integer({"qk_nope_head_dim"}, 128, 0, L::kHeadDim);
+    m.v_head_dim = r.integer({"v_head_dim"}, 128, 0, L::kHeadDim);
+    // MLA sizes by its own widths; a head_dim key means different things there (GLM-5: the
+    // rotary width 64, GLM-5.2: 192, same tensors), so head_dim is the value head width, as the
+    // catalog's MLA entries have it (used by the LoRA adapter count).
+    if (m.v_head_dim > 0) m.head_dim = m.v_head_dim;
+    m.kv_heads = m.heads;
+    m.index_topk = r.integer({"index_topk"}, 0, 0, L::kTokens);
+    if (m.index_topk > 0) {
+      m.index_heads = r.integer({"index_n_heads"}, 0, 1, L::kHeads);
+      m.index_head_dim = r.integer({"index_head_dim"}, 0, 1, L::kHeadDim);
+    }
+  }
+  if (m.index_topk > 0) {
+    if (const Json* types = r.array("indexer_types")) {  // GLM-5.2's IndexCache: "full" layers own keys
+      m.index_layers = count_layers(r, "indexer_types", *types, m.layers, Json("full"), Json("shared"));
+    }
+  }
+}
+
+/** Per-layer attention kinds: compressed, block-sparse, linear (KDA, Gated DeltaNet) and
+ *  sliding-window layers, the output gate and the latent expert width. */
+void read_attention_layers(ConfigReader& r, Model& m) {
+  m.attention_output_gate = r.boolean("attn_output_gate", false) || r.boolean("mla_use_output_gate", false);
+  m.moe_latent_size = r.integer({"routed_expert_hidden_size"}, 0, 0, L::kHidden);
+  const bool kinds_read = m.attention == AttentionKind::kCompressed || m.linear_kind == LinearAttentionKind::kKda;
+  const int window = kinds_read ? 0 : r.integer({"sliding_window"}, 0, 0, L::kTokens);
+  if (r.ok() && !kinds_read) read_layer_kinds(r, m, window);
+  if (m.sliding_window_layers > 0 && m.attention != AttentionKind::kCompressed) {
+    if (window == 0) r.fail("sliding_window", "is required (a positive integer) when layers use a sliding window");
+    m.sliding_window_tokens = window;
+  }
+  if (m.linear_attention_layers > 0 && m.linear_kind == LinearAttentionKind::kGatedDeltaNet) {
+    m.linear_key_heads = r.integer({"linear_num_key_heads"}, 0, 1, L::kHeads);
+    m.linear_value_heads = r.integer({"linear_num_value_heads"}, 0, 1, L::kHeads);
+    m.linear_key_head_dim = r.integer({"linear_key_head_dim"}, 0, 1, L::kHeadDim);
+    m.linear_value_head_dim = r.integer({"linear_value_head_dim"}, 0, 1, L::kHeadDim);
+    m.linear_conv_kernel = r.integer({"linear_conv_kernel_dim"}, 0, 1, L::kConvKernel);
+    const std::string dtype = r.string("mamba_ssm_dtype");
+    if (dtype == "float32") m.linear_state_bytes_per_value = 4.0;
+    else if (!dtype.empty() && dtype != "bfloat16" && dtype != "float16") {
+      r.fail("mamba_ssm_dtype", "must be float32, bfloat16 or float16");
+    }
+  }
+}
+
+/** MTP layers, the context length, tied embeddings and the checkpoint's storage formats. */
+void read_mtp_context_and_formats(ConfigReader& r, const Json& doc, const Json& c, bool wrapped, Model& m) {
+  m.mtp_layers = r.integer({"num_nextn_predict_layers", "mtp_num_hidden_layers"}, 0, 0, 64);
+  if (r.boolean("use_mtp", false)) {  // MiniMax: modules x layers per module
+    const int modules = r.integer({"num_mtp_modules"}, 1, 0, 64);
+    const int per_module = r.integer({"mtp_transformer_layers"}, 1, 1, 64);
+    if (modules * per_module > 64) r.fail("num_mtp_modules", "times mtp_transformer_layers must not exceed 64");
+    else m.mtp_layers = modules * per_module;
+  }
+  m.max_context_tokens = r.integer({"max_position_embeddings", "n_positions"}, 0, 0, L::kTokens);
+  // A wrapper may state tie_word_embeddings beside text_config rather than inside it.
+  const bool outer_tie = wrapped && !c.contains("tie_word_embeddings") && doc.contains("tie_word_embeddings");
+  if (outer_tie && !doc["tie_word_embeddings"].is_boolean()) r.fail("tie_word_embeddings", "must be true or false");
+  m.tied_embeddings = outer_tie && r.ok() ? doc["tie_word_embeddings"].get<bool>() : r.boolean("tie_word_embeddings", false);
+  m.native_weights = "bf16";
+  const Json* q = nullptr;
+  if (c.contains("quantization_config") && !c["quantization_config"].is_null()) q = &c["quantization_config"];
+  else if (doc.contains("quantization_config") && !doc["quantization_config"].is_null()) q = &doc["quantization_config"];
+  if (q != nullptr && r.ok()) read_quantization(r, *q, m);
+  const std::string expert_dtype = r.string("expert_dtype");
+  if (expert_dtype == "fp4" && r.ok()) {  // DeepSeek-V4: routed experts FP4 E2M1, a UE8M0 scale per 32
+    set(m, WeightGroup::kRoutedExperts, StorageFormat{"fp4_e2m1_g32", 4.0, 8.0, 32.0});
+    m.native_weights = "fp4";
+    m.checkpoint_note += "; routed experts FP4 E2M1 with one UE8M0 scale per 32 (expert_dtype)";
+  } else if (!expert_dtype.empty() && expert_dtype != "bf16" && expert_dtype != "fp8") {
+    r.fail("expert_dtype", "\"" + expert_dtype + "\" is not a format gpucalc sizes (fp4, fp8, bf16)");
+  }
+}
+
+}  // namespace
+
 Result<Model> import_hf_config(std::string_view config_json, std::string_view id) {
   const std::string source = "config.json";
   if (config_json.size() > kMaxHfConfigBytes) {
@@ -560,112 +683,13 @@ Result<Model> import_hf_config(std::string_view config_json, std::string_view id
   m.experts_shared = r.integer({"n_shared_experts", "num_shared_experts"}, 0, 0, L::kExperts);
   m.shared_expert_intermediate_size = r.integer({"shared_expert_intermediate_size", "shared_intermediate_size"}, 0, 0, L::kIntermediate);
   if (m.shared_expert_intermediate_size > 0 && m.experts_shared == 0) m.experts_shared = 1;  // Qwen: one shared expert
-  if (m.experts_routed > 0) {
-    m.moe_intermediate_size = r.integer({"moe_intermediate_size"}, m.intermediate_size, 1, L::kIntermediate);
-    if (mlp > 0) {  // Llama 4 names the expert width intermediate_size, the dense one _mlp
-      m.moe_intermediate_size = m.intermediate_size;
-      m.intermediate_size = mlp;
-      if (m.experts_shared == 0) m.experts_shared = 1;  // Llama 4 always has one shared expert
-    }
-    m.dense_layers = r.integer({"first_k_dense_replace"}, 0, 0, m.layers);
-    if (const Json* only = r.array("mlp_only_layers")) {
-      m.dense_layers = std::min(m.layers, m.dense_layers + static_cast<int>(only->size()));
-    }
-    const Json* freq_list = c.contains("moe_layer_freq") && c["moe_layer_freq"].is_array() ? &c["moe_layer_freq"] : nullptr;
-    if (freq_list != nullptr) {  // MiniMax-M3: one 0 (dense) or 1 (MoE) per layer, dense ones leading
-      const int moe = count_layers(r, "moe_layer_freq", *freq_list, m.layers, Json(1), Json(0));
-      for (int i = 0; r.ok() && i < m.layers; ++i) {
-        if (((*freq_list)[static_cast<std::size_t>(i)] == Json(1)) != (i >= m.layers - moe)) {
-          r.fail("moe_layer_freq", "must hold the dense layers (0) first, then the MoE layers (1)");
-        }
-      }
-      if (r.ok() && m.dense_layers != 0 && m.dense_layers != m.layers - moe) {
-        r.fail("moe_layer_freq", "disagrees with first_k_dense_replace");
-      }
-      m.dense_layers = m.layers - moe;
-    } else {
-      m.moe_layer_interval = r.integer({"interleave_moe_layer_step", "moe_layer_freq", "decoder_sparse_step"}, 1, 1, 1000);
-    }
-    // A dense width of its own beside the expert width (MiniMax-M3's dense_intermediate_size).
-    m.intermediate_size = r.integer({"dense_intermediate_size"}, m.intermediate_size, 1, L::kIntermediate);
-    // No dense layer and no intermediate_size (DeepSeek-V4): the one FFN width is the experts'.
-    if (m.dense_layers == 0 && !c.contains("intermediate_size")) m.intermediate_size = m.moe_intermediate_size;
-    if (m.experts_active < 1 || m.experts_active > m.experts_routed) {
-      r.fail("num_experts_per_tok", "must be between 1 and the number of experts (" + std::to_string(m.experts_routed) + ")");
-    }
-  }
-  m.kv_lora_rank = r.integer({"kv_lora_rank"}, 0, 0, L::kLoraRank);
-  if (m.kv_lora_rank > 0) {
-    m.attention = AttentionKind::kMla;
-    m.qk_rope_head_dim = r.integer({"qk_rope_head_dim"}, 64, 0, L::kHeadDim);
-    m.q_lora_rank = r.integer({"q_lora_rank"}, 0, 0, L::kLoraRank);
-    m.qk_nope_head_dim = r.integer({"qk_nope_head_dim"}, 128, 0, L::kHeadDim);
-    m.v_head_dim = r.integer({"v_head_dim"}, 128, 0, L::kHeadDim);
-    // MLA sizes by its own widths; a head_dim key means different things there (GLM-5: the
-    // rotary width 64, GLM-5.2: 192, same tensors), so head_dim is the value head width, as the
-    // catalog's MLA entries have it (used by the LoRA adapter count).
-    if (m.v_head_dim > 0) m.head_dim = m.v_head_dim;
-    m.kv_heads = m.heads;
-    m.index_topk = r.integer({"index_topk"}, 0, 0, L::kTokens);
-    if (m.index_topk > 0) {
-      m.index_heads = r.integer({"index_n_heads"}, 0, 1, L::kHeads);
-      m.index_head_dim = r.integer({"index_head_dim"}, 0, 1, L::kHeadDim);
-    }
-  }
-  if (m.index_topk > 0) {
-    if (const Json* types = r.array("indexer_types")) {  // GLM-5.2's IndexCache: "full" layers own keys
-      m.index_layers = count_layers(r, "indexer_types", *types, m.layers, Json("full"), Json("shared"));
-    }
-  }
+  if (m.experts_routed > 0) read_experts(r, c, mlp, m);
+  read_mla(r, m);
   if (model_type == "deepseek_v4" || c.contains("compress_ratios")) read_compressed(r, m);
   if (c.contains("sparse_attention_config") && r.ok()) read_block_sparse(r, c["sparse_attention_config"], m);
   if (c.contains("linear_attn_config") && r.ok()) read_kda(r, c["linear_attn_config"], m);
-  m.attention_output_gate = r.boolean("attn_output_gate", false) || r.boolean("mla_use_output_gate", false);
-  m.moe_latent_size = r.integer({"routed_expert_hidden_size"}, 0, 0, L::kHidden);
-  const bool kinds_read = m.attention == AttentionKind::kCompressed || m.linear_kind == LinearAttentionKind::kKda;
-  const int window = kinds_read ? 0 : r.integer({"sliding_window"}, 0, 0, L::kTokens);
-  if (r.ok() && !kinds_read) read_layer_kinds(r, m, window);
-  if (m.sliding_window_layers > 0 && m.attention != AttentionKind::kCompressed) {
-    if (window == 0) r.fail("sliding_window", "is required (a positive integer) when layers use a sliding window");
-    m.sliding_window_tokens = window;
-  }
-  if (m.linear_attention_layers > 0 && m.linear_kind == LinearAttentionKind::kGatedDeltaNet) {
-    m.linear_key_heads = r.integer({"linear_num_key_heads"}, 0, 1, L::kHeads);
-    m.linear_value_heads = r.integer({"linear_num_value_heads"}, 0, 1, L::kHeads);
-    m.linear_key_head_dim = r.integer({"linear_key_head_dim"}, 0, 1, L::kHeadDim);
-    m.linear_value_head_dim = r.integer({"linear_value_head_dim"}, 0, 1, L::kHeadDim);
-    m.linear_conv_kernel = r.integer({"linear_conv_kernel_dim"}, 0, 1, L::kConvKernel);
-    const std::string dtype = r.string("mamba_ssm_dtype");
-    if (dtype == "float32") m.linear_state_bytes_per_value = 4.0;
-    else if (!dtype.empty() && dtype != "bfloat16" && dtype != "float16") {
-      r.fail("mamba_ssm_dtype", "must be float32, bfloat16 or float16");
-    }
-  }
-  m.mtp_layers = r.integer({"num_nextn_predict_layers", "mtp_num_hidden_layers"}, 0, 0, 64);
-  if (r.boolean("use_mtp", false)) {  // MiniMax: modules x layers per module
-    const int modules = r.integer({"num_mtp_modules"}, 1, 0, 64);
-    const int per_module = r.integer({"mtp_transformer_layers"}, 1, 1, 64);
-    if (modules * per_module > 64) r.fail("num_mtp_modules", "times mtp_transformer_layers must not exceed 64");
-    else m.mtp_layers = modules * per_module;
-  }
-  m.max_context_tokens = r.integer({"max_position_embeddings", "n_positions"}, 0, 0, L::kTokens);
-  // A wrapper may state tie_word_embeddings beside text_config rather than inside it.
-  const bool outer_tie = wrapped && !c.contains("tie_word_embeddings") && doc.contains("tie_word_embeddings");
-  if (outer_tie && !doc["tie_word_embeddings"].is_boolean()) r.fail("tie_word_embeddings", "must be true or false");
-  m.tied_embeddings = outer_tie && r.ok() ? doc["tie_word_embeddings"].get<bool>() : r.boolean("tie_word_embeddings", false);
-  m.native_weights = "bf16";
-  const Json* q = nullptr;
-  if (c.contains("quantization_config") && !c["quantization_config"].is_null()) q = &c["quantization_config"];
-  else if (doc.contains("quantization_config") && !doc["quantization_config"].is_null()) q = &doc["quantization_config"];
-  if (q != nullptr && r.ok()) read_quantization(r, *q, m);
-  const std::string expert_dtype = r.string("expert_dtype");
-  if (expert_dtype == "fp4" && r.ok()) {  // DeepSeek-V4: routed experts FP4 E2M1, a UE8M0 scale per 32
-    set(m, WeightGroup::kRoutedExperts, StorageFormat{"fp4_e2m1_g32", 4.0, 8.0, 32.0});
-    m.native_weights = "fp4";
-    m.checkpoint_note += "; routed experts FP4 E2M1 with one UE8M0 scale per 32 (expert_dtype)";
-  } else if (!expert_dtype.empty() && expert_dtype != "bf16" && expert_dtype != "fp8") {
-    r.fail("expert_dtype", "\"" + expert_dtype + "\" is not a format gpucalc sizes (fp4, fp8, bf16)");
-  }
+  read_attention_layers(r, m);
+  read_mtp_context_and_formats(r, doc, c, wrapped, m);
   if (!r.ok()) return r.error();
   const auto [field, message] = detail::check_model(m);
   if (!field.empty()) return make_error(ErrorCode::kInvalidCatalog, source + ": " + field, message);

@@ -31,7 +31,6 @@ const ConstantRow kConstants[] = {
     {"moe_expert_gemm_fraction", &ModelConstants::moe_expert_gemm_fraction, detail::kFraction},
     {"step_overhead_s", &ModelConstants::step_overhead_s, detail::kPositiveLatencyS},
     {"allreduce_latency_s", &ModelConstants::allreduce_latency_s, detail::kPositiveLatencyS},
-    {"max_batch_sequences", &ModelConstants::max_batch_sequences, detail::kRequests},
     {"activation_traffic_factor", &ModelConstants::activation_traffic_factor, detail::kPerLayerCount},
     {"large_m_matmul_fraction", &ModelConstants::large_m_matmul_fraction, detail::kFraction},
     {"large_m_tokens", &ModelConstants::large_m_tokens, detail::kTokens},

@@ -13,6 +13,7 @@
 #include "evaluate/provenance.hpp"
 #include "scenario/scenario_inputs.hpp"
 #include "model/throughput.hpp"
+#include "model/training.hpp"
 #include "model/serving.hpp"
 #include "gpucalc/units.hpp"
 
@@ -244,6 +245,7 @@ void apply_training_fit(const Catalog& catalog, const Scenario& s, const Model& 
   if (!t.fits) {
     r.train_tokens_per_s.reset();
     r.train_hours.reset();
+    r.train_steps.reset();
     r.gpu_hours.reset();
     r.run_cost_usd.reset();
     if (std::find(r.warnings.begin(), r.warnings.end(), "training_does_not_fit") == r.warnings.end()) {
@@ -340,6 +342,63 @@ std::optional<Error> check_scenario(const Catalog& catalog, const Scenario& as_g
   return std::nullopt;
 }
 
+/** Which offering and GPU a result is for, and the GPU's facts the page shows beside it. */
+void set_identity(const Offering& off, const Gpu& gpu, const Scenario& scenario, OfferingResult& r) {
+  r.offering_id = off.id;
+  r.offering_name = off.name;
+  r.gpu_id = gpu.id;
+  r.gpu_name = gpu.name;
+  r.gpu_count = off.gpu_count;
+  r.gpu_vendor = gpu.vendor;
+  r.fp4_native = gpu.fp4_native.has_value();
+  r.projected = gpu.projected;
+  for (const auto& peak : gpu.peak_flops_per_s) {
+    if (peak) r.gpu_peak_flops_per_s = std::max(r.gpu_peak_flops_per_s, *peak);
+  }
+  r.capacity_assumed = capacity_is_assumed(gpu, scenario.capacity);
+}
+
+/** The deployed offering's price: the catalog's or the scenario's (`price`), times the servers;
+ *  per GPU-hour, per GB-month, and its difference from the `first` compared offering's. */
+void set_prices(const Offering& off, const Scenario& scenario, std::size_t i,
+                const OfferingResult* first, bool with_trace, OfferingResult& r) {
+  r.unit_price_usd_per_month = off.price_usd_per_month;
+  if (i < scenario.price_usd_per_month.size() && scenario.price_usd_per_month[i] >= 0) {
+    r.unit_price_usd_per_month = scenario.price_usd_per_month[i];
+  }
+  if (r.unit_price_usd_per_month) {
+    r.price_usd_per_month = *r.unit_price_usd_per_month * r.servers;
+    r.price_usd_per_gpu_hour = price_usd_per_gpu_hour(*r.price_usd_per_month, r.deployed_gpus);
+    r.price_usd_per_gb_month =
+        price_usd_per_gb_month(*r.price_usd_per_month, r.deployed_gpus, r.fit.capacity_bytes_per_gpu);
+    if (first != nullptr && first->price_usd_per_month) {
+      r.price_delta_usd_per_month = *r.price_usd_per_month - *first->price_usd_per_month;
+      if (with_trace) {
+        trace(r, "price_delta_month_usd", "price_month_usd - price_month_usd of the first compared offering",
+              {{"price_month_usd", *r.price_usd_per_month},
+               {"first_price_month_usd", *first->price_usd_per_month}});
+      }
+    }
+  }
+}
+
+/** US$ per million tokens counted in and out, at the same operating point as the cost per
+ *  million output tokens. */
+void set_total_token_cost(const Scenario& scenario, bool with_trace, OfferingResult& r) {
+  if (r.usd_per_million_tokens) {
+    const auto input = static_cast<double>(scenario.input_tokens);
+    const auto output = static_cast<double>(scenario.output_tokens);
+    r.usd_per_million_total_tokens = usd_per_million_total_tokens(*r.usd_per_million_tokens, input, output);
+    if (with_trace) {
+      trace(r, "usd_per_million_total_tokens",
+            "usd_per_million_tokens x output / (input + output): the same operating point, every "
+            "request's input and output tokens counted",
+            {{"usd_per_million_tokens", *r.usd_per_million_tokens}, {"input_tokens", input},
+             {"output_tokens", output}});
+    }
+  }
+}
+
 /** Fills `ev` (built in the caller's result from the checked scenario and its model: no copy
  *  or move of the large evaluation); an error leaves `ev` to be discarded. */
 std::optional<Error> evaluate_into(const Catalog& catalog, const Model& catalog_model,
@@ -384,18 +443,7 @@ std::optional<Error> evaluate_into(const Catalog& catalog, const Model& catalog_
     // Built in place: the results so far (the first one's price) stay where they are.
     OfferingResult& r = ev.results.emplace_back();
     const OfferingResult* first = i > 0 ? &ev.results.front() : nullptr;
-    r.offering_id = off->id;
-    r.offering_name = off->name;
-    r.gpu_id = gpu->id;
-    r.gpu_name = gpu->name;
-    r.gpu_count = off->gpu_count;
-    r.gpu_vendor = gpu->vendor;
-    r.fp4_native = gpu->fp4_native.has_value();
-    r.projected = gpu->projected;
-    for (const auto& peak : gpu->peak_flops_per_s) {
-      if (peak) r.gpu_peak_flops_per_s = std::max(r.gpu_peak_flops_per_s, *peak);
-    }
-    r.capacity_assumed = capacity_is_assumed(*gpu, scenario.capacity);
+    set_identity(*off, *gpu, scenario, r);
     // Servers: the scenario's count, or (0) as many as the fit needs.
     const Network* network = catalog.scale_out_of(*off);
     r.stackable = network != nullptr;
@@ -416,24 +464,7 @@ std::optional<Error> evaluate_into(const Catalog& catalog, const Model& catalog_
     r.servers = r.fit.servers;
     r.deployed_gpus = r.gpu_count * r.servers;
     r.offering_hbm_marketed_bytes = gpu->hbm_marketed_bytes * r.deployed_gpus;
-    r.unit_price_usd_per_month = off->price_usd_per_month;
-    if (i < scenario.price_usd_per_month.size() && scenario.price_usd_per_month[i] >= 0) {
-      r.unit_price_usd_per_month = scenario.price_usd_per_month[i];
-    }
-    if (r.unit_price_usd_per_month) {
-      r.price_usd_per_month = *r.unit_price_usd_per_month * r.servers;
-      r.price_usd_per_gpu_hour = price_usd_per_gpu_hour(*r.price_usd_per_month, r.deployed_gpus);
-      r.price_usd_per_gb_month =
-          price_usd_per_gb_month(*r.price_usd_per_month, r.deployed_gpus, r.fit.capacity_bytes_per_gpu);
-      if (first != nullptr && first->price_usd_per_month) {
-        r.price_delta_usd_per_month = *r.price_usd_per_month - *first->price_usd_per_month;
-        if (with_trace) {
-          trace(r, "price_delta_month_usd", "price_month_usd - price_month_usd of the first compared offering",
-                {{"price_month_usd", *r.price_usd_per_month},
-                 {"first_price_month_usd", *first->price_usd_per_month}});
-        }
-      }
-    }
+    set_prices(*off, scenario, i, first, with_trace, r);
     if (model->max_context_tokens > 0 && scenario.context_tokens > model->max_context_tokens) {
       r.warnings.emplace_back("context_exceeds_model");
     }
@@ -448,18 +479,7 @@ std::optional<Error> evaluate_into(const Catalog& catalog, const Model& catalog_
       apply_training_fit(catalog, scenario, *model, *gpu, r.deployed_gpus, with_trace, r);
     }
     estimate_energy(*gpu, scenario, with_trace, r);
-    if (r.usd_per_million_tokens) {
-      const auto input = static_cast<double>(scenario.input_tokens);
-      const auto output = static_cast<double>(scenario.output_tokens);
-      r.usd_per_million_total_tokens = usd_per_million_total_tokens(*r.usd_per_million_tokens, input, output);
-      if (with_trace) {
-        trace(r, "usd_per_million_total_tokens",
-              "usd_per_million_tokens x output / (input + output): the same operating point, every "
-              "request's input and output tokens counted",
-              {{"usd_per_million_tokens", *r.usd_per_million_tokens}, {"input_tokens", input},
-               {"output_tokens", output}});
-      }
-    }
+    set_total_token_cost(scenario, with_trace, r);
   }
   if (!ev.results.empty() && ev.results.front().price_usd_per_month) {
     ev.results.front().price_delta_usd_per_month = 0.0;

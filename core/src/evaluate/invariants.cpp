@@ -188,6 +188,7 @@ std::optional<std::string> rate_violation(const OfferingResult& r, double ceilin
   if (!curve.empty()) return curve;
   if (r.train_tokens_per_s && !usable_rate(r.train_tokens_per_s, offering_ceiling)) return "train_tokens_per_s";
   if (r.train_hours && !positive_finite(r.train_hours)) return "train_hours";
+  if (r.train_steps && !positive_finite(r.train_steps)) return "train_steps";
   if (r.gpu_hours && !positive_finite(r.gpu_hours)) return "gpu_hours";
   if (r.usd_per_million_tokens) {
     if (!r.max_throughput_tokens_per_s) return "usd_per_million_tokens";
@@ -281,10 +282,12 @@ Result<bool> enforce_output_invariants(Evaluation& ev) {
     // Training: rate, hours, GPU-hours and the run's cost.
     if ((r.train_tokens_per_s && !usable_rate(r.train_tokens_per_s, offering_ceiling)) ||
         (r.train_hours && !positive_finite(r.train_hours)) ||
+        (r.train_steps && !positive_finite(r.train_steps)) ||
         (r.gpu_hours && !positive_finite(r.gpu_hours)) ||
         (r.run_cost_usd && !(std::isfinite(*r.run_cost_usd) && *r.run_cost_usd >= 0.0))) {
       clear(r.train_tokens_per_s);
       clear(r.train_hours);
+      clear(r.train_steps);
       clear(r.gpu_hours);
       clear(r.run_cost_usd);
     }

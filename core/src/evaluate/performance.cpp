@@ -10,6 +10,7 @@
 #include "gpucalc/error_bands.hpp"
 #include "gpucalc/serving_calibration.hpp"
 #include "model/throughput.hpp"
+#include "model/training.hpp"
 #include "gpucalc/units.hpp"
 #include "evaluate/markers.hpp"
 #include "evaluate/provenance.hpp"
@@ -93,7 +94,7 @@ void estimate_inference_roofline(const Catalog& catalog, const Scenario& s, cons
     if (with_trace) {
       trace(r, "max_throughput_tokens_per_s",
             "replicas x batch x output / (prefill_s(batch) + output x tpot_s(batch)); best over "
-            "instance sizes, batch = min(max_batch_sequences, free KV bytes per GPU / KV bytes "
+            "instance sizes, batch = min(max_batch_sequences (the engine profile's max_running_requests), free KV bytes per GPU / KV bytes "
             "per sequence of input + output tokens)",
             {{"gpus_per_instance", static_cast<double>(best->deployment.gpus)},
              {"tensor_parallel", static_cast<double>(best->deployment.tensor_parallel)},
@@ -103,7 +104,7 @@ void estimate_inference_roofline(const Catalog& catalog, const Scenario& s, cons
              {"output_tokens", c.output_tokens},
              {"prefill_s", best->prefill_s},
              {"tpot_s_at_batch", best->tpot_s},
-             {"max_batch_sequences", k.max_batch_sequences}});
+             {"max_batch_sequences", c.max_batch_sequences}});
     }
   } else {
     r.warnings.emplace_back("no_split_fits_for_throughput");
@@ -136,7 +137,7 @@ void estimate_inference_roofline(const Catalog& catalog, const Scenario& s, cons
       }
     }
     r.decode_tokens_per_s_per_user = 1.0 / dec.total_s;
-    if (users > k.max_batch_sequences) {
+    if (users > c.max_batch_sequences) {
       r.warnings.emplace_back("users_exceed_engine_batch");
     }
     if (with_trace) {
@@ -485,6 +486,11 @@ void estimate_training_result(const Catalog& catalog, const Scenario& s, const M
   r.train_memory_parts = t.parts;
   r.train_tokens_per_s = t.tokens_per_s;
   r.train_hours = t.hours;
+  // One optimizer step per global batch: micro-batch sequences of `seq` tokens on each
+  // data-parallel replica (no gradient accumulation key).
+  const double tokens_per_step =
+      static_cast<double>(s.seq_tokens) * std::max(1, s.micro_batch) * std::max(1, t.data_parallel);
+  r.train_steps = std::ceil(s.train_tokens / tokens_per_step);
   r.gpu_hours = t.gpu_hours;
   if (!t.fits) r.warnings.emplace_back("training_does_not_fit");
   if (with_trace) {
@@ -514,6 +520,10 @@ void estimate_training_result(const Catalog& catalog, const Scenario& s, const M
            {"hbm_rate_bytes_per_s", t.rates.hbm_bytes_per_s * k.hbm_fraction}});
     trace(r, "train_hours", "train_hours = train_tokens / train_tokens_per_s / 3600",
           {{"train_tokens", s.train_tokens}, {"train_tokens_per_s", t.tokens_per_s}});
+    trace(r, "train_steps", "train_steps = ceil(train_tokens / (seq x micro_batch x data_parallel))",
+          {{"train_tokens", s.train_tokens}, {"seq_tokens", static_cast<double>(s.seq_tokens)},
+           {"micro_batch", static_cast<double>(std::max(1, s.micro_batch))},
+           {"data_parallel", static_cast<double>(std::max(1, t.data_parallel))}});
     trace(r, "gpu_hours", "gpu_hours = train_hours x gpus",
           {{"train_hours", t.hours}, {"gpus", static_cast<double>(offering.gpu_count)}});
   }

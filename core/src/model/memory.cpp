@@ -191,6 +191,126 @@ long long max_context_for(const Model& m, KvFormat kv, const Deployment& d,
                        static_cast<double>(kMaxContextTokens));
 }
 
+namespace {
+
+/** What the fit asks of one offering again and again: the KV that users put on a GPU of an
+ *  n-GPU instance and the pool that holds it, for the searches over instance sizes. */
+class FitSearch {
+ public:
+  FitSearch(const Model& model, const Scenario& scenario, const EngineProfile* engine,
+            const MemoryFit& fit, int scale_up, double chunk)
+      : model_(model), scenario_(scenario), engine_(engine), fit_(fit), scale_up_(scale_up),
+        chunk_(chunk), context_(static_cast<double>(scenario.context_tokens)),
+        request_(static_cast<double>(fit.request_tokens)) {}
+
+  /** Attention data parallel (MoE): each rank holds its own sequences at TP 1, so MLA's latent
+   *  is no longer replicated over the instance. */
+  bool split_attention(int n) const {
+    return engine_ != nullptr && scenario_.dpa && model_.is_moe() && n > 1;
+  }
+
+  /** KV bytes per sequence per GPU of an n-GPU instance (at the context and at one request):
+   *  the searches and the chosen deployment ask for the same few n, so those inside one
+   *  scale-up domain are kept. */
+  struct SeqBytes {
+    double context = 0.0, request = 0.0;
+  };
+  SeqBytes seq_bytes_at(int n) {
+    if (n < 1 || n > std::min(scale_up_, kMemoisedInstanceSizes)) return compute_seq_bytes(n);
+    const auto i = static_cast<std::size_t>(n);
+    if (!seq_bytes_known_[i]) {
+      seq_bytes_of_[i] = compute_seq_bytes(n);
+      seq_bytes_known_[i] = true;
+    }
+    return seq_bytes_of_[i];
+  }
+
+  /** Sequences `u` users put on the most loaded GPU of an n-GPU instance. */
+  long long users_per_gpu(int n, long long u) const { return split_attention(n) ? (u + n - 1) / n : u; }
+
+  /** The KV `u` users hold per GPU: without an engine every user at the full context; with one,
+   *  the requests as the engine holds them, one of them at the full context. */
+  double kv_of(int n, long long u) {
+    const SeqBytes b = seq_bytes_at(n);
+    const auto k = static_cast<double>(users_per_gpu(n, u));
+    if (engine_ == nullptr) return k * b.context;
+    return std::max(0.0, k - 1.0) * b.request + b.context;
+  }
+
+  /** Bytes per GPU of an n-GPU instance left for KV: the engine's pool, else capacity - reserve. */
+  double pool_at(int n) const {
+    const double weights = fit_.weights_bytes / n;
+    const double plain = fit_.capacity_bytes_per_gpu - fit_.reserve_bytes_per_gpu - weights;
+    if (engine_ == nullptr) return plain;
+    return std::min(plain, kv_pool_bytes_per_gpu(*engine_, fit_.capacity_bytes_per_gpu, weights,
+                                                 std::min(n, scale_up_), chunk_));
+  }
+
+  bool holds(int n, long long users) { return kv_of(n, users) <= pool_at(n); }
+
+  /** The smallest legal instance size for which `ok` holds; 0 when none up to the cap. */
+  template <class Ok>
+  int smallest(Ok&& ok) const {
+    for (int n = 1; n <= kMaxInstanceGpus; n = n < scale_up_ ? n + 1 : n + scale_up_) {
+      if (deployment_is_valid(model_, n, scale_up_) && ok(n)) return n;
+    }
+    return 0;
+  }
+
+ private:
+  SeqBytes compute_seq_bytes(int n) const {
+    Deployment d = make_deployment(model_, n, scale_up_);
+    if (split_attention(n)) d.tensor_parallel = 1;
+    return SeqBytes{kv_bytes_per_sequence_per_gpu(model_, scenario_.kv, d, context_),
+                    kv_bytes_per_sequence_per_gpu(model_, scenario_.kv, d, request_)};
+  }
+
+  const Model& model_;
+  const Scenario& scenario_;
+  const EngineProfile* engine_;
+  const MemoryFit& fit_;
+  int scale_up_;
+  double chunk_, context_, request_;
+  std::array<SeqBytes, kMemoisedInstanceSizes + 1> seq_bytes_of_{};
+  std::array<bool, kMemoisedInstanceSizes + 1> seq_bytes_known_{};
+};
+
+/** The instance size the fit deploys and why it does not fit (fit.reason, fit.fits): the
+ *  scenario's tp, else one copy of the weights spread over the largest legal instance the
+ *  offering holds, which leaves the most room for KV (seed 002 counts DeepSeek on a server this
+ *  way); an automatic instance spans the fewest servers that hold it, replicas filling the rest.
+ *  One instance spans servers only over a scale-out network. */
+int choose_instance(const Model& model, const Scenario& scenario, FitSearch& search, int unit,
+                    int scale_up, bool stackable, long long users, MemoryFit& fit) {
+  const int g = unit * fit.servers;
+  const int instance_cap = stackable ? g : unit;
+  const int auto_top = std::min(instance_cap, std::max(unit, fit.servers_needed * unit));
+  int n = scenario.tp > 0 ? scenario.tp : fit.gpus_needed;
+  if (scenario.tp == 0 && fit.gpus_needed > 0 && fit.gpus_needed <= auto_top) {
+    for (int candidate = auto_top; candidate >= fit.gpus_needed; --candidate) {
+      if (deployment_is_valid(model, candidate, scale_up) && search.holds(candidate, users)) {
+        n = candidate;
+        break;
+      }
+    }
+  }
+  if (n == 0) {
+    fit.reason = "no_legal_split";
+    n = g;
+  } else if (n > g) {
+    fit.reason = "needs_more_gpus";
+  } else if (n > instance_cap) {
+    fit.reason = "not_stackable";  // separate VMs: one model is never split across them
+  } else if (scenario.tp > 0 && !search.holds(n, users)) {
+    fit.reason = "does_not_fit";
+  } else {
+    fit.fits = true;
+  }
+  return n;
+}
+
+}  // namespace
+
 MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offering,
                      const Scenario& scenario, const ServerSpan& span, const EngineProfile* engine) {
   MemoryFit fit;
@@ -205,118 +325,40 @@ MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offerin
   fit.engine_pool = engine != nullptr;
   const auto context = static_cast<double>(scenario.context_tokens);
   fit.request_tokens = std::min(scenario.input_tokens + scenario.output_tokens, scenario.context_tokens);
-  const auto request = static_cast<double>(fit.request_tokens);
   const long long users = std::max(1LL, scenario.users);
   // Tensor parallelism stays inside the GPU's scale-up domain; pipeline stages span domains.
   const int scale_up = gpu.scale_up_gpus();
-  // Attention data parallel (MoE): each rank holds its own sequences at TP 1, so MLA's latent
-  // is no longer replicated over the instance.
-  auto split_attention = [&](int n) { return engine != nullptr && scenario.dpa && model.is_moe() && n > 1; };
-  // KV bytes per sequence per GPU of an n-GPU instance (at the context and at one request):
-  // the searches below and the chosen deployment ask for the same few n, so those inside one
-  // scale-up domain are kept.
-  struct SeqBytes {
-    double context = 0.0, request = 0.0;
-  };
-  std::array<SeqBytes, kMemoisedInstanceSizes + 1> seq_bytes_of{};
-  std::array<bool, kMemoisedInstanceSizes + 1> seq_bytes_known{};
-  auto compute_seq_bytes = [&](int n) {
-    Deployment d = make_deployment(model, n, scale_up);
-    if (split_attention(n)) d.tensor_parallel = 1;
-    return SeqBytes{kv_bytes_per_sequence_per_gpu(model, scenario.kv, d, context),
-                    kv_bytes_per_sequence_per_gpu(model, scenario.kv, d, request)};
-  };
-  auto seq_bytes_at = [&](int n) {
-    if (n < 1 || n > std::min(scale_up, kMemoisedInstanceSizes)) return compute_seq_bytes(n);
-    const auto i = static_cast<std::size_t>(n);
-    if (!seq_bytes_known[i]) {
-      seq_bytes_of[i] = compute_seq_bytes(n);
-      seq_bytes_known[i] = true;
-    }
-    return seq_bytes_of[i];
-  };
-  // Sequences `u` users put on the most loaded GPU of an n-GPU instance.
-  auto users_per_gpu = [&](int n, long long u) {
-    return split_attention(n) ? (u + n - 1) / n : u;
-  };
-  // The KV `u` users hold per GPU: without an engine every user at the full context; with one,
-  // the requests as the engine holds them, one of them at the full context.
-  auto kv_of = [&](int n, long long u) {
-    const SeqBytes b = seq_bytes_at(n);
-    const auto k = static_cast<double>(users_per_gpu(n, u));
-    if (engine == nullptr) return k * b.context;
-    return std::max(0.0, k - 1.0) * b.request + b.context;
-  };
   fit.kv_bytes_per_context = kv_bytes_per_sequence_per_gpu(model, scenario.kv, Deployment{}, context);
   // Seed 002's rule: weights only, no reserve, no KV. The epsilon keeps 140/140 at 1, not 2.
   fit.gpus_needed_weights_only = static_cast<int>(
       checked_count(std::ceil(fit.weights_bytes / fit.capacity_bytes_per_gpu - 1e-9), kMaxInt));
 
-  const double chunk = engine != nullptr ? engine_chunk_tokens(*engine, gpu) : 0.0;
-  // Bytes per GPU of an n-GPU instance left for KV: the engine's pool, else capacity - reserve.
-  auto pool_at = [&](int n) {
-    const double weights = fit.weights_bytes / n;
-    const double plain = fit.capacity_bytes_per_gpu - fit.reserve_bytes_per_gpu - weights;
-    if (engine == nullptr) return plain;
-    return std::min(plain, kv_pool_bytes_per_gpu(*engine, fit.capacity_bytes_per_gpu, weights,
-                                                 std::min(n, scale_up), chunk));
-  };
-  auto holds = [&](int n) { return kv_of(n, users) <= pool_at(n); };
-  auto smallest = [&](auto&& ok) {
-    for (int n = 1; n <= kMaxInstanceGpus; n = n < scale_up ? n + 1 : n + scale_up) {
-      if (deployment_is_valid(model, n, scale_up) && ok(n)) return n;
-    }
-    return 0;
-  };
-  fit.gpus_needed = smallest(holds);
-  fit.gpus_needed_full_context = engine == nullptr ? fit.gpus_needed : smallest([&](int n) {
-    return static_cast<double>(users_per_gpu(n, users)) * seq_bytes_at(n).context <= pool_at(n);
+  FitSearch search(model, scenario, engine, fit, scale_up,
+                   engine != nullptr ? engine_chunk_tokens(*engine, gpu) : 0.0);
+  fit.gpus_needed = search.smallest([&](int n) { return search.holds(n, users); });
+  fit.gpus_needed_full_context = engine == nullptr ? fit.gpus_needed : search.smallest([&](int n) {
+    return static_cast<double>(search.users_per_gpu(n, users)) * search.seq_bytes_at(n).context <=
+           search.pool_at(n);
   });
 
   const int unit = offering.gpu_count;
   fit.servers = std::max(1, span.servers);
   fit.servers_needed = fit.gpus_needed > 0 ? ceil_div(fit.gpus_needed, unit) : 0;
   const int g = unit * fit.servers;
-  // One instance spans servers only over a scale-out network; an automatic one spans the
-  // fewest servers that hold it, replicas filling the rest.
   const int instance_cap = span.stackable ? g : unit;
-  const int auto_top = std::min(instance_cap, std::max(unit, fit.servers_needed * unit));
-  // Auto: one copy of the weights spread over the largest legal instance the offering holds,
-  // which leaves the most room for KV (seed 002 counts DeepSeek on a server this way). A set
-  // `tp` models replicas of a smaller instance instead.
-  int n = scenario.tp > 0 ? scenario.tp : fit.gpus_needed;
-  if (scenario.tp == 0 && fit.gpus_needed > 0 && fit.gpus_needed <= auto_top) {
-    for (int candidate = auto_top; candidate >= fit.gpus_needed; --candidate) {
-      if (deployment_is_valid(model, candidate, scale_up) && holds(candidate)) {
-        n = candidate;
-        break;
-      }
-    }
-  }
-  if (n == 0) {
-    fit.reason = "no_legal_split";
-    n = g;
-  } else if (n > g) {
-    fit.reason = "needs_more_gpus";
-  } else if (n > instance_cap) {
-    fit.reason = "not_stackable";  // separate VMs: one model is never split across them
-  } else if (scenario.tp > 0 && !holds(n)) {
-    fit.reason = "does_not_fit";
-  } else {
-    fit.fits = true;
-  }
+  const int n = choose_instance(model, scenario, search, unit, scale_up, span.stackable, users, fit);
   const int shown = fit.fits ? n : std::min(n, instance_cap);
   fit.deployment = make_deployment(model, shown, scale_up);
   fit.weights_bytes_per_gpu = fit.weights_bytes / shown;
-  fit.kv_free_bytes_per_gpu = pool_at(shown);
+  fit.kv_free_bytes_per_gpu = search.pool_at(shown);
   // What the engine keeps back besides weights and its pool (its activations, graphs, buffers).
   if (engine != nullptr) {
     fit.reserve_bytes_per_gpu = fit.capacity_bytes_per_gpu - fit.weights_bytes_per_gpu - fit.kv_free_bytes_per_gpu;
   }
-  const double seq_bytes = seq_bytes_at(shown).context;
-  const long long per_gpu_sequences = split_attention(shown) ? shown : 1;  // sequences per full slot
+  const double seq_bytes = search.seq_bytes_at(shown).context;
+  const long long per_gpu_sequences = search.split_attention(shown) ? shown : 1;  // sequences per full slot
   Deployment storage = fit.deployment;
-  if (split_attention(shown)) storage.tensor_parallel = 1;
+  if (search.split_attention(shown)) storage.tensor_parallel = 1;
   if (fit.fits) {
     fit.replicas = g / n;
     fit.kv_free_bytes = fit.replicas * static_cast<double>(n) * fit.kv_free_bytes_per_gpu;
@@ -328,12 +370,12 @@ MemoryFit fit_memory(const Model& model, const Gpu& gpu, const Offering& offerin
     // The users are spread evenly over the replicas (the busiest takes the remainder).
     const long long users_per_instance = (users + fit.replicas - 1) / fit.replicas;
     fit.max_context_tokens = max_context_for(model, scenario.kv, storage, fit.kv_free_bytes_per_gpu,
-                                             users_per_gpu(shown, scenario.users));
-    fit.kv_used_bytes_per_gpu = kv_of(shown, users_per_instance);
+                                             search.users_per_gpu(shown, scenario.users));
+    fit.kv_used_bytes_per_gpu = search.kv_of(shown, users_per_instance);
   } else {
     // The shortfall (negative) or slack of spreading one copy over the whole offering.
-    fit.kv_free_bytes = g * pool_at(g);
-    fit.kv_used_bytes_per_gpu = kv_of(shown, users);
+    fit.kv_free_bytes = g * search.pool_at(g);
+    fit.kv_used_bytes_per_gpu = search.kv_of(shown, users);
   }
   fit.headroom_bytes_per_gpu = fit.kv_free_bytes_per_gpu - fit.kv_used_bytes_per_gpu;
   return fit;

@@ -15,7 +15,6 @@ namespace gpucalc {
 namespace {
 
 /** Activations and the router / LM head are BF16. */
-constexpr double kActivationBytes = 2.0;
 constexpr double kBf16Bytes = 2.0;
 constexpr double kMiB = 1024.0 * 1024.0;
 /** Concurrency grid of the curve: powers of two up to this many sequences per instance. */
@@ -472,6 +471,7 @@ ServingPoint serve_with(const ServingContext& c, const Parallel& p, int replicas
   // The first wave: a benchmark client opens all its requests at once, so `running` prompts
   // are prefilled together in chunks; a request of that wave waits on average for half of
   // the chunks. It is first_wave_fraction of the requests a run sends.
+  const double steady_ttft = ttft;
   if (running > 1.0) {
     const double chunks = std::max(1.0, std::ceil(running * in / c.chunk_tokens));
     const double wave_s = prefill_time_s(c, fit, running);
@@ -487,6 +487,7 @@ ServingPoint serve_with(const ServingContext& c, const Parallel& p, int replicas
   pt.prefill_s = pre;
   pt.tpot_s = tpot;
   pt.ttft_s = ttft + pt.queue_s;
+  pt.ttft_median_s = steady_ttft + pt.queue_s;
   pt.e2e_s = pt.ttft_s + (out - 1.0) * tpot;
   pt.tokens_per_s_per_user = 1.0 / tpot;
   // Completions of the running requests (the slot queue adds latency, not throughput).

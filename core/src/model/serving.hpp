@@ -353,6 +353,8 @@ struct ServingPoint {
   double running_per_instance = 0.0;  // min(users, max_sequences)
   double tpot_s = 0.0;                // mean, first token excluded
   double ttft_s = 0.0;                // mean, queueing included
+  double ttft_median_s = 0.0;         // median: a steady-state request (the first wave is
+                                      // first_wave_fraction of a run, under half), queueing included
   double e2e_s = 0.0;
   double prefill_s = 0.0;             // prefill of the prompts one prefill step takes
   double prefill_batch = 0.0;         // prompts per prefill step

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/attention.hpp"
+#include "model/serving.hpp"
 #include "gpucalc/units.hpp"
 
 namespace gpucalc {
@@ -12,13 +13,6 @@ namespace gpucalc {
 namespace {
 
 using Json = nlohmann::json;
-
-/** Activations travel between layers in BF16. */
-constexpr double kBf16ActivationBytes = 2.0;
-/** Mixed-precision Adam: BF16 weights 2 + BF16 gradients 2 + FP32 master, m, v 12. */
-constexpr double kWeightBytes16 = 2.0;
-constexpr double kGradBytes16 = 2.0;
-constexpr double kOptimizerBytes = 12.0;
 
 bool has_peak(const Gpu& gpu, Precision p) {
   const auto& v = gpu.peak_flops_per_s[index_of(p)];
@@ -198,6 +192,10 @@ InferenceContext make_inference_context(const Catalog& catalog, const Scenario& 
   c.input_tokens = static_cast<double>(scenario.input_tokens);
   c.output_tokens = static_cast<double>(scenario.output_tokens);
   c.split = split_params(model);
+  // The scenario's engine admits at most its profile's max_running_requests per instance.
+  if (auto engine = select_engine(catalog_engines(catalog), serving_engine_name(scenario.engine), gpu, model)) {
+    c.max_batch_sequences = engine.value()->max_running_requests;
+  }
   c.constants = constants;
   c.rates = resolve_rates(catalog, gpu, inference_math_precision(gpu, math_weight_format(model, scenario.weights)), scenario);
   c.matmul_flops_per_s = c.rates.matmul_flops_per_s * constants.matmul_fraction;
@@ -221,7 +219,7 @@ double allreduce_s(const InferenceContext& c, const Deployment& d, double tokens
   if (tp <= 1) return 0.0;
   const double layers_per_stage =
       std::ceil(static_cast<double>(c.model->layers) / std::max(1, d.pipeline_parallel));
-  const double message_bytes = tokens * c.model->hidden_size * kBf16ActivationBytes;
+  const double message_bytes = tokens * c.model->hidden_size * kActivationBytes;
   const double per_call = 2.0 * (tp - 1) / tp * message_bytes / c.rates.allreduce_bus_bytes_per_s +
                           c.constants.allreduce_latency_s;
   return 2.0 * layers_per_stage * per_call;
@@ -261,7 +259,7 @@ StepCost decode_step(const InferenceContext& c, const Deployment& d, double batc
   s.bytes_per_gpu = c.weight_bytes * weight_share / n +
                     batch * kv_bytes_per_sequence_per_gpu(m, c.kv, d, context_tokens);
   s.comm_s = allreduce_s(c, d, batch);
-  s.scale_out_s = inference_scale_out_cost(c.scale_out, m, d, batch, kBf16ActivationBytes).total_s;
+  s.scale_out_s = inference_scale_out_cost(c.scale_out, m, d, batch, kActivationBytes).total_s;
   s.comm_s += s.scale_out_s;
   finish(s, c);
   return s;
@@ -279,7 +277,7 @@ StepCost prefill_step(const InferenceContext& c, const Deployment& d, double bat
                     batch * kv_bytes_per_sequence_per_gpu(m, c.kv, d, input_tokens);
   s.comm_s = allreduce_s(c, d, batch * input_tokens);
   s.scale_out_s =
-      inference_scale_out_cost(c.scale_out, m, d, batch * input_tokens, kBf16ActivationBytes).total_s;
+      inference_scale_out_cost(c.scale_out, m, d, batch * input_tokens, kActivationBytes).total_s;
   s.comm_s += s.scale_out_s;
   finish(s, c);
   return s;
@@ -291,7 +289,7 @@ long long max_batch_for(const InferenceContext& c, const Deployment& d) {
   if (free_bytes <= 0.0) return 0;
   const double seq_bytes =
       kv_bytes_per_sequence_per_gpu(*c.model, c.kv, d, c.input_tokens + c.output_tokens);
-  const double cap = c.constants.max_batch_sequences;
+  const double cap = c.max_batch_sequences;
   const double b = seq_bytes > 0.0 ? std::floor(free_bytes / seq_bytes) : cap;
   return static_cast<long long>(std::min(b, cap));
 }
@@ -352,145 +350,6 @@ std::optional<InferencePoint> max_throughput(const InferenceContext& c, int gpu_
     }
   }
   return best;
-}
-
-TrainingEstimate estimate_training(const Catalog& catalog, const Scenario& scenario,
-                                   const Model& m, const Gpu& gpu, int gpu_count,
-                                   double capacity_bytes_per_gpu, const ModelConstants& k,
-                                   const ScaleOutLink& scale_out) {
-  TrainingEstimate t;
-  const int scale_up = gpu.scale_up_gpus();
-  const Workload w = scenario.workload;
-  const bool lora = w == Workload::kLora || w == Workload::kQlora;
-  const double seq = static_cast<double>(scenario.seq_tokens);
-  const double mb = std::max(1, scenario.micro_batch);
-  const double h = m.hidden_size;
-  const double layers = m.layers;
-  const double reserve = scenario.reserve_gb_per_gpu * kBytesPerGB;
-  t.rates = resolve_rates(catalog, gpu, training_math_precision(gpu, math_weight_format(m, scenario.weights), w), scenario);
-
-  // LoRA adapters on the attention projections (and the dense MLP of dense models).
-  if (lora) {
-    const double q = static_cast<double>(m.heads) * m.head_dim;
-    const double kvd = static_cast<double>(m.kv_heads) * m.head_dim;
-    double per_layer = (h + q) + 2.0 * (h + kvd) + (q + h);
-    if (!m.is_moe()) per_layer += 3.0 * (h + m.intermediate_size);
-    t.trainable_params = scenario.lora_rank * per_layer * layers;
-  } else {
-    t.trainable_params = m.params_total;
-  }
-
-  // Korthikanti et al. 2022, bytes per layer per micro-batch at 16 bit.
-  auto activation_bytes_per_layer = [&](double tp) {
-    double per_token;  // bytes per token per layer
-    switch (scenario.recompute) {
-      case Recompute::kNone:
-        per_token = h * 34.0 + 5.0 * m.heads * seq;  // s x b x h x (34 + 5 a s / h) / (s x b)
-        break;
-      case Recompute::kSelective:
-        per_token = 34.0 * h;
-        break;
-      case Recompute::kFull:
-      default:
-        per_token = 2.0 * h;
-        break;
-    }
-    return seq * mb * per_token / tp;  // sequence parallel splits the rest over TP
-  };
-
-  auto state_parts = [&](int tp, int dp) {
-    const double shard = 1.0 / dp;
-    TrainingMemoryParts parts;
-    if (lora) {
-      const WeightFormat frozen = w == Workload::kQlora ? WeightFormat::kInt4 : scenario.weights;
-      const double frozen_bytes = weight_bytes(m, frozen, gpu) / tp;
-      parts.weights = frozen_bytes * (scenario.zero_stage >= 3 ? shard : 1.0);
-      const double p = t.trainable_params / tp;
-      parts.adapters = p * (kWeightBytes16 + kGradBytes16 + kOptimizerBytes);  // adapters: tiny
-    } else {
-      const double p = m.params_total / tp;
-      parts.weights = p * kWeightBytes16 * (scenario.zero_stage >= 3 ? shard : 1.0);
-      parts.gradients = p * kGradBytes16 * (scenario.zero_stage >= 2 ? shard : 1.0);
-      parts.optimizer = p * kOptimizerBytes * (scenario.zero_stage >= 1 ? shard : 1.0);
-    }
-    return parts;
-  };
-  auto state_bytes = [&](int tp, int dp) {
-    const TrainingMemoryParts parts = state_parts(tp, dp);
-    return parts.weights + parts.gradients + parts.optimizer + parts.adapters;
-  };
-
-  // Smallest tensor-parallel degree (inside the scale-up domain) whose state and activations fit.
-  int tp = scenario.tp > 0 ? std::min(scenario.tp, gpu_count) : 0;
-  if (tp == 0) {
-    for (int n = 1; n <= std::min(gpu_count, scale_up); n *= 2) {
-      if (!deployment_is_valid(m, n, scale_up) || gpu_count % n != 0) continue;
-      const double need = state_bytes(n, gpu_count / n) + layers * activation_bytes_per_layer(n) + reserve;
-      tp = n;
-      if (need <= capacity_bytes_per_gpu) break;
-    }
-    if (tp == 0) tp = 1;
-  }
-  t.deployment = make_deployment(m, tp, scale_up);
-  t.data_parallel = std::max(1, gpu_count / tp);
-  t.parts = state_parts(tp, t.data_parallel);
-  t.state_bytes_per_gpu = state_bytes(tp, t.data_parallel);
-  t.activation_bytes_per_gpu = layers * activation_bytes_per_layer(tp);
-  t.parts.activations = t.activation_bytes_per_gpu;
-  t.parts.reserve = reserve;
-  t.memory_bytes_per_gpu = t.state_bytes_per_gpu + t.activation_bytes_per_gpu + reserve;
-  t.fits = t.memory_bytes_per_gpu <= capacity_bytes_per_gpu;
-
-  // FLOPs per token: 6 x active (4 for LoRA: no weight gradients of the frozen base), +2 with
-  // full recomputation; attention 3 x forward (12 x L x h x s for MHA), +1 forward recomputed.
-  const ParamSplit split = split_params(m);
-  const double attn_fwd = split.attention_flops_per_layer_ctx_token * layers * seq;
-  const double linear = (lora ? 4.0 : 6.0) * m.params_active +
-                        (scenario.recompute == Recompute::kFull ? 2.0 * m.params_active : 0.0);
-  const double attn = attn_fwd * (3.0 + (scenario.recompute == Recompute::kNone ? 0.0 : 1.0));
-  t.flops_per_token = linear + attn;
-
-  // HBM traffic per token, whole cluster: activations written then read, weights read per
-  // micro-batch (forward, backward; + weight gradients when training the base), optimizer.
-  const double stored_activation_per_token = layers * activation_bytes_per_layer(1.0) / (seq * mb);
-  const double weights_per_replica =
-      lora ? weight_bytes(m, w == Workload::kQlora ? WeightFormat::kInt4 : scenario.weights, gpu)
-           : m.params_total * kWeightBytes16;
-  const double weight_passes = lora ? 2.0 : 3.0;
-  t.bytes_per_token = k.activation_traffic_factor * stored_activation_per_token +
-                      weight_passes * weights_per_replica / (seq * mb);
-  if (!lora) {
-    t.bytes_per_token += 2.0 * m.params_total * (kWeightBytes16 + kGradBytes16 + kOptimizerBytes) /
-                         (seq * mb * t.data_parallel);
-  }
-
-  // Communication per token: TP all-reduces (4 per layer per micro-batch: 2 forward, 2 backward)
-  // and the data-parallel gradient reduction once per step.
-  const double bus = resolve_rates(catalog, gpu, t.rates.math, scenario).allreduce_bus_bytes_per_s;
-  double comm_per_microbatch_s = 0.0;
-  if (tp > 1) {
-    const double msg = seq * mb * h * kBf16ActivationBytes;
-    comm_per_microbatch_s = 4.0 * layers * (2.0 * (tp - 1) / tp * msg / bus + k.allreduce_latency_s);
-  }
-  double grad_sync_s = 0.0;
-  if (t.data_parallel > 1) {
-    const int dp = t.data_parallel;
-    grad_sync_s = 2.0 * (dp - 1) / dp * t.trainable_params / tp * kGradBytes16 / bus;
-    grad_sync_s += cross_server_allreduce_s(scale_out, t.trainable_params / tp * kGradBytes16);
-  }
-  // Per-replica tokens per micro-batch: seq x mb; all replicas run in parallel.
-  const double tokens_per_step = seq * mb * t.data_parallel;
-  t.comm_s_per_token = (comm_per_microbatch_s + grad_sync_s) / tokens_per_step;
-
-  const double n = gpu_count;
-  const double rate = t.rates.matmul_flops_per_s * k.matmul_fraction;
-  const double bw = t.rates.hbm_bytes_per_s * k.hbm_fraction;
-  const double s_per_token =
-      t.flops_per_token / (n * rate) + t.bytes_per_token / (n * bw) + t.comm_s_per_token;
-  t.tokens_per_s = s_per_token > 0.0 ? 1.0 / s_per_token : 0.0;
-  t.hours = t.tokens_per_s > 0.0 ? scenario.train_tokens / t.tokens_per_s / kSecondsPerHour : 0.0;
-  t.gpu_hours = t.hours * n;
-  return t;
 }
 
 double billed_months(double hours, double recovery_fraction) {

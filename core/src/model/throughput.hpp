@@ -26,6 +26,9 @@
 
 namespace gpucalc {
 
+/** Activations travel between layers in BF16. */
+constexpr double kActivationBytes = 2.0;
+
 
 /** Math precision of inference: FP4/FP6 run natively where the GPU has the path, else the
  *  weights are dequantised to FP8 (or BF16); INT4 is weight-only with BF16 math. */
@@ -102,6 +105,7 @@ struct InferenceContext {
   double matmul_flops_per_s = 0.0;  // rates x matmul_fraction
   double hbm_bytes_per_s = 0.0;     // rates x hbm_fraction
   ScaleOutLink scale_out;           // servers > 1: instances wider than one server cross it
+  double max_batch_sequences = 0.0;  // the engine's admission limit (max_running_requests)
 };
 
 InferenceContext make_inference_context(const Catalog& catalog, const Scenario& scenario,
@@ -138,7 +142,8 @@ InferencePoint operating_point(const InferenceContext& c, const Deployment& d, i
                                long long batch);
 
 /** Largest batch per instance that holds weights + reserve + KV for input + output tokens,
- *  capped by the engine's max_batch_sequences. 0 when nothing fits. */
+ *  capped by the engine's admission limit (max_batch_sequences: its profile's
+ *  max_running_requests). 0 when nothing fits. */
 long long max_batch_for(const InferenceContext& c, const Deployment& d);
 
 /**
@@ -149,30 +154,6 @@ long long max_batch_for(const InferenceContext& c, const Deployment& d);
 std::optional<InferencePoint> max_throughput(const InferenceContext& c, int gpu_count,
                                              int fixed_gpus_per_instance,
                                              const LatencyLimits& limits);
-
-/** Training and fine-tuning estimate for an offering of `gpu_count` GPUs. */
-struct TrainingEstimate {
-  Deployment deployment;  // tensor parallel x pipeline per replica
-  int data_parallel = 1;
-  double trainable_params = 0.0;
-  TrainingMemoryParts parts;              // memory_bytes_per_gpu by part
-  double state_bytes_per_gpu = 0.0;       // weights + gradients + optimizer
-  double activation_bytes_per_gpu = 0.0;  // Korthikanti et al. 2022
-  double memory_bytes_per_gpu = 0.0;      // state + activations + reserve
-  bool fits = false;
-  double flops_per_token = 0.0;
-  double bytes_per_token = 0.0;           // HBM traffic, whole cluster
-  double comm_s_per_token = 0.0;
-  double tokens_per_s = 0.0;
-  double hours = 0.0;
-  double gpu_hours = 0.0;
-  Rates rates;
-};
-/** `scale_out`: data parallel across its servers adds the cross-server gradient all-reduce. */
-TrainingEstimate estimate_training(const Catalog& catalog, const Scenario& scenario,
-                                   const Model& model, const Gpu& gpu, int gpu_count,
-                                   double capacity_bytes_per_gpu, const ModelConstants& constants,
-                                   const ScaleOutLink& scale_out = {});
 
 /** Cost inputs of seed 000's formula, besides compute. */
 struct RunCostInputs {

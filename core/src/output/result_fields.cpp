@@ -218,6 +218,7 @@ const std::vector<ResultField>& result_fields() {
       {"train_tokens_per_s", U::kTokensPerS, S::kTraining,
        [](const R& r) { return v(r.train_tokens_per_s); }},
       {"train_hours", U::kHours, S::kTraining, [](const R& r) { return v(r.train_hours); }},
+      {"train_steps", U::kCount, S::kTraining, [](const R& r) { return v(r.train_steps); }},
       {"gpu_hours", U::kHours, S::kTraining, [](const R& r) { return v(r.gpu_hours); }},
       {"run_cost_usd", U::kUsd, S::kTraining, [](const R& r) { return v(r.run_cost_usd); }},
       {"train_memory_bytes_per_gpu", U::kBytes, S::kTraining,

@@ -14,6 +14,7 @@
 #include "gpucalc/scenario.hpp"
 #include "model/serving.hpp"
 #include "model/throughput.hpp"
+#include "model/training.hpp"
 
 namespace gpucalc {
 
@@ -410,9 +411,11 @@ ServingPoint predict_row(const Catalog& catalog, const ServingValidationRow& r, 
   return serve(c, s.par, s.replicas, r.concurrency);
 }
 
-FoldFigures figures_of(const ServingPoint& pt) {
+/** The model's figures in the row's statistics (TTFT: median or mean, as the row scores it). */
+FoldFigures figures_of(const ServingPoint& pt, const ServingValidationRow& r) {
   if (!pt.fits) return FoldFigures{};
-  return FoldFigures{pt.tokens_per_s_per_user, pt.total_tokens_per_s_per_gpu, pt.ttft_s};
+  return FoldFigures{pt.tokens_per_s_per_user, pt.total_tokens_per_s_per_gpu,
+                     r.ttft_median ? pt.ttft_median_s : pt.ttft_s};
 }
 
 FoldFigures measured_of(const ServingValidationRow& r) {
@@ -452,7 +455,7 @@ std::vector<double> reset_constants(WorkingCatalog& w, const std::vector<Calibra
       double sum = 0.0;
       int n = 0;
       for (std::size_t i : on) {
-        const FoldFigures e = relative_errors(figures_of(predict_row(w.catalog, rows[i], setups[i])),
+        const FoldFigures e = relative_errors(figures_of(predict_row(w.catalog, rows[i], setups[i]), rows[i]),
                                               measured_of(rows[i]));
         for (std::size_t k = 0; k < kFoldMetrics; ++k) {
           if (!uses[k]) continue;
@@ -560,7 +563,9 @@ Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
       r.measured_interactivity = 1.0 / opt_num(e, "mean_tpot_s");
     }
     r.measured_throughput_per_gpu = opt_num(e, "total_tokens_per_s_per_gpu");
-    r.measured_ttft_s = opt_num(e, "mean_ttft_s");
+    r.measured_mean_ttft_s = opt_num(e, "mean_ttft_s");
+    r.ttft_median = opt_num(e, "median_ttft_s") > 0.0;
+    r.measured_ttft_s = r.ttft_median ? opt_num(e, "median_ttft_s") : r.measured_mean_ttft_s;
     if (r.tp < 1 || r.tp > 8 || r.ep < 1 || r.isl < 1 || r.osl < 1 || r.concurrency < 1) {
       return make_error(ErrorCode::kInvalidCatalog, path, "needs tp 1-8, ep >= 1, isl, osl, concurrency");
     }
@@ -606,7 +611,7 @@ Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
     if (pt.fits) {
       r.predicted_interactivity = pt.tokens_per_s_per_user;
       r.predicted_throughput_per_gpu = pt.total_tokens_per_s_per_gpu;
-      r.predicted_ttft_s = pt.ttft_s;
+      r.predicted_ttft_s = r.ttft_median ? pt.ttft_median_s : pt.ttft_s;
       r.predicted_tpot_s = pt.tpot_s;
     }
     for (const Calibration& cal : calibration.value()) {
@@ -670,7 +675,7 @@ Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
       }
       std::vector<FoldFigures> out;
       for (std::size_t k = 0; k < report.rows.size(); ++k) {
-        out.push_back(train[k] ? FoldFigures{} : figures_of(predict_row(w.catalog, report.rows[k], setups[k])));
+        out.push_back(train[k] ? FoldFigures{} : figures_of(predict_row(w.catalog, report.rows[k], setups[k]), report.rows[k]));
       }
       return out;
     };
@@ -716,9 +721,10 @@ std::string signed_pct(double p, double m) {
 std::string serving_report_to_text(const ServingValidationReport& r) {
   std::string out = "serving table (InferenceX, data/validation-serving.json): predicted / measured\n";
   out += "  * = newest run of its configuration (scored); other rows are older runs (drift)\n";
+  out += "  TTFT is the median where the row has one (a warm-up stall moves the mean), else the mean\n";
   out += pad("", 2, false) + pad("gpu", 7, false) + pad("model", 14, false) + pad("wt", 4, false) +
          pad("engine", 8, false) + pad("version", 22, false) + "tp ep users" +
-         pad("tok/s/user", 22, true) + pad("total tok/s/GPU", 24, true) + pad("mean TTFT s", 24, true) + "\n";
+         pad("tok/s/user", 22, true) + pad("total tok/s/GPU", 24, true) + pad("TTFT s (median|mean)", 24, true) + "\n";
   for (const auto& row : r.rows) {
     std::string line = std::string(row.newest ? "* " : "  ") + pad(row.gpu, 7, false) +
                        pad(row.model, 14, false) + pad(row.weights, 4, false) +
@@ -737,7 +743,7 @@ std::string serving_report_to_text(const ServingValidationReport& r) {
   const std::size_t w = 22;
   out += "\nMAPE on the newest runs, per GPU and metric (points)\n";
   out += pad("gpu", w, false) + "  " + pad("interactivity", 16, true) + "  " +
-         pad("throughput/GPU", 16, true) + "  " + pad("mean TTFT", 16, true) + "\n";
+         pad("throughput/GPU", 16, true) + "  " + pad("TTFT", 16, true) + "\n";
   for (const auto& m : r.per_gpu) out += mape_line(m, w);
   out += mape_line(r.all, w);
   out += mape_line(r.drift, w);
@@ -745,7 +751,7 @@ std::string serving_report_to_text(const ServingValidationReport& r) {
     out += "\nLeave one group out: the constants of \"calibration\" (data/validation-serving.json)\n"
            "re-set without the group by the same procedure, the group predicted (MAPE, points)\n";
     out += pad("held out / gpu", w, false) + "  " + pad("interactivity", 16, true) + "  " +
-           pad("throughput/GPU", 16, true) + "  " + pad("mean TTFT", 16, true) + "\n";
+           pad("throughput/GPU", 16, true) + "  " + pad("TTFT", 16, true) + "\n";
     for (const FoldReport& f : r.folds) {
       Mape all = f.all;
       all.group = f.kind == "users" ? "users > 32 (all)" : "one " + f.kind + " (all)";
@@ -800,8 +806,10 @@ std::string serving_report_to_json(const ServingValidationReport& r) {
                     {"predicted_interactivity", x.predicted_interactivity},
                     {"measured_total_tokens_per_s_per_gpu", x.measured_throughput_per_gpu},
                     {"predicted_total_tokens_per_s_per_gpu", x.predicted_throughput_per_gpu},
-                    {"measured_mean_ttft_s", x.measured_ttft_s},
-                    {"predicted_mean_ttft_s", x.predicted_ttft_s},
+                    {"ttft_statistic", x.ttft_median ? "median" : "mean"},
+                    {"measured_ttft_s", x.measured_ttft_s},
+                    {"predicted_ttft_s", x.predicted_ttft_s},
+                    {"measured_mean_ttft_s", x.measured_mean_ttft_s},
                     {"set_constants", x.set_constants}});
     if (r.has_folds) {
       Json held = Json::object();
@@ -809,7 +817,7 @@ std::string serving_report_to_json(const ServingValidationReport& r) {
         const FoldFigures& f = x.out_of_sample[k];
         if (f[0] > 0.0 || f[1] > 0.0 || f[2] > 0.0) {
           held[kFoldKindNames[k]] = {{"interactivity", f[0]}, {"total_tokens_per_s_per_gpu", f[1]},
-                                     {"mean_ttft_s", f[2]}};
+                                     {"ttft_s", f[2]}};
         }
       }
       rows.back()["out_of_sample"] = held;

@@ -15,6 +15,7 @@
 #include "model/serving.hpp"
 #include "model/throughput.hpp"
 #include "gpucalc/units.hpp"
+#include "model/training.hpp"
 #include "test_support.hpp"
 
 using namespace gpucalc;
@@ -232,6 +233,32 @@ TEST_CASE("a monthly plan bills every month a run occupies; an hourly reference 
   CHECK_FALSE(hourly.billed_months);
   REQUIRE(hourly.run_cost_usd);
   CHECK(*hourly.run_cost_usd < *hourly.price_usd_per_month);
+}
+
+TEST_CASE("a training run's steps: train_tokens / (seq x micro-batch x data parallel), rounded up") {
+  const Catalog& c = default_catalog();
+  for (const int mb : {1, 2}) {
+    const std::string text = "v=1&model=llama-3.1-8b&workload=lora&tokens=100000000&seq=4096&compare=fullgpu-8x-h200&mb=" +
+                             std::to_string(mb);
+    auto ev = evaluate(c, decode_scenario(text).value(), true);
+    REQUIRE(ev.ok());
+    const OfferingResult& r = ev.value().results[0];
+    REQUIRE(r.train_steps);
+    // The data-parallel degree the memory model split the run over (its trace's input).
+    double dp = 0.0;
+    for (const TraceEntry& e : r.trace) {
+      if (e.field != "train_memory_bytes_per_gpu") continue;
+      for (const auto& [name, value] : e.inputs) {
+        if (name == "data_parallel") dp = value;
+      }
+    }
+    REQUIRE(dp >= 1.0);
+    CHECK(*r.train_steps == std::ceil(1e8 / (4096.0 * mb * dp)));
+  }
+  // Not fitting: no steps, like no hours.
+  auto big = evaluate(c, decode_scenario("v=1&model=llama-3.1-405b&workload=finetune&compare=fullgpu-8x-h200").value(), false);
+  REQUIRE(big.ok());
+  CHECK_FALSE(big.value().results[0].train_steps);
 }
 
 TEST_CASE("up to kMaxCompared offerings; a longer list keeps the first ones and names the dropped") {

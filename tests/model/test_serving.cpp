@@ -63,14 +63,19 @@ TEST_CASE("serving table: in-sample MAPE, overall and per GPU, held where the mo
   // the NCCL/RCCL bus rate: the slow all-reduce had stood in for TPOT that 8k-prompt rows on
   // ROCm lose elsewhere, so its bar moved from 0.17 to 0.175 while TTFT's fell from 0.80.
   CHECK(r.all.interactivity <= 0.175);
-  CHECK(r.all.throughput <= 0.18);
-  CHECK(r.all.ttft <= 0.52);
+  // 18.1 % since TTFT is scored on the median: the request overheads re-set on it are shorter,
+  // so a closed loop's requests complete sooner and the model's throughput rises a little.
+  CHECK(r.all.throughput <= 0.181);
+  // TTFT is scored on the median where a row has one (49.7 % against the mean, 45.9 % now).
+  CHECK(r.all.ttft <= 0.47);
   CHECK(r.per_gpu.size() == 6);
   for (const Mape& m : r.per_gpu) {
     CAPTURE(m.group);
     CHECK(m.interactivity <= 0.25);
     if (m.n_throughput > 0) CHECK(m.throughput <= 0.25);
-    CHECK(m.ttft <= 0.90);
+    // H200 at 0.91: Llama on one H200 with vLLM, whose KV pool the model finds too small for 64
+    // users at 1k/8k (a slot queue of minutes against 5 s measured).
+    CHECK(m.ttft <= 0.92);
   }
 }
 
@@ -85,7 +90,36 @@ TEST_CASE("serving table: every row keeps its measured value verbatim from the C
   CHECK(row.concurrency == 4);
   CHECK(row.measured_interactivity == doctest::Approx(103.6482));
   CHECK(row.measured_throughput_per_gpu == doctest::Approx(198.9448));
-  CHECK(row.measured_ttft_s == doctest::Approx(0.1726284));
+  CHECK(row.measured_mean_ttft_s == doctest::Approx(0.1726284));
+  // Scored on the median, which the row has; a Llama row (mean TTFT only) is scored on its mean.
+  CHECK(row.ttft_median);
+  CHECK(row.measured_ttft_s == doctest::Approx(0.1021738));
+  bool llama_on_mean = false;
+  for (const auto& x : report.value().rows) {
+    if (x.model == "llama-3.1-70b") llama_on_mean = !x.ttft_median && x.measured_ttft_s == x.measured_mean_ttft_s;
+    if (x.model == "llama-3.1-70b") break;
+  }
+  CHECK(llama_on_mean);
+}
+
+TEST_CASE("serving: the median TTFT is a steady-state request's; the mean adds the first wave") {
+  // A benchmark's first wave (first_wave_fraction of the requests, under half) waits for the
+  // whole wave's prefill: it moves the mean, never the median.
+  const Catalog& cat = default_catalog();
+  auto s = decode_scenario("v=1&model=deepseek-v3&weights=fp8&compare=server-8x-b200&input=7373&output=922&tp=8&engine=sglang");
+  REQUIRE(s);
+  const Model* model = cat.find_model("deepseek-v3");
+  const Gpu* gpu = cat.find_gpu("b200");
+  REQUIRE(model != nullptr);
+  REQUIRE(gpu != nullptr);
+  auto engine = select_engine(catalog_engines(cat), "sglang", *gpu, *model);
+  REQUIRE(engine);
+  const ServingContext c = make_serving_context(cat, s.value(), *model, *gpu, *engine.value(), "");
+  const ServingPoint one = serve(c, Parallel{8, 1, false}, 1, 1.0);
+  CHECK(one.ttft_median_s == doctest::Approx(one.ttft_s));  // no wave at one user
+  const ServingPoint many = serve(c, Parallel{8, 1, false}, 1, 64.0);
+  CHECK(many.ttft_median_s > 0.0);
+  CHECK(many.ttft_median_s < many.ttft_s);
 }
 
 TEST_CASE("leave one group out: each row predicted by the fold that did not see it") {
@@ -148,8 +182,8 @@ TEST_CASE("serving table: leave one group out re-sets the constants and predicts
   REQUIRE(moe != r.constants.end());
   CHECK(moe->fold_min <= 0.68);
   CHECK(moe->fold_max >= 0.68);
-  CHECK(moe->data_value == doctest::Approx(0.67));
-  CHECK(moe->all_rows == doctest::Approx(0.67).epsilon(0.01));  // data/ holds what the procedure sets
+  CHECK(moe->data_value == doctest::Approx(0.66));
+  CHECK(moe->all_rows == doctest::Approx(0.66).epsilon(0.01));  // data/ holds what the procedure sets
 }
 
 TEST_CASE("serving table: a calibration entry must name its scope, metrics and how it was set") {

@@ -2,12 +2,15 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <memory>
 #include <string>
 
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/evaluate.hpp"
 #include "gpucalc/memory.hpp"
+#include "model/serving.hpp"
 #include "model/throughput.hpp"
+#include "model/training.hpp"
 #include "gpucalc/units.hpp"
 
 using namespace gpucalc;
@@ -182,8 +185,21 @@ TEST_CASE("largest batch: weights + reserve + KV for input + output, capped by t
   const InferenceContext c = make_inference_context(cat, s, m, g, default_model_constants());
   const double free_bytes = 143771.0 * kBytesPerMiB - 5e9 - 68.98e9;
   const double seq = 2.0 * 80 * 8 * 128 * 2048.0;
-  CHECK(max_batch_for(c, Deployment{1, 1, 1}) ==
-        static_cast<long long>(std::min(std::floor(free_bytes / seq), 256.0)));
+  CHECK(max_batch_for(c, Deployment{1, 1, 1}) == static_cast<long long>(std::floor(free_bytes / seq)));
+  // The cap is the scenario's engine's admission limit (its profile's max_running_requests):
+  // a tenth of the KV room binds it.
+  auto engines = std::make_shared<EngineCatalog>(catalog_engines(cat));
+  Catalog few = cat;
+  double* limit = nullptr;
+  for (EngineProfile& e : engines->engines) {
+    if (e.id == "vllm") limit = &e.max_running_requests;
+  }
+  REQUIRE(limit != nullptr);
+  *limit = std::floor(free_bytes / seq / 10.0);
+  few.engines = engines;
+  s.engine = ServingEngine::kVllm;
+  const InferenceContext capped = make_inference_context(few, s, m, g, default_model_constants());
+  CHECK(max_batch_for(capped, Deployment{1, 1, 1}) == static_cast<long long>(*limit));
 }
 
 TEST_CASE("property: more HBM bandwidth never slows decode") {
@@ -401,7 +417,7 @@ TEST_CASE("performance constants parse with sources and reject bad values") {
   const char* full = R"({"schema": "gpucalc-performance/1",
       "matmul_fraction": {"value": 0.5, "source": "x"}, "hbm_fraction": 0.9,
       "moe_expert_gemm_fraction": 0.5, "step_overhead_s": 0.0005, "allreduce_latency_s": 5e-6,
-      "max_batch_sequences": 256, "activation_traffic_factor": 2,
+      "activation_traffic_factor": 2,
       "large_m_matmul_fraction": 0.95, "large_m_tokens": 4096, "small_m_tokens": 256,
       "moe_stream_fraction": 0.75, "attention_fraction": 0.9, "small_kernel_latency_s": 3e-6,
       "small_kernels_attention_gqa": 5, "small_kernels_attention_mla": 8,
@@ -425,5 +441,11 @@ TEST_CASE("performance constants parse with sources and reject bad values") {
   auto schema = parse_model_constants(R"({"schema": "gpucalc-performance/9"})");
   REQUIRE_FALSE(schema);
   CHECK(schema.error().field == "performance.schema");
-  CHECK(default_model_constants().max_batch_sequences == doctest::Approx(256.0));
+  // An engine's admission limit lives in its profile (data/engines.json max_running_requests),
+  // never among the global constants: a constants document naming one is refused.
+  const std::string with_limit = std::string(full).replace(std::string(full).find("\"activation_traffic_factor\""), 0,
+                                                           "\"max_batch_sequences\": 256, ");
+  auto limit = parse_model_constants(with_limit);
+  REQUIRE_FALSE(limit);
+  CHECK(limit.error().field.find("max_batch_sequences") != std::string::npos);
 }

@@ -252,7 +252,7 @@ TEST_CASE("model constants are catalog data: replaced by a document, loud when i
   REQUIRE(doc["schema"] == "gpucalc-performance/1");
   // The built-in constants are exactly the document's values (no copy of them in C++).
   CHECK(base.constants->matmul_fraction == doc["matmul_fraction"]["value"].get<double>());
-  CHECK(base.constants->max_batch_sequences == doc["max_batch_sequences"]["value"].get<double>());
+  CHECK(base.constants->hbm_fraction == doc["hbm_fraction"]["value"].get<double>());
 
   // A copy with another value replaces the constants and changes the answer.
   auto changed = doc;

@@ -1,0 +1,52 @@
+// The verdict reasons that prices and energy drive: cost per million tokens for every pair,
+// energy beyond 10 %.
+#include "gpucalc/units.hpp"
+#include "test_support.hpp"
+
+using namespace gpucalc;
+using gpucalc::test::eval_ok;
+
+namespace {
+
+const VerdictItem* find_item(const Evaluation& ev, const std::string& offering,
+                             const std::string& code) {
+  for (const auto& v : ev.verdict) {
+    if (v.offering_id == offering && v.code == code) return &v;
+  }
+  return nullptr;
+}
+
+using test::param;
+
+}  // namespace
+
+TEST_CASE("verdict: cost per million tokens for every pair, energy beyond 10 %") {
+  const Evaluation ev = eval_ok(default_catalog(),
+                                "v=1&model=llama-3.1-70b&weights=fp8&context=8192&compare=ref-8x-h100-neocloud,ref-8x-b200-neocloud,ref-8x-mi300x-neocloud");
+  int pairs = 0;
+  for (const auto& v : ev.verdict) {
+    if (v.code != "cheaper_per_million_tokens_than") continue;
+    ++pairs;
+    CHECK(param(v, "ratio") == doctest::Approx(param(v, "other_usd_per_million_tokens") / param(v, "usd_per_million_tokens")));
+    CHECK(param(v, "ratio") > 1.0);
+    const auto other = static_cast<std::size_t>(param(v, "other_index"));
+    CHECK(*ev.results[other].usd_per_million_tokens == param(v, "other_usd_per_million_tokens"));
+  }
+  CHECK(pairs == 3);
+  // Energy: the lowest J/token gets the reason only when it leads the next by more than 10 %.
+  double best = 1e30, next = 1e30;
+  std::string best_id;
+  for (const auto& r : ev.results) {
+    const double j = *r.energy_joules_per_output_token;
+    if (j < best) {
+      next = best;
+      best = j;
+      best_id = r.offering_id;
+    } else if (j < next) {
+      next = j;
+    }
+  }
+  const VerdictItem* energy = find_item(ev, best_id, "less_energy_per_token");
+  CHECK((energy != nullptr) == (next / best > 1.10));
+  if (energy != nullptr) CHECK(param(*energy, "ratio") == doctest::Approx(next / best));
+}

@@ -165,6 +165,101 @@ ServingContext make_serving_context(const Catalog& catalog, const Scenario& scen
   return c;
 }
 
+namespace {
+
+/** What the parts of one step share: its rows and rates (step_cost). */
+struct StepRows {
+  double tpd, span, instance_tokens, sequences, tokens;
+  double a, bpp, rate, expert_rate;  // GEMM latency, bytes per weight, dense and expert rates
+};
+
+/** Adds one GEMM (or a layer stack of them) to the step: the roofline's larger side is what
+ *  the step pays. */
+void add_gemm(StepBreakdown& b, const GemmCost& g, double bytes, double flops, bool expert) {
+  b.gemm_latency_s += g.latency_s;
+  if (g.memory_s >= g.compute_s) {
+    (expert ? b.experts_s : b.weights_s) += g.memory_s;
+  } else {
+    b.compute_s += g.compute_s;
+  }
+  b.weight_bytes_per_gpu += bytes;
+  b.flops_per_gpu += flops;
+}
+
+/** One layer's GEMM cost repeated over `n` layers. */
+GemmCost times(const GemmCost& g, double n) {
+  return {g.latency_s * n, g.memory_s * n, g.compute_s * n, g.total_s * n};
+}
+
+/** MoE layers: routed experts (grouped GEMM over the experts touched), shared experts, router. */
+void add_moe_layers(const ServingContext& c, const Parallel& p, const StepRows& t, StepBreakdown& b) {
+  const Model& m = *c.model;
+  const LayerShape& s = c.shape;
+  const double tpd = t.tpd, span = t.span, instance_tokens = t.instance_tokens, tokens = t.tokens;
+  const double a = t.a, bpp = t.bpp, rate = t.rate, expert_rate = t.expert_rate;
+  const double n = s.moe_layers;
+  const double e = m.experts_routed;
+  const double touched = experts_touched(e, m.experts_active, instance_tokens);
+  b.experts_touched_per_layer = touched;
+  const int ep = std::max(1, p.ep) * std::max(1, p.servers);
+  const double expert_bytes = ep > 1 ? experts_on_busiest_gpu(e, touched, ep) * s.expert_params * bpp
+                                     : touched * s.expert_params / tpd * bpp;
+  const double expert_flops = 2.0 * s.expert_params * instance_tokens * m.experts_active /
+                              std::max(tpd * span, static_cast<double>(ep));
+  // Grouped expert GEMMs (plus routing and token permutation) run below the dense rate, at
+  // the rows one expert sees.
+  const GemmCost g = gemm_cost(2, expert_bytes, expert_flops, a, c.moe_stream_bytes_per_s,
+                               expert_rate);
+  add_gemm(b, times(g, n), expert_bytes * n, expert_flops * n, true);
+  if (s.shared_params > 0.0) {
+    const double params = s.shared_params / tpd;
+    const GemmCost sg = gemm_cost(2, params * bpp, 2.0 * params * tokens, a,
+                                  c.dense_stream_bytes_per_s, rate);
+    add_gemm(b, times(sg, n), params * bpp * n, 2.0 * params * tokens * n, false);
+  }
+  const GemmCost rg = gemm_cost(1, s.router_params * kBf16Bytes, 2.0 * s.router_params * tokens,
+                                a, c.dense_stream_bytes_per_s, rate);
+  add_gemm(b, times(rg, n), s.router_params * kBf16Bytes * n, 2.0 * s.router_params * tokens * n, false);
+}
+
+/** Communication: two all-reduces per layer (attention out, FFN out) over TP, or with
+ *  data-parallel attention the MoE layers' dispatch and combine; across servers
+ *  (model/scale_out.cpp) the experts' all-to-all or the pipeline boundaries. */
+void add_communication(const ServingContext& c, const Parallel& p, const StepRows& t, StepBreakdown& b) {
+  const Model& m = *c.model;
+  const LayerShape& s = c.shape;
+  const int tp = std::max(1, p.tp);
+  const double tpd = t.tpd, instance_tokens = t.instance_tokens, tokens = t.tokens;
+  const double layers = s.layers;
+  // Communication: two all-reduces per layer (attention out, FFN out) over TP; with
+  // data-parallel attention the MoE layers dispatch and combine tokens instead.
+  {
+    const Fabric f = fabric_of(c);
+    const double bytes = tokens * m.hidden_size * kActivationBytes;
+    if (!p.dpa) {
+      b.allreduce_s = 2.0 * layers * allreduce_s(f, bytes, tp);
+    } else {
+      b.allreduce_s = 2.0 * s.dense_layers * allreduce_s(f, bytes, tp);
+      b.alltoall_s = s.moe_layers * alltoall_s(f, tokens / tpd, m.hidden_size, tp);
+    }
+  }
+  // Across servers (core/src/model/scale_out.cpp): the experts' dispatch and combine, or the
+  // pipeline boundaries the step's activations cross.
+  if (p.servers > 1) {
+    ScaleOutLink link = c.scale_out;
+    link.servers = p.servers;
+    if (m.is_moe() && s.moe_layers > 0) {
+      b.scale_out_s = expert_all_to_all_s(link, s.moe_layers, instance_tokens, m.experts_active,
+                                          m.hidden_size, kActivationBytes);
+    } else {
+      b.scale_out_s = pipeline_boundaries_s(link, p.servers - 1,
+                                            instance_tokens * m.hidden_size * kActivationBytes, tp);
+    }
+  }
+}
+
+}  // namespace
+
 StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double sequences,
                         double query_tokens, double context_tokens, bool decode,
                         double mixed_prefill_rows) {
@@ -200,18 +295,7 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
           tokens * m.experts_active / std::max(1.0, static_cast<double>(m.experts_routed)),
           achieved, k, span_m) *
       k.moe_expert_gemm_fraction;
-
-  auto add_gemm = [&](const GemmCost& g, double bytes, double flops, bool expert) {
-    b.gemm_latency_s += g.latency_s;
-    // The roofline's larger side is what the step pays.
-    if (g.memory_s >= g.compute_s) {
-      (expert ? b.experts_s : b.weights_s) += g.memory_s;
-    } else {
-      b.compute_s += g.compute_s;
-    }
-    b.weight_bytes_per_gpu += bytes;
-    b.flops_per_gpu += flops;
-  };
+  const StepRows shared{tpd, span, instance_tokens, sequences, tokens, a, bpp, rate, expert_rate};
 
   // Attention projections: split by TP, or replicated with data-parallel attention (each GPU
   // then projects only its own sequences' tokens).
@@ -222,9 +306,7 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
     const double bytes = params * bpp;
     const double flops = 2.0 * params * t;
     const GemmCost g = gemm_cost(kernels, bytes, flops, a, c.dense_stream_bytes_per_s, attn_rate);
-    GemmCost all{g.latency_s * layers, g.memory_s * layers, g.compute_s * layers,
-                 g.total_s * layers};
-    add_gemm(all, bytes * layers, flops * layers, false);
+    add_gemm(b, times(g, layers), bytes * layers, flops * layers, false);
   }
   // Attention itself.
   {
@@ -243,38 +325,9 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
     const double flops = 2.0 * params * tokens;
     const GemmCost g = gemm_cost(2, bytes, flops, a, c.dense_stream_bytes_per_s, rate);
     const double n = s.dense_layers;
-    add_gemm({g.latency_s * n, g.memory_s * n, g.compute_s * n, g.total_s * n}, bytes * n,
-             flops * n, false);
+    add_gemm(b, times(g, n), bytes * n, flops * n, false);
   }
-  // MoE layers: routed experts (grouped GEMM over the experts touched), shared experts, router.
-  if (s.moe_layers > 0) {
-    const double n = s.moe_layers;
-    const double e = m.experts_routed;
-    const double touched = experts_touched(e, m.experts_active, instance_tokens);
-    b.experts_touched_per_layer = touched;
-    const int ep = std::max(1, p.ep) * std::max(1, p.servers);
-    const double expert_bytes = ep > 1 ? experts_on_busiest_gpu(e, touched, ep) * s.expert_params * bpp
-                                       : touched * s.expert_params / tpd * bpp;
-    const double expert_flops = 2.0 * s.expert_params * instance_tokens * m.experts_active /
-                                std::max(tpd * span, static_cast<double>(ep));
-    // Grouped expert GEMMs (plus routing and token permutation) run below the dense rate, at
-    // the rows one expert sees.
-    const GemmCost g = gemm_cost(2, expert_bytes, expert_flops, a, c.moe_stream_bytes_per_s,
-                                 expert_rate);
-    add_gemm({g.latency_s * n, g.memory_s * n, g.compute_s * n, g.total_s * n}, expert_bytes * n,
-             expert_flops * n, true);
-    if (s.shared_params > 0.0) {
-      const double params = s.shared_params / tpd;
-      const GemmCost sg = gemm_cost(2, params * bpp, 2.0 * params * tokens, a,
-                                    c.dense_stream_bytes_per_s, rate);
-      add_gemm({sg.latency_s * n, sg.memory_s * n, sg.compute_s * n, sg.total_s * n},
-               params * bpp * n, 2.0 * params * tokens * n, false);
-    }
-    const GemmCost rg = gemm_cost(1, s.router_params * kBf16Bytes, 2.0 * s.router_params * tokens,
-                                  a, c.dense_stream_bytes_per_s, rate);
-    add_gemm({rg.latency_s * n, rg.memory_s * n, rg.compute_s * n, rg.total_s * n},
-             s.router_params * kBf16Bytes * n, 2.0 * s.router_params * tokens * n, false);
-  }
+  if (s.moe_layers > 0) add_moe_layers(c, p, shared, b);
   // LM head: BF16, split by TP; logits for every decode token, one per prompt in prefill.
   {
     const double params = s.lm_head_params / tpd;
@@ -282,7 +335,7 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
     const GemmCost g =
         gemm_cost(1, params * kBf16Bytes, 2.0 * params * t, a, c.dense_stream_bytes_per_s,
                   matmul_rate_at(t, achieved, k, span_m));
-    add_gemm(g, params * kBf16Bytes, 2.0 * params * t, false);
+    add_gemm(b, g, params * kBf16Bytes, 2.0 * params * t, false);
   }
   // Small kernels and the engine's per-layer latency on this GPU family.
   {
@@ -291,31 +344,7 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
                            s.moe_layers * k.small_kernels_ffn_moe;
     b.small_kernels_s = kernels * c.small_kernel_s + layers * c.extra_layer_latency_s;
   }
-  // Communication: two all-reduces per layer (attention out, FFN out) over TP; with
-  // data-parallel attention the MoE layers dispatch and combine tokens instead.
-  {
-    const Fabric f = fabric_of(c);
-    const double bytes = tokens * m.hidden_size * kActivationBytes;
-    if (!p.dpa) {
-      b.allreduce_s = 2.0 * layers * allreduce_s(f, bytes, tp);
-    } else {
-      b.allreduce_s = 2.0 * s.dense_layers * allreduce_s(f, bytes, tp);
-      b.alltoall_s = s.moe_layers * alltoall_s(f, tokens / tpd, m.hidden_size, tp);
-    }
-  }
-  // Across servers (core/src/model/scale_out.cpp): the experts' dispatch and combine, or the
-  // pipeline boundaries the step's activations cross.
-  if (p.servers > 1) {
-    ScaleOutLink link = c.scale_out;
-    link.servers = p.servers;
-    if (m.is_moe() && s.moe_layers > 0) {
-      b.scale_out_s = expert_all_to_all_s(link, s.moe_layers, instance_tokens, m.experts_active,
-                                          m.hidden_size, kActivationBytes);
-    } else {
-      b.scale_out_s = pipeline_boundaries_s(link, p.servers - 1,
-                                            instance_tokens * m.hidden_size * kActivationBytes, tp);
-    }
-  }
+  add_communication(c, p, shared, b);
   b.engine_s = c.engine->step_overhead_s +
                (decode ? c.engine->per_sequence_overhead_s * sequences * span : 0.0);
   b.total_s = b.gemm_latency_s + b.weights_s + b.experts_s + b.compute_s + b.attention_s +

@@ -100,23 +100,54 @@ std::optional<double> usd_per_million_tokens_at_speed(const OfferingResult& r) {
 
 }  // namespace
 
-void build_verdict(Evaluation& ev) {
-  auto& rs = ev.results;
-  auto& out = ev.verdict;
-  const Scenario& s = ev.scenario;
-  out.clear();
-  out.reserve(8 * rs.size());  // a few reasons per offering: no regrowth, no moved items
-  // Every offering's id written once into one shared text; the items view into it.
-  auto ids = std::make_shared<std::string>();
-  for (const auto& r : rs) *ids += r.offering_id;
-  const std::shared_ptr<const std::string> shared_ids = std::move(ids);  // complete: views stay
-  auto id_of = [&](const OfferingResult& r) {
+namespace {
+
+/** The verdict of one evaluation: pros, cons and notes per offering, then the recommendation.
+ *  Each group of rules is one member function; every item names the figure it rests on. */
+class VerdictBuilder {
+ public:
+  explicit VerdictBuilder(Evaluation& ev)
+      : ev_(ev), rs(ev.results), out(ev.verdict), s(ev.scenario),
+        inference(s.workload == Workload::kInference),
+        // A speed per user chosen and the curve searched (evaluate without the curve leaves every
+        // interactivity point empty, which is no sign of an unreachable speed).
+        searched(std::any_of(rs.begin(), rs.end(), [](const OfferingResult& r) { return !r.curve.empty(); })),
+        at_speed(inference && s.interactivity > 0.0 && searched),
+        // The buyer's limits, one rule for all three: TTFT and TPOT bound the throughput search
+        // (max_throughput_tokens_per_s holds only a point within them), interactivity the speed
+        // per user. An offering that fits but has no point within a limit misses it.
+        latency_limited(inference && searched && (s.ttft_max_s > 0.0 || s.tpot_max_s > 0.0)) {
+    out.clear();
+    out.reserve(8 * rs.size());  // a few reasons per offering: no regrowth, no moved items
+    // Every offering's id written once into one shared text; the items view into it.
+    auto ids = std::make_shared<std::string>();
+    for (const auto& r : rs) *ids += r.offering_id;
+    shared_ids = std::move(ids);  // complete: views stay
+  }
+
+  void build() {
+    if (rs.size() >= 2) {
+      add_fit_and_price_pros();
+      if (inference) {
+        add_speed_pros();
+        add_cost_pros();
+      } else {
+        add_training_pros();
+      }
+    }
+    add_cons_and_notes();
+    recommend();
+  }
+
+ private:
+  std::string_view id_of(const OfferingResult& r) const {
     std::size_t at = 0;
     for (const OfferingResult* q = rs.data(); q != &r; ++q) at += q->offering_id.size();
     return std::string_view(*shared_ids).substr(at, r.offering_id.size());
-  };
-  auto add_item = [&](const OfferingResult& r, std::string_view code, std::string_view kind,
-                      std::string_view basis, const VerdictParams& params) {
+  }
+
+  void add_item(const OfferingResult& r, std::string_view code, std::string_view kind,
+                std::string_view basis, const VerdictParams& params) {
     // A ratio past kMaxVerdictRatio compares figures outside the model's range: no reason.
     for (const auto& [name, x] : params) {
       if (name == "ratio" && !(x <= kMaxVerdictRatio)) return;
@@ -128,233 +159,254 @@ void build_verdict(Evaluation& ev) {
     item.basis = basis;
     item.params = params;
     item.offering_ids = shared_ids;
-  };
-  // No reason to choose an offering that cannot hold the model: its pros are dropped here, and
-  // it gets a does_not_fit con below.
-  auto add = [&](const OfferingResult& r, std::string_view code, std::string_view kind,
-                 const VerdictParams& params) {
+  }
+
+  /** No reason to choose an offering that cannot hold the model: its pros are dropped here, and
+   *  it gets a does_not_fit con. */
+  void add(const OfferingResult& r, std::string_view code, std::string_view kind,
+           const VerdictParams& params) {
     if (kind == "pro" && !r.fit.fits) return;
     add_item(r, code, kind, basis_of(code), params);
-  };
-  const bool inference = s.workload == Workload::kInference;
-  // A speed per user chosen and the curve searched (evaluate without the curve leaves every
-  // interactivity point empty, which is no sign of an unreachable speed).
-  const bool searched = std::any_of(rs.begin(), rs.end(), [](const OfferingResult& r) { return !r.curve.empty(); });
-  const bool at_speed = inference && s.interactivity > 0.0 && searched;
-  // The buyer's limits, one rule for all three: TTFT and TPOT bound the throughput search
-  // (max_throughput_tokens_per_s holds only a point within them), interactivity the speed per
-  // user. An offering that fits but has no point within a limit misses it.
-  const bool latency_limited = inference && searched && (s.ttft_max_s > 0.0 || s.tpot_max_s > 0.0);
-  auto misses_latency = [&](const OfferingResult& r) {
+  }
+
+  bool misses_latency(const OfferingResult& r) const {
     return latency_limited && r.fit.fits &&
            std::find(r.warnings.begin(), r.warnings.end(), "latency_limits_unmet") != r.warnings.end();
-  };
-  auto misses_limits = [&](const OfferingResult& r) {
+  }
+  bool misses_limits(const OfferingResult& r) const {
     return misses_latency(r) || (at_speed && r.fit.fits && !r.interactivity_point);
-  };
-  double ratio = 0;
+  }
 
-  if (rs.size() >= 2) {
-    if (auto i = strict_best(rs, [](const OfferingResult& r) -> std::optional<double> {
-          return r.fit.capacity_bytes_per_gpu; }, true, 0.05, ratio)) {
-      add(rs[*i], "more_hbm_per_gpu", "pro",
-          {{"capacity_gb", rs[*i].fit.capacity_bytes_per_gpu / kBytesPerGB}, {"ratio", ratio}});
+  /** Memory, fit and price: more HBM, the only one that fits, fewer GPUs, native FP4, cheaper. */
+  void add_fit_and_price_pros() {
+  if (auto i = strict_best(rs, [](const OfferingResult& r) -> std::optional<double> {
+        return r.fit.capacity_bytes_per_gpu; }, true, 0.05, ratio)) {
+    add(rs[*i], "more_hbm_per_gpu", "pro",
+        {{"capacity_gb", rs[*i].fit.capacity_bytes_per_gpu / kBytesPerGB}, {"ratio", ratio}});
+  }
+  int fitting = 0;
+  for (const auto& r : rs) fitting += r.fit.fits ? 1 : 0;
+  if (fitting == 1) {
+    for (const auto& r : rs) {
+      if (r.fit.fits) add(r, "only_one_fits", "pro", {{"gpus_needed", r.fit.gpus_needed}});
     }
-    int fitting = 0;
-    for (const auto& r : rs) fitting += r.fit.fits ? 1 : 0;
-    if (fitting == 1) {
+  }
+  if (auto i = strict_best(rs, [](const OfferingResult& r) -> std::optional<double> {
+        if (r.fit.gpus_needed <= 0) return std::nullopt;
+        return static_cast<double>(r.fit.gpus_needed); }, false, 0.0, ratio)) {
+    int other = 0;
+    for (const auto& r : rs) other = std::max(other, r.fit.gpus_needed);
+    add(rs[*i], "fewer_gpus_needed", "pro",
+        {{"gpus_needed", rs[*i].fit.gpus_needed}, {"other_gpus_needed", other}});
+  }
+  const WeightFormat math = math_weight_format(ev_.model, s.weights);  // native: the experts' format
+  if (math == WeightFormat::kFp4 || math == WeightFormat::kFp6) {
+    bool any_weight_only = false;
+    for (const auto& r : rs) any_weight_only = any_weight_only || !r.fp4_native;
+    for (const auto& r : rs) {
+      if (r.fp4_native && any_weight_only) add(r, "native_fp4", "pro", {});
+    }
+  }
+  if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.price_usd_per_month; },
+                           false, 0.0, ratio)) {
+    double most = 0;
+    for (const auto& r : rs) most = std::max(most, r.price_usd_per_month.value_or(0.0));
+    add(rs[*i], "cheaper_per_month", "pro",
+        {{"price_month_usd", *rs[*i].price_usd_per_month},
+         {"saving_usd", most - *rs[*i].price_usd_per_month}});
+  }
+  if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.price_usd_per_gb_month; },
+                           false, 0.05, ratio)) {
+    add(rs[*i], "more_hbm_per_dollar", "pro",
+        {{"price_gb_month_usd", *rs[*i].price_usd_per_gb_month}, {"ratio", ratio}});
+  }
+  }
+
+  /** Serving speed: faster decode, higher throughput. */
+  void add_speed_pros() {
+  if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.decode_tokens_per_s_per_user; },
+                           true, 0.05, ratio)) {
+    add(rs[*i], "faster_decode", "pro", {{"ratio", ratio}});
+  }
+  if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.max_throughput_tokens_per_s; },
+                           true, 0.05, ratio)) {
+    add(rs[*i], "higher_throughput", "pro", {{"ratio", ratio}});
+  }
+  }
+
+  /** Cost per million tokens (at the chosen speed, or at the highest throughput) and energy. */
+  void add_cost_pros() {
+  // With a speed per user chosen, the cost reasons compare the cost at that speed (the
+  // curve's interactivity point), not at the highest throughput.
+  const Getter cost = at_speed ? usd_per_million_tokens_at_speed
+                               : static_cast<Getter>([](const OfferingResult& r) { return r.usd_per_million_tokens; });
+  // Every cost names the speed per user it is priced at (the chosen speed, or the speed of
+  // the highest-throughput point) and the latency limits that point meets.
+  auto speed_of = [&](const OfferingResult& r) -> std::optional<double> {
+    if (at_speed) return s.interactivity;
+    if (r.max_throughput_point) return r.max_throughput_point->tokens_per_s_per_user;
+    return std::nullopt;
+  };
+  auto with_speed = [&](VerdictParams params, const OfferingResult& r, const OfferingResult* other) {
+    if (at_speed) params.emplace_back("interactivity", s.interactivity);
+    if (!at_speed) {
+      if (const auto v = speed_of(r)) params.emplace_back("tokens_per_s_per_user", *v);
+      if (other != nullptr) {
+        if (const auto v = speed_of(*other)) params.emplace_back("other_tokens_per_s_per_user", *v);
+      }
+    }
+    if (s.ttft_max_s > 0.0) params.emplace_back("ttft_max_s", s.ttft_max_s);
+    if (s.tpot_max_s > 0.0) params.emplace_back("tpot_max_s", s.tpot_max_s);
+    return params;
+  };
+  if (auto i = strict_best(rs, cost, false, 0.05, ratio)) {
+    add(rs[*i], at_speed ? "cheaper_per_million_tokens_at_speed" : "cheaper_per_million_tokens", "pro",
+        with_speed({{"usd_per_million_tokens", *cost(rs[*i])}, {"ratio", ratio}}, rs[*i], nullptr));
+  }
+  // Every pair, now that every GPU has a price: the cheaper per million tokens, by how much.
+  for (std::size_t a = 0; a < rs.size(); ++a) {
+    for (std::size_t b = a + 1; b < rs.size(); ++b) {
+      // A cost against an offering that cannot hold the scenario is no comparison.
+      if (!rs[a].fit.fits || !rs[b].fit.fits) continue;
+      const auto x = cost(rs[a]);
+      const auto y = cost(rs[b]);
+      if (!x || !y || !(*x > 0.0) || !(*y > 0.0) || *x == *y) continue;
+      const std::size_t lo = *x < *y ? a : b, hi = *x < *y ? b : a;
+      const double cheap = std::min(*x, *y), dear = std::max(*x, *y);
+      add(rs[lo], at_speed ? "cheaper_per_million_tokens_than_at_speed" : "cheaper_per_million_tokens_than", "pro",
+          with_speed({{"usd_per_million_tokens", cheap}, {"other_usd_per_million_tokens", dear},
+                      {"ratio", dear / cheap}, {"other_index", static_cast<double>(hi)}},
+                     rs[lo], &rs[hi]));
+    }
+  }
+  if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.energy_joules_per_output_token; },
+                           false, kEnergyMargin, ratio)) {
+    add(rs[*i], "less_energy_per_token", "pro",
+        {{"energy_joules_per_output_token", *rs[*i].energy_joules_per_output_token}, {"ratio", ratio}});
+  }
+  }
+
+  /** Training: the cheaper run, the lower energy per run. */
+  void add_training_pros() {
+  if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.run_cost_usd; },
+                           false, 0.02, ratio)) {
+    add(rs[*i], "cheaper_run", "pro", {{"run_cost_usd", *rs[*i].run_cost_usd}, {"ratio", ratio}});
+  }
+  if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.energy_kwh_per_run; },
+                           false, kEnergyMargin, ratio)) {
+    add(rs[*i], "less_energy_per_run", "pro",
+        {{"energy_kwh_per_run", *rs[*i].energy_kwh_per_run}, {"ratio", ratio}});
+  }
+  }
+
+  /** Cons and notes of each offering: fit, servers, the buyer's limits, the software stack. */
+  void add_cons_and_notes() {
+    for (const auto& r : rs) {
+      if (!r.fit.fits) {
+        // gpus_needed 0: no legal split of the model up to the largest instance the model counts.
+        VerdictParams params = {{"gpu_count", r.gpu_count}};
+        if (r.fit.gpus_needed > 0) {
+          params.emplace_back("gpus_needed", r.fit.gpus_needed);
+          params.emplace_back("servers", r.fit.servers_needed);  // ceil(gpus_needed / gpu_count)
+        }
+        add(r, "does_not_fit", "con", params);
+      }
+      // More than one server: a cost in itself (network, operations), or impossible on separate VMs.
+      if (r.fit.servers_needed > 1) {
+        add(r, r.stackable ? "needs_servers" : "not_stackable", "con",
+            {{"servers_needed", r.fit.servers_needed}, {"gpus_needed", r.fit.gpus_needed},
+             {"servers", r.servers}});
+      }
+      if (at_speed && r.fit.fits && !r.interactivity_point) {
+        add(r, "interactivity_unreachable", "con", {{"interactivity", s.interactivity}});
+      }
+      if (misses_latency(r)) {
+        add(r, "latency_limits_unmet", "con", {{"ttft_max_s", s.ttft_max_s}, {"tpot_max_s", s.tpot_max_s}});
+      }
+      if (r.gpu_count == 1 && r.fit.fits) add(r, "single_gpu_enough", "pro", {{"price_month_usd", r.price_usd_per_month.value_or(0.0)}});
+      const bool nvidia = std::string_view(r.gpu_vendor) == "nvidia";
+      if (s.cuda_only) add(r, "cuda_only_stack", nvidia ? "pro" : "con", {});
+      if (s.custom_kernels && !nvidia) add(r, "custom_kernels_port", "con", {});
+      if (s.tensorrt_llm) add(r, "tensorrt_llm_nvidia_only", nvidia ? "pro" : "con", {});
+      if (!nvidia) add(r, "rocm_check_versions", "note", {});
+    }
+  }
+
+  /** Recommendation: cheapest per unit of work among offerings that fit and that the stack can
+   *  run on. */
+  void recommend() {
+    // run on; CUDA-only stacks and TensorRT-LLM rule AMD out.
+    const bool amd_ruled_out = s.cuda_only || s.tensorrt_llm;
+    // Never an offering whose rates cannot be computed (core/src/evaluate/invariants.cpp), nor one that
+    // misses the buyer's limits (TTFT, TPOT, speed per user; its con says so): a cheaper offering
+    // that is too slow does not do the job. When none meets them, none is recommended.
+    // A projected part (vendor claims) is recommended only once the user has priced it.
+    auto eligible = [&](const OfferingResult& r) {
+      return r.fit.fits && !(r.projected && !r.price_usd_per_month) && !(amd_ruled_out && std::string_view(r.gpu_vendor) != "nvidia") && !rate_not_computable(r) &&
+             !misses_limits(r);
+    };
+    struct Basis {
+      const char* name;
+      Getter get;
+    };
+    const Basis bases[] = {
+        {at_speed ? "interactivity" : inference ? "usd_per_million_tokens" : "run_cost_usd",
+         at_speed    ? usd_per_million_tokens_at_speed
+         : inference ? static_cast<Getter>([](const OfferingResult& r) { return r.usd_per_million_tokens; })
+                     : static_cast<Getter>([](const OfferingResult& r) { return r.run_cost_usd; })},
+        {"price_month_usd", [](const OfferingResult& r) { return r.price_usd_per_month; }},
+    };
+    ev_.recommended_offering_id.clear();
+    ev_.recommendation_basis = {};
+    // A figure recommends only when every eligible offering has it: an unpriced or unrated
+    // offering may be the cheaper one, so the verdict says what is missing instead (one note per
+    // offering and figure) and tries the next basis.
+    int eligible_count = 0;
+    for (const auto& r : rs) eligible_count += eligible(r) ? 1 : 0;
+    for (const auto& basis : bases) {
+      const OfferingResult* best = nullptr;
+      bool missing = false;
       for (const auto& r : rs) {
-        if (r.fit.fits) add(r, "only_one_fits", "pro", {{"gpus_needed", r.fit.gpus_needed}});
-      }
-    }
-    if (auto i = strict_best(rs, [](const OfferingResult& r) -> std::optional<double> {
-          if (r.fit.gpus_needed <= 0) return std::nullopt;
-          return static_cast<double>(r.fit.gpus_needed); }, false, 0.0, ratio)) {
-      int other = 0;
-      for (const auto& r : rs) other = std::max(other, r.fit.gpus_needed);
-      add(rs[*i], "fewer_gpus_needed", "pro",
-          {{"gpus_needed", rs[*i].fit.gpus_needed}, {"other_gpus_needed", other}});
-    }
-    const WeightFormat math = math_weight_format(ev.model, s.weights);  // native: the experts' format
-    if (math == WeightFormat::kFp4 || math == WeightFormat::kFp6) {
-      bool any_weight_only = false;
-      for (const auto& r : rs) any_weight_only = any_weight_only || !r.fp4_native;
-      for (const auto& r : rs) {
-        if (r.fp4_native && any_weight_only) add(r, "native_fp4", "pro", {});
-      }
-    }
-    if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.price_usd_per_month; },
-                             false, 0.0, ratio)) {
-      double most = 0;
-      for (const auto& r : rs) most = std::max(most, r.price_usd_per_month.value_or(0.0));
-      add(rs[*i], "cheaper_per_month", "pro",
-          {{"price_month_usd", *rs[*i].price_usd_per_month},
-           {"saving_usd", most - *rs[*i].price_usd_per_month}});
-    }
-    if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.price_usd_per_gb_month; },
-                             false, 0.05, ratio)) {
-      add(rs[*i], "more_hbm_per_dollar", "pro",
-          {{"price_gb_month_usd", *rs[*i].price_usd_per_gb_month}, {"ratio", ratio}});
-    }
-    if (inference) {
-      if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.decode_tokens_per_s_per_user; },
-                               true, 0.05, ratio)) {
-        add(rs[*i], "faster_decode", "pro", {{"ratio", ratio}});
-      }
-      if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.max_throughput_tokens_per_s; },
-                               true, 0.05, ratio)) {
-        add(rs[*i], "higher_throughput", "pro", {{"ratio", ratio}});
-      }
-      // With a speed per user chosen, the cost reasons compare the cost at that speed (the
-      // curve's interactivity point), not at the highest throughput.
-      const Getter cost = at_speed ? usd_per_million_tokens_at_speed
-                                   : static_cast<Getter>([](const OfferingResult& r) { return r.usd_per_million_tokens; });
-      // Every cost names the speed per user it is priced at (the chosen speed, or the speed of
-      // the highest-throughput point) and the latency limits that point meets.
-      auto speed_of = [&](const OfferingResult& r) -> std::optional<double> {
-        if (at_speed) return s.interactivity;
-        if (r.max_throughput_point) return r.max_throughput_point->tokens_per_s_per_user;
-        return std::nullopt;
-      };
-      auto with_speed = [&](VerdictParams params, const OfferingResult& r, const OfferingResult* other) {
-        if (at_speed) params.emplace_back("interactivity", s.interactivity);
-        if (!at_speed) {
-          if (const auto v = speed_of(r)) params.emplace_back("tokens_per_s_per_user", *v);
-          if (other != nullptr) {
-            if (const auto v = speed_of(*other)) params.emplace_back("other_tokens_per_s_per_user", *v);
+        if (!eligible(r)) continue;
+        const auto v = basis.get(r);
+        if (!v) {
+          missing = true;
+          if (eligible_count > 1) {
+            add_item(r, "recommendation_missing_figure", "note", basis.name, {});
           }
+          continue;
         }
-        if (s.ttft_max_s > 0.0) params.emplace_back("ttft_max_s", s.ttft_max_s);
-        if (s.tpot_max_s > 0.0) params.emplace_back("tpot_max_s", s.tpot_max_s);
-        return params;
-      };
-      if (auto i = strict_best(rs, cost, false, 0.05, ratio)) {
-        add(rs[*i], at_speed ? "cheaper_per_million_tokens_at_speed" : "cheaper_per_million_tokens", "pro",
-            with_speed({{"usd_per_million_tokens", *cost(rs[*i])}, {"ratio", ratio}}, rs[*i], nullptr));
+        if (best == nullptr || *v < *basis.get(*best)) best = &r;
       }
-      // Every pair, now that every GPU has a price: the cheaper per million tokens, by how much.
-      for (std::size_t a = 0; a < rs.size(); ++a) {
-        for (std::size_t b = a + 1; b < rs.size(); ++b) {
-          // A cost against an offering that cannot hold the scenario is no comparison.
-          if (!rs[a].fit.fits || !rs[b].fit.fits) continue;
-          const auto x = cost(rs[a]);
-          const auto y = cost(rs[b]);
-          if (!x || !y || !(*x > 0.0) || !(*y > 0.0) || *x == *y) continue;
-          const std::size_t lo = *x < *y ? a : b, hi = *x < *y ? b : a;
-          const double cheap = std::min(*x, *y), dear = std::max(*x, *y);
-          add(rs[lo], at_speed ? "cheaper_per_million_tokens_than_at_speed" : "cheaper_per_million_tokens_than", "pro",
-              with_speed({{"usd_per_million_tokens", cheap}, {"other_usd_per_million_tokens", dear},
-                          {"ratio", dear / cheap}, {"other_index", static_cast<double>(hi)}},
-                         rs[lo], &rs[hi]));
-        }
-      }
-      if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.energy_joules_per_output_token; },
-                               false, kEnergyMargin, ratio)) {
-        add(rs[*i], "less_energy_per_token", "pro",
-            {{"energy_joules_per_output_token", *rs[*i].energy_joules_per_output_token}, {"ratio", ratio}});
-      }
-    } else {
-      if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.run_cost_usd; },
-                               false, 0.02, ratio)) {
-        add(rs[*i], "cheaper_run", "pro", {{"run_cost_usd", *rs[*i].run_cost_usd}, {"ratio", ratio}});
-      }
-      if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.energy_kwh_per_run; },
-                               false, kEnergyMargin, ratio)) {
-        add(rs[*i], "less_energy_per_run", "pro",
-            {{"energy_kwh_per_run", *rs[*i].energy_kwh_per_run}, {"ratio", ratio}});
-      }
-    }
-  }
-  for (const auto& r : rs) {
-    if (!r.fit.fits) {
-      // gpus_needed 0: no legal split of the model up to the largest instance the model counts.
-      VerdictParams params = {{"gpu_count", r.gpu_count}};
-      if (r.fit.gpus_needed > 0) {
-        params.emplace_back("gpus_needed", r.fit.gpus_needed);
-        params.emplace_back("servers", r.fit.servers_needed);  // ceil(gpus_needed / gpu_count)
-      }
-      add(r, "does_not_fit", "con", params);
-    }
-    // More than one server: a cost in itself (network, operations), or impossible on separate VMs.
-    if (r.fit.servers_needed > 1) {
-      add(r, r.stackable ? "needs_servers" : "not_stackable", "con",
-          {{"servers_needed", r.fit.servers_needed}, {"gpus_needed", r.fit.gpus_needed},
-           {"servers", r.servers}});
-    }
-    if (at_speed && r.fit.fits && !r.interactivity_point) {
-      add(r, "interactivity_unreachable", "con", {{"interactivity", s.interactivity}});
-    }
-    if (misses_latency(r)) {
-      add(r, "latency_limits_unmet", "con", {{"ttft_max_s", s.ttft_max_s}, {"tpot_max_s", s.tpot_max_s}});
-    }
-    if (r.gpu_count == 1 && r.fit.fits) add(r, "single_gpu_enough", "pro", {{"price_month_usd", r.price_usd_per_month.value_or(0.0)}});
-    const bool nvidia = std::string_view(r.gpu_vendor) == "nvidia";
-    if (s.cuda_only) add(r, "cuda_only_stack", nvidia ? "pro" : "con", {});
-    if (s.custom_kernels && !nvidia) add(r, "custom_kernels_port", "con", {});
-    if (s.tensorrt_llm) add(r, "tensorrt_llm_nvidia_only", nvidia ? "pro" : "con", {});
-    if (!nvidia) add(r, "rocm_check_versions", "note", {});
-  }
-
-  // Recommendation: cheapest per unit of work among offerings that fit and that the stack can
-  // run on; CUDA-only stacks and TensorRT-LLM rule AMD out.
-  const bool amd_ruled_out = s.cuda_only || s.tensorrt_llm;
-  // Never an offering whose rates cannot be computed (core/src/evaluate/invariants.cpp), nor one that
-  // misses the buyer's limits (TTFT, TPOT, speed per user; its con says so): a cheaper offering
-  // that is too slow does not do the job. When none meets them, none is recommended.
-  // A projected part (vendor claims) is recommended only once the user has priced it.
-  auto eligible = [&](const OfferingResult& r) {
-    return r.fit.fits && !(r.projected && !r.price_usd_per_month) && !(amd_ruled_out && std::string_view(r.gpu_vendor) != "nvidia") && !rate_not_computable(r) &&
-           !misses_limits(r);
-  };
-  struct Basis {
-    const char* name;
-    Getter get;
-  };
-  const Basis bases[] = {
-      {at_speed ? "interactivity" : inference ? "usd_per_million_tokens" : "run_cost_usd",
-       at_speed    ? usd_per_million_tokens_at_speed
-       : inference ? static_cast<Getter>([](const OfferingResult& r) { return r.usd_per_million_tokens; })
-                   : static_cast<Getter>([](const OfferingResult& r) { return r.run_cost_usd; })},
-      {"price_month_usd", [](const OfferingResult& r) { return r.price_usd_per_month; }},
-  };
-  ev.recommended_offering_id.clear();
-  ev.recommendation_basis = {};
-  // A figure recommends only when every eligible offering has it: an unpriced or unrated
-  // offering may be the cheaper one, so the verdict says what is missing instead (one note per
-  // offering and figure) and tries the next basis.
-  int eligible_count = 0;
-  for (const auto& r : rs) eligible_count += eligible(r) ? 1 : 0;
-  for (const auto& basis : bases) {
-    const OfferingResult* best = nullptr;
-    bool missing = false;
-    for (const auto& r : rs) {
-      if (!eligible(r)) continue;
-      const auto v = basis.get(r);
-      if (!v) {
-        missing = true;
-        if (eligible_count > 1) {
-          add_item(r, "recommendation_missing_figure", "note", basis.name, {});
-        }
-        continue;
-      }
-      if (best == nullptr || *v < *basis.get(*best)) best = &r;
-    }
-    if (best != nullptr && !missing) {
-      ev.recommended_offering_id = best->offering_id;
-      ev.recommendation_basis = basis.name;
-      return;
-    }
-  }
-  // Without a figure every eligible offering has, only a single eligible offering is named.
-  if (eligible_count == 1) {
-    for (const auto& r : rs) {
-      if (eligible(r)) {
-        ev.recommended_offering_id = r.offering_id;
-        ev.recommendation_basis = "fits";
+      if (best != nullptr && !missing) {
+        ev_.recommended_offering_id = best->offering_id;
+        ev_.recommendation_basis = basis.name;
         return;
       }
     }
+    // Without a figure every eligible offering has, only a single eligible offering is named.
+    if (eligible_count == 1) {
+      for (const auto& r : rs) {
+        if (eligible(r)) {
+          ev_.recommended_offering_id = r.offering_id;
+          ev_.recommendation_basis = "fits";
+          return;
+        }
+      }
+    }
   }
-}
+
+  Evaluation& ev_;
+  std::vector<OfferingResult>& rs;
+  std::vector<VerdictItem>& out;
+  const Scenario& s;
+  std::shared_ptr<const std::string> shared_ids;
+  const bool inference, searched, at_speed, latency_limited;
+  double ratio = 0;
+};
+
+}  // namespace
+
+void build_verdict(Evaluation& ev) { VerdictBuilder(ev).build(); }
 
 }  // namespace gpucalc

@@ -229,166 +229,125 @@ void trace_step(OfferingResult& r, const char* field, const StepBreakdown& b, co
         what);
 }
 
-void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& model,
-                        const Gpu& gpu, const Deployed& offering, bool with_trace, bool with_curve,
-                        const EngineProfile* selected, OfferingResult& r) {
-  if (selected == nullptr) {
-    auto engine = select_engine(catalog_engines(catalog), serving_engine_name(s.engine), gpu, model);
-    if (!engine) {  // evaluate() rejects this before; keep the figures empty if it slips through
-      r.warnings.emplace_back("engine_unavailable");
-      return;
+/** The client's view at the scenario's users: the expert split with the lowest decode step,
+ *  then the closed loop once; empty when it does not fit. */
+std::optional<ServingPoint> serve_at_users(const ServingContext& c, const std::vector<Parallel>& layouts,
+                                           int gpu_count, long long users) {
+  const Parallel* pick = nullptr;
+  double per_instance = 0.0, pick_sequences = 0.0;
+  StepBreakdown pick_step;  // computed only when there are layouts to compare
+  for (const Parallel& p : layouts) {
+    const int replicas = gpu_count / p.gpus();
+    const double u = std::ceil(static_cast<double>(users) / replicas);
+    const double seqs = max_sequences(c, p);
+    // One layout is the pick whatever its step costs.
+    const StepBreakdown step =
+        layouts.size() == 1
+            ? StepBreakdown{}
+            : step_cost(c, p, std::max(1.0, std::min(u, seqs)), 1.0 + c.mtp_draft_tokens,
+                        c.input_tokens + c.output_tokens / 2.0, true);
+    if (pick == nullptr || step.total_s < pick_step.total_s) {
+      pick = &p;
+      pick_step = step;
+      per_instance = u;
+      pick_sequences = seqs;
     }
-    selected = engine.value();
   }
-  const EngineProfile& e = *selected;
-  // The fit (evaluate) summed the same weights, weight_bytes(model, s.weights, gpu): its
-  // figure, not a second sum; a result without a fit gets the sum.
-  const double weights_bytes = r.fit.weights_bytes > 0.0 ? r.fit.weights_bytes
-                                                         : weight_bytes(model, s.weights, gpu);
-  ServingContext c = make_serving_context(catalog, s, model, gpu, e, "", weights_bytes);
-  const Network* network = catalog.scale_out_of(offering.unit);
-  if (network != nullptr) c.scale_out = make_scale_out_link(*network, std::max(1, r.gpu_count), r.servers);
-  detail::set_rates_provenance(r, c.rates, catalog, gpu);
-  if (c.serving_calibration) {  // measured runs of this GPU and engine corrected the model
-    r.rates_source = RatesSource::kCalibratedServing;
-    r.calibration_device = c.serving_calibration->id;
-    r.calibration_date = c.serving_calibration->date;
+  if (pick != nullptr) {
+    const int replicas = gpu_count / pick->gpus();
+    const PrefillFit fit = prefill_fit(c, *pick);
+    // serve() would take the same step again (the same sequences, query and context) where
+    // the engine does not mix prefill rows into it.
+    const bool same_step = layouts.size() > 1 && !c.mixes_prefill && c.output_tokens >= 1.0;
+    const ServingPoint pt =
+        same_step ? serve(c, *pick, replicas, per_instance, fit, pick_sequences, pick_step)
+                  : serve(c, *pick, replicas, per_instance, fit, pick_sequences);
+    if (pt.fits) return pt;
   }
-  r.engine = e.id;
-  r.engine_version = e.version;
-  if (!(c.matmul_flops_per_s > 0.0) || !(c.dense_stream_bytes_per_s > 0.0) ||
-      model.hidden_size <= 0) {
-    r.warnings.emplace_back("no_rates");
-    return;
-  }
-  // The client's view at the scenario's users uses the fit's instance size (or tp); the curve
-  // and the searches range over every legal instance size.
-  const int instance = s.tp > 0 ? s.tp : r.fit.deployment.tensor_parallel;
-  std::vector<Parallel> layouts = legal_layouts(c, offering.gpu_count, instance, s.ep, s.dpa ? 1 : 0);
-  if (layouts.empty()) layouts = legal_layouts(c, offering.gpu_count, s.tp, s.ep, s.dpa ? 1 : 0);
-  if (layouts.empty()) {
-    // Nothing fits even across the offering's servers (e.g. separate VMs without a network,
-    // or a model larger than every unit): the issue-3 roofline reports why.
-    estimate_inference_roofline(catalog, s, model, gpu, offering, with_trace, r);
-    return;
-  }
-  if (with_trace) trace_rates(r, c.rates, *c.constants, rates_label(c.rates, catalog, gpu));
-  if (c.kernels_estimated) r.warnings.emplace_back("kernel_latency_estimated");
+  return std::nullopt;
+}
 
-  // The expert split with the lowest decode step, then the closed loop once.
-  std::optional<ServingPoint> at_users;
-  {
-    const Parallel* pick = nullptr;
-    double per_instance = 0.0, pick_sequences = 0.0;
-    StepBreakdown pick_step;  // computed only when there are layouts to compare
-    for (const Parallel& p : layouts) {
-      const int replicas = offering.gpu_count / p.gpus();
-      const double u = std::ceil(static_cast<double>(s.users) / replicas);
-      const double seqs = max_sequences(c, p);
-      // One layout is the pick whatever its step costs.
-      const StepBreakdown step =
-          layouts.size() == 1
-              ? StepBreakdown{}
-              : step_cost(c, p, std::max(1.0, std::min(u, seqs)), 1.0 + c.mtp_draft_tokens,
-                          c.input_tokens + c.output_tokens / 2.0, true);
-      if (pick == nullptr || step.total_s < pick_step.total_s) {
-        pick = &p;
-        pick_step = step;
-        per_instance = u;
-        pick_sequences = seqs;
-      }
-    }
-    if (pick != nullptr) {
-      const int replicas = offering.gpu_count / pick->gpus();
-      const PrefillFit fit = prefill_fit(c, *pick);
-      // serve() would take the same step again (the same sequences, query and context) where
-      // the engine does not mix prefill rows into it.
-      const bool same_step = layouts.size() > 1 && !c.mixes_prefill && c.output_tokens >= 1.0;
-      const ServingPoint pt =
-          same_step ? serve(c, *pick, replicas, per_instance, fit, pick_sequences, pick_step)
-                    : serve(c, *pick, replicas, per_instance, fit, pick_sequences);
-      if (pt.fits) at_users = pt;
-    }
-  }
-  if (at_users) {
-    const ServingPoint& u = *at_users;
-    r.ttft_s = u.ttft_s;
-    r.tpot_s = u.tpot_s;
-    r.decode_tokens_per_s_per_user = u.tokens_per_s_per_user;
-    r.total_tokens_per_s_per_gpu = u.total_tokens_per_s_per_gpu;
-    r.output_tokens_per_s_per_gpu = u.output_tokens_per_s_per_gpu;
-    r.e2e_latency_s = u.e2e_s;
-    r.serving_tensor_parallel = u.par.gpus();
-    r.expert_parallel = model.is_moe() ? u.par.ep * u.par.servers : 0;
-    r.serving_replicas = u.replicas;
-    r.data_parallel_attention = u.par.dpa;
-    if (u.par.servers > 1) {
-      r.scale_out_s = u.decode.scale_out_s;
-      r.scale_out_strategy = model.is_moe() ? "expert_parallel" : "pipeline";
-      if (with_trace) {
-        trace(r, "scale_out_s",
-              model.is_moe()
-                  ? "expert parallel across servers: moe_layers x 2 (dispatch, combine) x (latency + running x experts_active x (servers - 1) / servers / servers x hidden x 2 B / gpus_per_server / bandwidth_per_gpu)"
-                  : "pipeline across servers: (servers - 1) x (latency + running x hidden x 2 B / tensor_parallel / bandwidth_per_gpu)",
-              {{"servers_spanned", static_cast<double>(u.par.servers)},
-               {"running_per_instance", u.running_per_instance},
-               {"hidden_size", static_cast<double>(model.hidden_size)},
-               {"tensor_parallel", static_cast<double>(u.par.tp)},
-               {"bandwidth_per_gpu_bytes_per_s", c.scale_out.bytes_per_s_per_gpu},
-               {"latency_s", c.scale_out.latency_s}},
-              "included in tpot_s and ttft_s (network " + r.scale_out_network + ")");
-      }
-    }
-    if (u.users_per_instance > u.running_per_instance) r.warnings.emplace_back("users_exceed_kv_slots");
-    if (u.running_per_instance > e.graph_max_batch) r.warnings.emplace_back("batch_exceeds_cuda_graph");
-    r.error_band = c.serving_calibration
-                       ? ErrorBandList(c.serving_calibration->band)
-                       : catalog_error_band_list(
-                             catalog, gpu.vendor, s.weights, u.users_per_instance,
-                             catalog.error_bands ? band_flags(*catalog.error_bands, model.id, e.id, gpu.vendor,
-                                                              gpu.id, u.users_per_instance)
-                                                 : 0);
-    if (gpu.projected && !c.serving_calibration) r.error_band = ErrorBandList(no_measurement_bands(gpu));
+/** The result's figures at the scenario's users (point `u`), its error band and traces. */
+void set_at_users(const Catalog& catalog, const Scenario& s, const Model& model, const Gpu& gpu,
+                  const EngineProfile& e, const ServingContext& c, const ServingPoint& u,
+                  bool with_trace, OfferingResult& r) {
+  r.ttft_s = u.ttft_s;
+  r.tpot_s = u.tpot_s;
+  r.decode_tokens_per_s_per_user = u.tokens_per_s_per_user;
+  r.total_tokens_per_s_per_gpu = u.total_tokens_per_s_per_gpu;
+  r.output_tokens_per_s_per_gpu = u.output_tokens_per_s_per_gpu;
+  r.e2e_latency_s = u.e2e_s;
+  r.serving_tensor_parallel = u.par.gpus();
+  r.expert_parallel = model.is_moe() ? u.par.ep * u.par.servers : 0;
+  r.serving_replicas = u.replicas;
+  r.data_parallel_attention = u.par.dpa;
+  if (u.par.servers > 1) {
+    r.scale_out_s = u.decode.scale_out_s;
+    r.scale_out_strategy = model.is_moe() ? "expert_parallel" : "pipeline";
     if (with_trace) {
-      trace_step(r, "tpot_s", u.decode,
-                 "decode step at the users per instance, mean context input + output / 2; "
-                 "tpot = step / MTP tokens per step + prefill pauses: (running / prefill "
-                 "batch) x prefill_s / output");
-      trace(r, "ttft_s",
-            "ttft = request overhead + step / 2 (wait for the running step) + prefill of the "
-            "prompts that arrived meanwhile + wait for a KV slot; arrivals = running / "
-            "max(arrival_spread_fraction x e2e, running x prefill per prompt)",
-            {{"users_per_instance", u.users_per_instance},
+      trace(r, "scale_out_s",
+            model.is_moe()
+                ? "expert parallel across servers: moe_layers x 2 (dispatch, combine) x (latency + running x experts_active x (servers - 1) / servers / servers x hidden x 2 B / gpus_per_server / bandwidth_per_gpu)"
+                : "pipeline across servers: (servers - 1) x (latency + running x hidden x 2 B / tensor_parallel / bandwidth_per_gpu)",
+            {{"servers_spanned", static_cast<double>(u.par.servers)},
              {"running_per_instance", u.running_per_instance},
-             {"max_sequences_per_instance", u.max_sequences},
-             {"request_overhead_s", c.request_overhead_s},
-             {"prefill_batch_prompts", u.prefill_batch},
-             {"prefill_s", u.prefill_s},
-             {"queue_s", u.queue_s},
-             {"arrival_spread_fraction", c.constants->arrival_spread_fraction},
+             {"hidden_size", static_cast<double>(model.hidden_size)},
              {"tensor_parallel", static_cast<double>(u.par.tp)},
-             {"servers_spanned", static_cast<double>(u.par.servers)},
-             {"expert_parallel", static_cast<double>(u.par.ep * u.par.servers)},
-             {"data_parallel_attention", u.par.dpa ? 1.0 : 0.0}},
-            std::string("engine ") + e.name + " " + e.version + ", all-reduce " + c.allreduce_impl);
-      trace(r, "decode_tokens_per_s_per_user", "decode_tokens_per_s_per_user = 1 / tpot_s",
-            {{"tpot_s", u.tpot_s}});
-      trace(r, "total_tokens_per_s_per_gpu",
-            "running x (input + output) / e2e / instance GPUs (closed loop)",
-            {{"running_per_instance", u.running_per_instance},
-             {"input_tokens", c.input_tokens},
-             {"output_tokens", c.output_tokens},
-             {"e2e_latency_s", u.e2e_s},
-             {"instance_gpus", static_cast<double>(u.par.gpus())}});
+             {"bandwidth_per_gpu_bytes_per_s", c.scale_out.bytes_per_s_per_gpu},
+             {"latency_s", c.scale_out.latency_s}},
+            "included in tpot_s and ttft_s (network " + r.scale_out_network + ")");
     }
-  } else {
-    r.warnings.emplace_back("latency_needs_fit");
   }
+  if (u.users_per_instance > u.running_per_instance) r.warnings.emplace_back("users_exceed_kv_slots");
+  if (u.running_per_instance > e.graph_max_batch) r.warnings.emplace_back("batch_exceeds_cuda_graph");
+  r.error_band = c.serving_calibration
+                     ? ErrorBandList(c.serving_calibration->band)
+                     : catalog_error_band_list(
+                           catalog, gpu.vendor, s.weights, u.users_per_instance,
+                           catalog.error_bands ? band_flags(*catalog.error_bands, model.id, e.id, gpu.vendor,
+                                                            gpu.id, u.users_per_instance)
+                                               : 0);
+  if (gpu.projected && !c.serving_calibration) r.error_band = ErrorBandList(no_measurement_bands(gpu));
+  if (with_trace) {
+    trace_step(r, "tpot_s", u.decode,
+               "decode step at the users per instance, mean context input + output / 2; "
+               "tpot = step / MTP tokens per step + prefill pauses: (running / prefill "
+               "batch) x prefill_s / output");
+    trace(r, "ttft_s",
+          "ttft = request overhead + step / 2 (wait for the running step) + prefill of the "
+          "prompts that arrived meanwhile + wait for a KV slot; arrivals = running / "
+          "max(arrival_spread_fraction x e2e, running x prefill per prompt)",
+          {{"users_per_instance", u.users_per_instance},
+           {"running_per_instance", u.running_per_instance},
+           {"max_sequences_per_instance", u.max_sequences},
+           {"request_overhead_s", c.request_overhead_s},
+           {"prefill_batch_prompts", u.prefill_batch},
+           {"prefill_s", u.prefill_s},
+           {"queue_s", u.queue_s},
+           {"arrival_spread_fraction", c.constants->arrival_spread_fraction},
+           {"tensor_parallel", static_cast<double>(u.par.tp)},
+           {"servers_spanned", static_cast<double>(u.par.servers)},
+           {"expert_parallel", static_cast<double>(u.par.ep * u.par.servers)},
+           {"data_parallel_attention", u.par.dpa ? 1.0 : 0.0}},
+          std::string("engine ") + e.name + " " + e.version + ", all-reduce " + c.allreduce_impl);
+    trace(r, "decode_tokens_per_s_per_user", "decode_tokens_per_s_per_user = 1 / tpot_s",
+          {{"tpot_s", u.tpot_s}});
+    trace(r, "total_tokens_per_s_per_gpu",
+          "running x (input + output) / e2e / instance GPUs (closed loop)",
+          {{"running_per_instance", u.running_per_instance},
+           {"input_tokens", c.input_tokens},
+           {"output_tokens", c.output_tokens},
+           {"e2e_latency_s", u.e2e_s},
+           {"instance_gpus", static_cast<double>(u.par.gpus())}});
+  }
+}
 
-  if (!with_curve) {
-    apply_disaggregated(c, s, offering.gpu_count, false, r);  // key pd
-    return;
-  }
+/** The serving curve over every legal layout, the highest throughput within the latency
+ *  limits, the point at the chosen speed per user, each with the band of its users per
+ *  instance, and the measured runs drawn beside them. */
+void set_curve(const Catalog& catalog, const Scenario& s, const Model& model, const Gpu& gpu,
+               const EngineProfile& e, const ServingContext& c, const Deployed& offering,
+               std::vector<Parallel> layouts, bool with_trace, OfferingResult& r) {
   r.measured_points = detail::measured_markers(catalog, s, model, gpu.id, e.id, c.serving_calibration.get());
   if (s.tp == 0) layouts = legal_layouts(c, offering.gpu_count, 0, s.ep, s.dpa ? 1 : 0);
   const double price = r.price_usd_per_month ? *r.price_usd_per_month : 0.0;
@@ -459,7 +418,67 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
       r.warnings.emplace_back("interactivity_unreachable");
     }
   }
+}
 
+void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& model,
+                        const Gpu& gpu, const Deployed& offering, bool with_trace, bool with_curve,
+                        const EngineProfile* selected, OfferingResult& r) {
+  if (selected == nullptr) {
+    auto engine = select_engine(catalog_engines(catalog), serving_engine_name(s.engine), gpu, model);
+    if (!engine) {  // evaluate() rejects this before; keep the figures empty if it slips through
+      r.warnings.emplace_back("engine_unavailable");
+      return;
+    }
+    selected = engine.value();
+  }
+  const EngineProfile& e = *selected;
+  // The fit (evaluate) summed the same weights, weight_bytes(model, s.weights, gpu): its
+  // figure, not a second sum; a result without a fit gets the sum.
+  const double weights_bytes = r.fit.weights_bytes > 0.0 ? r.fit.weights_bytes
+                                                         : weight_bytes(model, s.weights, gpu);
+  ServingContext c = make_serving_context(catalog, s, model, gpu, e, "", weights_bytes);
+  const Network* network = catalog.scale_out_of(offering.unit);
+  if (network != nullptr) c.scale_out = make_scale_out_link(*network, std::max(1, r.gpu_count), r.servers);
+  detail::set_rates_provenance(r, c.rates, catalog, gpu);
+  if (c.serving_calibration) {  // measured runs of this GPU and engine corrected the model
+    r.rates_source = RatesSource::kCalibratedServing;
+    r.calibration_device = c.serving_calibration->id;
+    r.calibration_date = c.serving_calibration->date;
+  }
+  r.engine = e.id;
+  r.engine_version = e.version;
+  if (!(c.matmul_flops_per_s > 0.0) || !(c.dense_stream_bytes_per_s > 0.0) ||
+      model.hidden_size <= 0) {
+    r.warnings.emplace_back("no_rates");
+    return;
+  }
+  // The client's view at the scenario's users uses the fit's instance size (or tp); the curve
+  // and the searches range over every legal instance size.
+  const int instance = s.tp > 0 ? s.tp : r.fit.deployment.tensor_parallel;
+  std::vector<Parallel> layouts = legal_layouts(c, offering.gpu_count, instance, s.ep, s.dpa ? 1 : 0);
+  if (layouts.empty()) layouts = legal_layouts(c, offering.gpu_count, s.tp, s.ep, s.dpa ? 1 : 0);
+  if (layouts.empty()) {
+    // Nothing fits even across the offering's servers (e.g. separate VMs without a network,
+    // or a model larger than every unit): the roofline reports why.
+    estimate_inference_roofline(catalog, s, model, gpu, offering, with_trace, r);
+    return;
+  }
+  if (with_trace) trace_rates(r, c.rates, *c.constants, rates_label(c.rates, catalog, gpu));
+  if (c.kernels_estimated) r.warnings.emplace_back("kernel_latency_estimated");
+
+  // The expert split with the lowest decode step, then the closed loop once.
+  const std::optional<ServingPoint> at_users = serve_at_users(c, layouts, offering.gpu_count, s.users);
+  if (at_users) {
+    set_at_users(catalog, s, model, gpu, e, c, *at_users, with_trace, r);
+  } else {
+    r.warnings.emplace_back("latency_needs_fit");
+  }
+
+  if (!with_curve) {
+    apply_disaggregated(c, s, offering.gpu_count, false, r);  // key pd
+    return;
+  }
+  set_curve(catalog, s, model, gpu, e, c, offering, std::move(layouts), with_trace, r);
   apply_disaggregated(c, s, offering.gpu_count, true, r);  // key pd
   set_usd_per_million_tokens(s, with_trace, r);
 }

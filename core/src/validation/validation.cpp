@@ -508,118 +508,99 @@ std::string vendor_of_gpu(std::string_view gpu_id) {
   return gpu_id.substr(0, 2) == "mi" ? "amd" : "nvidia";
 }
 
-Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
-                                                       std::string_view serving_json, bool folds) {
-  const Json j = Json::parse(serving_json.begin(), serving_json.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    return make_error(ErrorCode::kInvalidJson, "validation-serving.json", "is not a JSON object");
+namespace {
+
+/** Reads row `e` of the serving table, predicts it and appends it (and how it was set up). */
+std::optional<Error> read_serving_row(const Json& e, const std::string& path, const Json& offerings,
+                                      const Catalog& catalog, const EngineCatalog& engines,
+                                      const std::vector<Calibration>& cals,
+                                      ServingValidationReport& report, std::vector<RowSetup>& setups) {
+  if (!e.is_object()) return make_error(ErrorCode::kInvalidCatalog, path, "must be an object");
+  ServingValidationRow r;
+  r.date = str_or(e, "date");
+  r.gpu = str_or(e, "gpu");
+  r.model = str_or(e, "model");
+  r.weights = str_or(e, "weights");
+  r.engine = str_or(e, "engine");
+  r.engine_version = str_or(e, "engine_version");
+  r.tp = static_cast<int>(num_or(e, "tp", 0));
+  r.ep = static_cast<int>(num_or(e, "ep", 1));
+  r.dpa = static_cast<int>(num_or(e, "dp_attention", 0));
+  const std::string spec = str_or(e, "spec_decode");
+  if (spec != "none" && spec != "mtp" && !spec.empty()) {
+    return make_error(ErrorCode::kInvalidCatalog, path + ".spec_decode", "must be none or mtp");
   }
-  if (!j.contains("rows") || !j.at("rows").is_array() || j.at("rows").empty() ||
-      !j.contains("offerings") || !j.at("offerings").is_object()) {
-    return make_error(ErrorCode::kInvalidCatalog, "validation-serving.json",
-                      "needs rows (non-empty array) and offerings (gpu -> offering id)");
+  r.mtp = spec == "mtp" ? 1 : 0;  // serving-measured.md: one draft token
+  r.isl = num_or(e, "isl", 0);
+  r.osl = num_or(e, "osl", 0);
+  r.concurrency = num_or(e, "concurrency", 0);
+  r.measured_interactivity = opt_num(e, "interactivity_tokens_per_s_per_user");
+  if (r.measured_interactivity <= 0.0 && opt_num(e, "mean_tpot_s") > 0.0) {
+    r.measured_interactivity = 1.0 / opt_num(e, "mean_tpot_s");
   }
-  ServingValidationReport report;
-  report.note = str_or(j, "note");
-  auto calibration = parse_calibration(j, catalog);
-  if (!calibration) return calibration.error();
-  if (j.contains("same_architecture") && j.at("same_architecture").is_object()) {
-    for (const auto& [model, ids] : j.at("same_architecture").items()) {
-      std::vector<std::string> list;
-      if (ids.is_array()) {
-        for (const auto& id : ids) {
-          if (id.is_string()) list.push_back(id.get<std::string>());
-        }
-      }
-      report.same_architecture.emplace_back(model, std::move(list));
-    }
+  r.measured_throughput_per_gpu = opt_num(e, "total_tokens_per_s_per_gpu");
+  r.measured_mean_ttft_s = opt_num(e, "mean_ttft_s");
+  r.ttft_median = opt_num(e, "median_ttft_s") > 0.0;
+  r.measured_ttft_s = r.ttft_median ? opt_num(e, "median_ttft_s") : r.measured_mean_ttft_s;
+  if (r.tp < 1 || r.tp > 8 || r.ep < 1 || r.isl < 1 || r.osl < 1 || r.concurrency < 1) {
+    return make_error(ErrorCode::kInvalidCatalog, path, "needs tp 1-8, ep >= 1, isl, osl, concurrency");
   }
-  const EngineCatalog& engines = catalog_engines(catalog);
-  std::vector<RowSetup> setups;
-  std::size_t i = 0;
-  for (const auto& e : j.at("rows")) {
-    const std::string path = "validation-serving.json.rows[" + std::to_string(i++) + "]";
-    if (!e.is_object()) return make_error(ErrorCode::kInvalidCatalog, path, "must be an object");
-    ServingValidationRow r;
-    r.date = str_or(e, "date");
-    r.gpu = str_or(e, "gpu");
-    r.model = str_or(e, "model");
-    r.weights = str_or(e, "weights");
-    r.engine = str_or(e, "engine");
-    r.engine_version = str_or(e, "engine_version");
-    r.tp = static_cast<int>(num_or(e, "tp", 0));
-    r.ep = static_cast<int>(num_or(e, "ep", 1));
-    r.dpa = static_cast<int>(num_or(e, "dp_attention", 0));
-    const std::string spec = str_or(e, "spec_decode");
-    if (spec != "none" && spec != "mtp" && !spec.empty()) {
-      return make_error(ErrorCode::kInvalidCatalog, path + ".spec_decode", "must be none or mtp");
-    }
-    r.mtp = spec == "mtp" ? 1 : 0;  // serving-measured.md: one draft token
-    r.isl = num_or(e, "isl", 0);
-    r.osl = num_or(e, "osl", 0);
-    r.concurrency = num_or(e, "concurrency", 0);
-    r.measured_interactivity = opt_num(e, "interactivity_tokens_per_s_per_user");
-    if (r.measured_interactivity <= 0.0 && opt_num(e, "mean_tpot_s") > 0.0) {
-      r.measured_interactivity = 1.0 / opt_num(e, "mean_tpot_s");
-    }
-    r.measured_throughput_per_gpu = opt_num(e, "total_tokens_per_s_per_gpu");
-    r.measured_mean_ttft_s = opt_num(e, "mean_ttft_s");
-    r.ttft_median = opt_num(e, "median_ttft_s") > 0.0;
-    r.measured_ttft_s = r.ttft_median ? opt_num(e, "median_ttft_s") : r.measured_mean_ttft_s;
-    if (r.tp < 1 || r.tp > 8 || r.ep < 1 || r.isl < 1 || r.osl < 1 || r.concurrency < 1) {
-      return make_error(ErrorCode::kInvalidCatalog, path, "needs tp 1-8, ep >= 1, isl, osl, concurrency");
-    }
-    const std::string off_id = str_or(j.at("offerings"), r.gpu.c_str());
-    const Offering* off = catalog.find_offering(off_id);
-    const Gpu* gpu = off != nullptr ? catalog.find_gpu(off->gpu_id) : nullptr;
-    const Model* model = catalog.find_model(r.model);
-    const auto weights = parse_weight_format(r.weights);
-    if (gpu == nullptr || model == nullptr || !weights) {
-      return make_error(ErrorCode::kUnknownId, path, "names an unknown GPU, model or weights");
-    }
-    r.gpu_id = gpu->id;
-    auto engine = select_engine(engines, r.engine, *gpu, *model);
-    if (!engine) {
-      Error err = engine.error();
-      err.field = path + ".engine";
-      return err;
-    }
-    RowSetup setup;
-    Scenario& s = setup.scenario;
-    s.model = r.model;
-    s.weights = *weights;
-    s.kv = engine.value()->kv_cache;
-    s.input_tokens = std::llround(0.9 * r.isl);
-    s.output_tokens = std::llround(0.9 * r.osl);
-    s.tp = r.tp;
-    s.ep = r.ep;
-    s.dpa = r.dpa == 1;
-    s.mtp = r.mtp;
-    for (ServingEngine id : {ServingEngine::kVllm, ServingEngine::kSglang, ServingEngine::kTrtllm,
-                             ServingEngine::kAtom}) {
-      if (r.engine == serving_engine_name(id)) s.engine = id;
-    }
-    s.users = static_cast<long long>(r.concurrency) * (off->gpu_count / r.tp);
-    s.compare = {off->id};
-    s.context_tokens = s.input_tokens + s.output_tokens;
-    r.scenario = encode_scenario(s);
-    setup.model = model;
-    setup.gpu = gpu;
-    setup.par = Parallel{r.tp, r.ep, r.dpa == 1};
-    setup.replicas = off->gpu_count / r.tp;
-    const ServingPoint pt = predict_row(catalog, r, setup);
-    if (pt.fits) {
-      r.predicted_interactivity = pt.tokens_per_s_per_user;
-      r.predicted_throughput_per_gpu = pt.total_tokens_per_s_per_gpu;
-      r.predicted_ttft_s = r.ttft_median ? pt.ttft_median_s : pt.ttft_s;
-      r.predicted_tpot_s = pt.tpot_s;
-    }
-    for (const Calibration& cal : calibration.value()) {
-      if (cal.matches(r)) r.set_constants.push_back(cal.constant);
-    }
-    report.rows.push_back(std::move(r));
-    setups.push_back(std::move(setup));
+  const std::string off_id = str_or(offerings, r.gpu.c_str());
+  const Offering* off = catalog.find_offering(off_id);
+  const Gpu* gpu = off != nullptr ? catalog.find_gpu(off->gpu_id) : nullptr;
+  const Model* model = catalog.find_model(r.model);
+  const auto weights = parse_weight_format(r.weights);
+  if (gpu == nullptr || model == nullptr || !weights) {
+    return make_error(ErrorCode::kUnknownId, path, "names an unknown GPU, model or weights");
   }
+  r.gpu_id = gpu->id;
+  auto engine = select_engine(engines, r.engine, *gpu, *model);
+  if (!engine) {
+    Error err = engine.error();
+    err.field = path + ".engine";
+    return err;
+  }
+  RowSetup setup;
+  Scenario& s = setup.scenario;
+  s.model = r.model;
+  s.weights = *weights;
+  s.kv = engine.value()->kv_cache;
+  s.input_tokens = std::llround(0.9 * r.isl);
+  s.output_tokens = std::llround(0.9 * r.osl);
+  s.tp = r.tp;
+  s.ep = r.ep;
+  s.dpa = r.dpa == 1;
+  s.mtp = r.mtp;
+  for (ServingEngine id : {ServingEngine::kVllm, ServingEngine::kSglang, ServingEngine::kTrtllm,
+                           ServingEngine::kAtom}) {
+    if (r.engine == serving_engine_name(id)) s.engine = id;
+  }
+  s.users = static_cast<long long>(r.concurrency) * (off->gpu_count / r.tp);
+  s.compare = {off->id};
+  s.context_tokens = s.input_tokens + s.output_tokens;
+  r.scenario = encode_scenario(s);
+  setup.model = model;
+  setup.gpu = gpu;
+  setup.par = Parallel{r.tp, r.ep, r.dpa == 1};
+  setup.replicas = off->gpu_count / r.tp;
+  const ServingPoint pt = predict_row(catalog, r, setup);
+  if (pt.fits) {
+    r.predicted_interactivity = pt.tokens_per_s_per_user;
+    r.predicted_throughput_per_gpu = pt.total_tokens_per_s_per_gpu;
+    r.predicted_ttft_s = r.ttft_median ? pt.ttft_median_s : pt.ttft_s;
+    r.predicted_tpot_s = pt.tpot_s;
+  }
+  for (const Calibration& cal : cals) {
+    if (cal.matches(r)) r.set_constants.push_back(cal.constant);
+  }
+  report.rows.push_back(std::move(r));
+  setups.push_back(std::move(setup));
+  return std::nullopt;
+}
+
+/** Marks the newest row of each configuration and concurrency and scores them: per GPU, all,
+ *  the older runs (drift) and per group. */
+void score_newest(ServingValidationReport& report) {
   // Newest row of each configuration and concurrency.
   std::map<std::string, std::size_t> newest;
   for (std::size_t k = 0; k < report.rows.size(); ++k) {
@@ -645,10 +626,13 @@ Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
   report.all = mape_of("all", scored);
   report.drift = mape_of("older runs (drift)", older);
   for (const auto& [name, rows] : by_group) report.groups.push_back(mape_of(name, rows));
-  if (!folds) return report;
+}
 
+/** The out-of-sample figures: the constants re-set by the same procedure on every newest row,
+ *  then without each group of each fold kind, which is then predicted. */
+void run_serving_folds(const Catalog& catalog, const std::vector<Calibration>& cals,
+                       const std::vector<RowSetup>& setups, ServingValidationReport& report) {
   // The constants re-set by the same procedure on every newest row, then without each group.
-  const std::vector<Calibration>& cals = calibration.value();
   for (const Calibration& cal : cals) {
     WorkingCatalog probe = working_copy(catalog);
     const double value = *constant_slot(probe, cal.constant);
@@ -695,6 +679,50 @@ Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
     report.folds.push_back(std::move(fr));
   }
   report.has_folds = true;
+}
+
+}  // namespace
+
+Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
+                                                       std::string_view serving_json, bool folds) {
+  const Json j = Json::parse(serving_json.begin(), serving_json.end(), nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return make_error(ErrorCode::kInvalidJson, "validation-serving.json", "is not a JSON object");
+  }
+  if (!j.contains("rows") || !j.at("rows").is_array() || j.at("rows").empty() ||
+      !j.contains("offerings") || !j.at("offerings").is_object()) {
+    return make_error(ErrorCode::kInvalidCatalog, "validation-serving.json",
+                      "needs rows (non-empty array) and offerings (gpu -> offering id)");
+  }
+  ServingValidationReport report;
+  report.note = str_or(j, "note");
+  auto calibration = parse_calibration(j, catalog);
+  if (!calibration) return calibration.error();
+  if (j.contains("same_architecture") && j.at("same_architecture").is_object()) {
+    for (const auto& [model, ids] : j.at("same_architecture").items()) {
+      std::vector<std::string> list;
+      if (ids.is_array()) {
+        for (const auto& id : ids) {
+          if (id.is_string()) list.push_back(id.get<std::string>());
+        }
+      }
+      report.same_architecture.emplace_back(model, std::move(list));
+    }
+  }
+  const EngineCatalog& engines = catalog_engines(catalog);
+  std::vector<RowSetup> setups;
+  std::size_t i = 0;
+  for (const auto& e : j.at("rows")) {
+    const std::string path = "validation-serving.json.rows[" + std::to_string(i++) + "]";
+    if (auto err = read_serving_row(e, path, j.at("offerings"), catalog, engines, calibration.value(),
+                                    report, setups)) {
+      return *err;
+    }
+  }
+  score_newest(report);
+  if (!folds) return report;
+
+  run_serving_folds(catalog, calibration.value(), setups, report);
   return report;
 }
 

@@ -132,19 +132,11 @@ std::string pct(double x) {
 
 }  // namespace
 
-Result<DisaggValidationReport> run_disagg_validation(const Catalog& catalog, std::string_view text,
-                                                     bool folds) {
-  const Json j = Json::parse(text.begin(), text.end(), nullptr, false);
-  const char* const kFile = "validation-disagg.json";
-  if (j.is_discarded() || !j.is_object() || !j.contains("rows") || !j.at("rows").is_array() ||
-      !j.contains("offerings") || !j.at("offerings").is_object()) {
-    return make_error(ErrorCode::kInvalidCatalog, kFile, "needs rows (an array) and offerings (gpu -> offering id)");
-  }
-  if (!catalog.constants) return make_error(ErrorCode::kInvalidCatalog, "performance", "the catalog holds no model constants");
-  DisaggValidationReport report;
-  report.note = str_of(j, "note");
-  std::vector<DisaggCalibration> cals;
-  ModelConstants probe = *catalog.constants;  // for reading a constant by name
+namespace {
+
+/** The constants the table re-sets (its "calibration" entries), each with its range. */
+std::optional<Error> read_disagg_calibration(const Json& j, const char* kFile, ModelConstants& probe,
+                                             std::vector<DisaggCalibration>& cals) {
   if (j.contains("calibration") && j.at("calibration").is_array()) {
     for (const auto& c : j.at("calibration")) {
       DisaggCalibration cal;
@@ -167,84 +159,86 @@ Result<DisaggValidationReport> run_disagg_validation(const Catalog& catalog, std
       cals.push_back(cal);
     }
   }
-  for (const DisaggCalibration& cal : cals) {
-    report.constants.push_back(RefitConstant{cal.constant, *model_constant(probe, cal.constant.substr(12)), 0, 0, 0});
+  return std::nullopt;
+}
+
+/** Reads row `e` of the disaggregated table, predicts it and appends it (and its set-up). */
+std::optional<Error> read_disagg_row(const Json& e, const std::string& path, const Json& offerings,
+                                     const std::shared_ptr<Catalog>& working, DisaggValidationReport& report,
+                                     std::vector<DisaggRowSetup>& setups) {
+  if (!e.is_object()) return make_error(ErrorCode::kInvalidCatalog, path, "must be an object");
+  DisaggValidationRow r;
+  r.date = str_of(e, "date");
+  r.gpu = str_of(e, "gpu");
+  r.model = str_of(e, "model");
+  r.weights = str_of(e, "weights");
+  r.engine = str_of(e, "engine");
+  r.mtp = str_of(e, "spec_decode") == "mtp" ? 1 : 0;
+  r.isl = num_of(e, "isl");
+  r.osl = num_of(e, "osl");
+  r.concurrency = num_of(e, "concurrency");
+  r.total_gpus = static_cast<int>(num_of(e, "total_gpus"));
+  r.measured_interactivity = num_of(e, "interactivity_tokens_per_s_per_user");
+  r.measured_throughput_per_gpu = num_of(e, "total_tokens_per_s_per_gpu");
+  const Offering* off = working->find_offering(str_of(offerings, r.gpu.c_str()));
+  const Gpu* gpu = off != nullptr ? working->find_gpu(off->gpu_id) : nullptr;
+  const Model* model = working->find_model(r.model);
+  const auto weights = parse_weight_format(r.weights);
+  const Network* network = off != nullptr ? working->scale_out_of(*off) : nullptr;
+  if (gpu == nullptr || model == nullptr || !weights || network == nullptr || r.isl < 1 || r.osl < 1 ||
+      r.concurrency < 1) {
+    return make_error(ErrorCode::kInvalidCatalog, path,
+                      "needs a GPU whose offering has a scale-out network, a catalog model, weights, isl, osl, concurrency");
   }
-  // The catalog the folds change; the contexts point at its constants.
-  auto working = std::make_shared<Catalog>(catalog);
-  std::vector<DisaggRowSetup> setups;
-  std::size_t i = 0;
-  for (const auto& e : j.at("rows")) {
-    const std::string path = std::string(kFile) + ".rows[" + std::to_string(i++) + "]";
-    if (!e.is_object()) return make_error(ErrorCode::kInvalidCatalog, path, "must be an object");
-    DisaggValidationRow r;
-    r.date = str_of(e, "date");
-    r.gpu = str_of(e, "gpu");
-    r.model = str_of(e, "model");
-    r.weights = str_of(e, "weights");
-    r.engine = str_of(e, "engine");
-    r.mtp = str_of(e, "spec_decode") == "mtp" ? 1 : 0;
-    r.isl = num_of(e, "isl");
-    r.osl = num_of(e, "osl");
-    r.concurrency = num_of(e, "concurrency");
-    r.total_gpus = static_cast<int>(num_of(e, "total_gpus"));
-    r.measured_interactivity = num_of(e, "interactivity_tokens_per_s_per_user");
-    r.measured_throughput_per_gpu = num_of(e, "total_tokens_per_s_per_gpu");
-    const Offering* off = working->find_offering(str_of(j.at("offerings"), r.gpu.c_str()));
-    const Gpu* gpu = off != nullptr ? working->find_gpu(off->gpu_id) : nullptr;
-    const Model* model = working->find_model(r.model);
-    const auto weights = parse_weight_format(r.weights);
-    const Network* network = off != nullptr ? working->scale_out_of(*off) : nullptr;
-    if (gpu == nullptr || model == nullptr || !weights || network == nullptr || r.isl < 1 || r.osl < 1 ||
-        r.concurrency < 1) {
-      return make_error(ErrorCode::kInvalidCatalog, path,
-                        "needs a GPU whose offering has a scale-out network, a catalog model, weights, isl, osl, concurrency");
-    }
-    const std::string engine_name = r.engine.substr(0, r.engine.find('+'));
-    auto engine = select_engine(catalog_engines(*working), engine_name, *gpu, *model);
-    if (!engine) {
-      Error err = engine.error();
-      err.field = path + ".engine";
-      return err;
-    }
-    const int scale_up = gpu->scale_up_gpus();
-    DisaggLayout layout;
-    layout.prefill_workers = static_cast<int>(num_of(e, "prefill_workers"));
-    layout.decode_workers = static_cast<int>(num_of(e, "decode_workers"));
-    layout.prefill = pool_layout(layout.prefill_workers, static_cast<int>(num_of(e, "prefill_tp")),
-                                 static_cast<int>(num_of(e, "prefill_ep")),
-                                 static_cast<int>(num_of(e, "prefill_dp_attention")),
-                                 static_cast<int>(num_of(e, "prefill_gpus")), scale_up);
-    layout.decode = pool_layout(layout.decode_workers, static_cast<int>(num_of(e, "decode_tp")),
-                                static_cast<int>(num_of(e, "decode_ep")),
-                                static_cast<int>(num_of(e, "decode_dp_attention")),
-                                static_cast<int>(num_of(e, "decode_gpus")), scale_up);
-    if (layout.prefill_workers < 1 || layout.decode_workers < 1 || layout.gpus() != r.total_gpus) {
-      return make_error(ErrorCode::kInvalidCatalog, path, "pools do not add up to total_gpus");
-    }
-    r.layout = disagg_layout_code(layout);
-    Scenario s;
-    s.model = r.model;
-    s.weights = *weights;
-    s.kv = engine.value()->kv_cache;
-    s.input_tokens = std::llround(0.9 * r.isl);
-    s.output_tokens = std::llround(0.9 * r.osl);
-    s.context_tokens = s.input_tokens + s.output_tokens;
-    s.mtp = r.mtp;
-    s.compare = {off->id};
-    auto c = std::make_shared<ServingContext>(make_serving_context(*working, s, *model, *gpu, *engine.value(), ""));
-    c->input_tokens = 0.9 * r.isl;  // the mean request, unrounded
-    c->output_tokens = 0.9 * r.osl;
-    c->scale_out = make_scale_out_link(*network, off->gpu_count,
-                                       std::max(layout.prefill.servers, layout.decode.servers));
-    DisaggRowSetup setup{c, layout};
-    const FoldFigures p = predict(setup, r.concurrency);
-    r.predicted_interactivity = p[0];
-    r.predicted_throughput_per_gpu = p[1];
-    r.out_of_sample.assign(kDisaggFoldKinds, FoldFigures{});
-    report.rows.push_back(std::move(r));
-    setups.push_back(std::move(setup));
+  const std::string engine_name = r.engine.substr(0, r.engine.find('+'));
+  auto engine = select_engine(catalog_engines(*working), engine_name, *gpu, *model);
+  if (!engine) {
+    Error err = engine.error();
+    err.field = path + ".engine";
+    return err;
   }
+  const int scale_up = gpu->scale_up_gpus();
+  DisaggLayout layout;
+  layout.prefill_workers = static_cast<int>(num_of(e, "prefill_workers"));
+  layout.decode_workers = static_cast<int>(num_of(e, "decode_workers"));
+  layout.prefill = pool_layout(layout.prefill_workers, static_cast<int>(num_of(e, "prefill_tp")),
+                               static_cast<int>(num_of(e, "prefill_ep")),
+                               static_cast<int>(num_of(e, "prefill_dp_attention")),
+                               static_cast<int>(num_of(e, "prefill_gpus")), scale_up);
+  layout.decode = pool_layout(layout.decode_workers, static_cast<int>(num_of(e, "decode_tp")),
+                              static_cast<int>(num_of(e, "decode_ep")),
+                              static_cast<int>(num_of(e, "decode_dp_attention")),
+                              static_cast<int>(num_of(e, "decode_gpus")), scale_up);
+  if (layout.prefill_workers < 1 || layout.decode_workers < 1 || layout.gpus() != r.total_gpus) {
+    return make_error(ErrorCode::kInvalidCatalog, path, "pools do not add up to total_gpus");
+  }
+  r.layout = disagg_layout_code(layout);
+  Scenario s;
+  s.model = r.model;
+  s.weights = *weights;
+  s.kv = engine.value()->kv_cache;
+  s.input_tokens = std::llround(0.9 * r.isl);
+  s.output_tokens = std::llround(0.9 * r.osl);
+  s.context_tokens = s.input_tokens + s.output_tokens;
+  s.mtp = r.mtp;
+  s.compare = {off->id};
+  auto c = std::make_shared<ServingContext>(make_serving_context(*working, s, *model, *gpu, *engine.value(), ""));
+  c->input_tokens = 0.9 * r.isl;  // the mean request, unrounded
+  c->output_tokens = 0.9 * r.osl;
+  c->scale_out = make_scale_out_link(*network, off->gpu_count,
+                                     std::max(layout.prefill.servers, layout.decode.servers));
+  DisaggRowSetup setup{c, layout};
+  const FoldFigures p = predict(setup, r.concurrency);
+  r.predicted_interactivity = p[0];
+  r.predicted_throughput_per_gpu = p[1];
+  r.out_of_sample.assign(kDisaggFoldKinds, FoldFigures{});
+  report.rows.push_back(std::move(r));
+  setups.push_back(std::move(setup));
+  return std::nullopt;
+}
+
+/** Marks the newest row of each configuration and concurrency and scores them per GPU and all. */
+void score_disagg_newest(DisaggValidationReport& report) {
   // Newest row of each configuration and concurrency.
   std::map<std::string, std::size_t> newest;
   for (std::size_t k = 0; k < report.rows.size(); ++k) {
@@ -264,9 +258,12 @@ Result<DisaggValidationReport> run_disagg_validation(const Catalog& catalog, std
   }
   for (const auto& [gpu, rows] : by_gpu) report.per_gpu.push_back(mape_over(gpu, rows, -1));
   report.all = mape_over("all", scored, -1);
-  if (!folds) return report;
+}
 
-  ModelConstants& k = *working->constants;
+/** The out-of-sample figures: the constants re-set on every newest row, then without each group
+ *  of each fold kind, which is then predicted; the catalog's constants are restored after each. */
+void run_disagg_folds(ModelConstants& k, const std::vector<DisaggCalibration>& cals,
+                      const std::vector<DisaggRowSetup>& setups, DisaggValidationReport& report) {
   const ModelConstants original = k;
   {
     const std::vector<double> all = set_constants(k, cals, report.rows, setups,
@@ -307,6 +304,39 @@ Result<DisaggValidationReport> run_disagg_validation(const Catalog& catalog, std
     fr.all = mape_over("all", held, static_cast<int>(kind));
     report.folds.push_back(std::move(fr));
   }
+}
+
+}  // namespace
+
+Result<DisaggValidationReport> run_disagg_validation(const Catalog& catalog, std::string_view text,
+                                                     bool folds) {
+  const Json j = Json::parse(text.begin(), text.end(), nullptr, false);
+  const char* const kFile = "validation-disagg.json";
+  if (j.is_discarded() || !j.is_object() || !j.contains("rows") || !j.at("rows").is_array() ||
+      !j.contains("offerings") || !j.at("offerings").is_object()) {
+    return make_error(ErrorCode::kInvalidCatalog, kFile, "needs rows (an array) and offerings (gpu -> offering id)");
+  }
+  if (!catalog.constants) return make_error(ErrorCode::kInvalidCatalog, "performance", "the catalog holds no model constants");
+  DisaggValidationReport report;
+  report.note = str_of(j, "note");
+  std::vector<DisaggCalibration> cals;
+  ModelConstants probe = *catalog.constants;  // for reading a constant by name
+  if (auto err = read_disagg_calibration(j, kFile, probe, cals)) return *err;
+  for (const DisaggCalibration& cal : cals) {
+    report.constants.push_back(RefitConstant{cal.constant, *model_constant(probe, cal.constant.substr(12)), 0, 0, 0});
+  }
+  // The catalog the folds change; the contexts point at its constants.
+  auto working = std::make_shared<Catalog>(catalog);
+  std::vector<DisaggRowSetup> setups;
+  std::size_t i = 0;
+  for (const auto& e : j.at("rows")) {
+    const std::string path = std::string(kFile) + ".rows[" + std::to_string(i++) + "]";
+    if (auto err = read_disagg_row(e, path, j.at("offerings"), working, report, setups)) return *err;
+  }
+  score_disagg_newest(report);
+  if (!folds) return report;
+
+  run_disagg_folds(*working->constants, cals, setups, report);
   return report;
 }
 

@@ -51,6 +51,21 @@ inline double param(const VerdictItem& v, const std::string& name) {
   return 0.0;
 }
 
+/** The first verdict item of `offering` with `code`, or nullptr. */
+inline const VerdictItem* find_item(const Evaluation& ev, const std::string& offering,
+                                    const std::string& code) {
+  for (const auto& v : ev.verdict) {
+    if (v.offering_id == offering && v.code == code) return &v;
+  }
+  return nullptr;
+}
+
+// InferenceX (shared/reference/prices.md): all-in kW per GPU, H200.
+constexpr double kH200AllInW = 1730.0;
+// data/offerings.json networks: achieved 43 GB/s per 400G NIC, 10 us per message.
+constexpr double kNicBytesPerS = 43e9;
+constexpr double kNicLatencyS = 10e-6;
+
 /** Value rounded to `decimals`, as an article prints it. */
 inline double rounded(double x, int decimals) {
   const double f = std::pow(10.0, decimals);

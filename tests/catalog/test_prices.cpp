@@ -6,17 +6,9 @@
 
 using namespace gpucalc;
 using gpucalc::test::eval_ok;
-
-namespace {
-
-// InferenceX (shared/reference/prices.md): all-in kW per GPU, H200.
-constexpr double kH200AllInW = 1730.0;
-
-// data/offerings.json networks: achieved 43 GB/s per 400G NIC, 10 us per message.
-constexpr double kNicBytesPerS = 43e9;
-constexpr double kNicLatencyS = 10e-6;
-
-}  // namespace
+using gpucalc::test::kH200AllInW;
+using gpucalc::test::kNicBytesPerS;
+using gpucalc::test::kNicLatencyS;
 
 TEST_CASE("every catalog GPU has a priced offering of one scale-up domain (an 8-GPU server, a 72-GPU rack); references name tier, source, date") {
   const Catalog& c = default_catalog();

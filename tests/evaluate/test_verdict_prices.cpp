@@ -5,16 +5,9 @@
 
 using namespace gpucalc;
 using gpucalc::test::eval_ok;
+using gpucalc::test::find_item;
 
 namespace {
-
-const VerdictItem* find_item(const Evaluation& ev, const std::string& offering,
-                             const std::string& code) {
-  for (const auto& v : ev.verdict) {
-    if (v.offering_id == offering && v.code == code) return &v;
-  }
-  return nullptr;
-}
 
 using test::param;
 

@@ -6,23 +6,12 @@
 
 using namespace gpucalc;
 using gpucalc::test::eval_ok;
+using gpucalc::test::find_item;
+using gpucalc::test::kH200AllInW;
+using gpucalc::test::kNicBytesPerS;
+using gpucalc::test::kNicLatencyS;
 
 namespace {
-
-// InferenceX (shared/reference/prices.md): all-in kW per GPU, H200.
-constexpr double kH200AllInW = 1730.0;
-
-// data/offerings.json networks: achieved 43 GB/s per 400G NIC, 10 us per message.
-constexpr double kNicBytesPerS = 43e9;
-constexpr double kNicLatencyS = 10e-6;
-
-const VerdictItem* find_item(const Evaluation& ev, const std::string& offering,
-                             const std::string& code) {
-  for (const auto& v : ev.verdict) {
-    if (v.offering_id == offering && v.code == code) return &v;
-  }
-  return nullptr;
-}
 
 using test::param;
 

@@ -29,14 +29,14 @@ native: deps-native $(BUILD)/native/CMakeCache.txt
 test-native: native
 	cd $(BUILD)/native && ctest --output-on-failure -j $(JOBS)
 
-# The fuzz build is built once per run, never edited file by file: it compiles as a unity build
-# (CMake joins a target's sources, 8 to a file), which saves parsing the JSON headers in every
-# source. Names local to a core source must differ across the core for that.
+# The ASan and fuzz builds are built once per run, never edited file by file: they compile as
+# unity builds (CMake joins a target's sources, 8 to a file), which saves parsing the JSON
+# headers in every source. Names local to a source must differ across its target (core, tests).
 UNITY := -DCMAKE_UNITY_BUILD=ON
 
 test-asan: deps-native
 	cmake -S . -B $(BUILD)/asan -DCMAKE_BUILD_TYPE=Debug -DGPUCALC_SANITIZE=ON \
-	  -DCMAKE_CXX_COMPILER=clang++
+	  -DCMAKE_CXX_COMPILER=clang++ $(UNITY)
 	cmake --build $(BUILD)/asan -j $(JOBS)
 	cd $(BUILD)/asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS)

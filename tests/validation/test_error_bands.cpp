@@ -15,7 +15,7 @@ using namespace gpucalc;
 
 namespace {
 
-const char* embedded(std::string_view name) {
+const char* embedded_table(std::string_view name) {
   for (const auto& f : embedded_validation_files()) {
     if (name == f.name) return f.text;
   }
@@ -41,8 +41,8 @@ bool same(const ServingGpuError& a, const ServingGpuError& b) {
 TEST_CASE("error bands: data/error-bands.json is fresh") {
   const Catalog& catalog = default_catalog();
   REQUIRE_MESSAGE(static_cast<bool>(catalog.error_bands), "data/error-bands.json is missing: run make error-bands");
-  const char* mlperf = embedded("validation.json");
-  const char* serving = embedded("validation-serving.json");
+  const char* mlperf = embedded_table("validation.json");
+  const char* serving = embedded_table("validation-serving.json");
   REQUIRE(mlperf != nullptr);
   REQUIRE(serving != nullptr);
   // Recomputed without the file (as the generator does), so the file cannot vouch for itself.
@@ -256,8 +256,8 @@ TEST_CASE("error bands: a result's band stays valid after the catalog it came fr
 }
 
 TEST_CASE("error bands: on the folds at least 75 % of points lie inside their own p80, per metric") {
-  const char* mlperf = embedded("validation.json");
-  const char* serving = embedded("validation-serving.json");
+  const char* mlperf = embedded_table("validation.json");
+  const char* serving = embedded_table("validation-serving.json");
   REQUIRE(mlperf != nullptr);
   REQUIRE(serving != nullptr);
   auto report = run_serving_validation(default_catalog(), serving, true);

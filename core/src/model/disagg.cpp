@@ -14,8 +14,8 @@ namespace {
 /** Fixed-point rounds of the closed loop (arrivals -> prefill batch -> latency -> arrivals);
  *  the aggregated loop (serving.cpp) takes three, the queueing term here a few more. */
 constexpr int kLoopRounds = 8;
-/** Rounds of the decode batch against the loop's rate (Little's law, serve_disaggregated): the
- *  batch shrinks towards its fixed point, and the third round moves the step by well under 1 %. */
+/** Rounds of the decode batch against the loop's rate (Little's law, serve_disaggregated): they
+ *  stop once the step moves by under 0.1 %, or after this many. */
 constexpr int kDecodeRounds = 3;
 
 /** The same context with no prefill mixed into decode steps: a prefill worker only

@@ -394,7 +394,8 @@ TEST_CASE("performance constants parse with sources and reject bad values") {
       "small_kernels_attention_gqa": 5, "small_kernels_attention_mla": 8,
       "small_kernels_ffn_dense": 4, "small_kernels_ffn_moe": 7, "gemm_kernels_attention_gqa": 2,
       "gemm_kernels_attention_mla": 5, "first_wave_fraction": 0.1, "arrival_spread_fraction": 0.2,
-      "kv_transfer_fraction": 1})";
+      "kv_transfer_fraction": 1, "prefill_worker_fraction": 0.5,
+      "dpa_sequence_overhead_s": 0})";
   auto ok = parse_model_constants(full);
   REQUIRE(ok);
   CHECK(ok.value().matmul_fraction == doctest::Approx(0.5));

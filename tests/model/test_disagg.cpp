@@ -183,3 +183,75 @@ TEST_CASE("disaggregated: the measured table runs, in sample and leave one group
   CHECK(r.folds[0].all.n_throughput == r.all.n_throughput);  // every newest row held out once
   MESSAGE(disagg_report_to_text(r));
 }
+
+TEST_CASE("disaggregated: a prefill-bound deployment decodes the batch Little's law gives") {
+  ServingContext c = context_on("ref-8x-b200-hyperscaler", "v=1&model=deepseek-v3&weights=fp8&input=922&output=922");
+  c.input_tokens = c.output_tokens = 921.6;
+  // One prefill worker feeding five decode workers at 4096 requests: the prefill pool is the
+  // bottleneck (busy all the time), so most requests wait for it, outside the decode batches.
+  const DisaggLayout l{Parallel{8, 8, true}, 1, Parallel{8, 8, true}, 5};
+  const DisaggPoint p = serve_disaggregated(c, l, 4096);
+  REQUIRE(p.fits);
+  CHECK(p.prefill_utilization >= 0.98);
+  CHECK(p.prefill_queue_s > 1.0);
+  // Completions per second x the time a request decodes (its first step and the rest), per worker.
+  const double rate = p.output_tokens_per_s / c.output_tokens;
+  const double decoding = rate * (p.first_decode_step_s + (c.output_tokens - 1.0) * p.tpot_s) / 5.0;
+  CHECK(decoding < 0.5 * 4096 / 5.0);
+  CHECK(decoding >= 1.0);
+  // The reported step is the step at that batch (the fixed point, within its 0.1 % stop).
+  ServingContext unmixed_c = c;
+  unmixed_c.mixes_prefill = false;
+  const StepBreakdown at_batch = step_cost(unmixed_c, l.decode, decoding, 1.0, 921.6 * 1.5, true);
+  const double extra = c.constants->dpa_sequence_overhead_s * decoding / 8.0;
+  CHECK(p.decode.total_s == doctest::Approx(at_batch.total_s + extra).epsilon(2e-3));
+  CHECK(p.first_decode_step_s == doctest::Approx(p.decode.total_s));
+  // With every request it holds decoding, a worker's step would be slower: the batch matters.
+  const double held = std::min(4096 / 5.0, max_sequences(unmixed_c, l.decode));
+  CHECK(held > 2.0 * decoding);
+  const StepBreakdown all = step_cost(unmixed_c, l.decode, held, 1.0, 921.6 * 1.5, true);
+  CHECK(all.total_s + c.constants->dpa_sequence_overhead_s * held / 8.0 > p.decode.total_s);
+}
+
+TEST_CASE("disaggregated: prefill runs at prefill_worker_fraction of the step model's prefill") {
+  ServingContext c = context_on("ref-8x-mi355x-hyperscaler", "v=1&model=deepseek-v3&weights=fp8&input=922&output=922");
+  ModelConstants k = *c.constants;
+  const DisaggLayout l{Parallel{8, 1, false}, 1, Parallel{8, 1, false}, 2};
+  for (double fraction : {1.0, 0.5, 0.25}) {
+    CAPTURE(fraction);
+    k.prefill_worker_fraction = fraction;
+    c.constants = &k;
+    for (double users : {1.0, 64.0, 1024.0}) {
+      const DisaggPoint p = serve_disaggregated(c, l, users);
+      REQUIRE(p.fits);
+      ServingContext u = c;
+      u.mixes_prefill = false;
+      CHECK(p.prefill_s == doctest::Approx(prefill_time_s(u, prefill_fit(u, l.prefill), p.prefill_batch) / fraction));
+    }
+  }
+  // A slower prefill pool never serves more.
+  double last = 1e300;
+  for (double fraction : {1.0, 0.6, 0.3, 0.15}) {
+    k.prefill_worker_fraction = fraction;
+    const DisaggPoint p = serve_disaggregated(c, l, 1024);
+    CHECK(p.total_tokens_per_s_per_gpu <= last * (1.0 + 1e-9));
+    last = p.total_tokens_per_s_per_gpu;
+  }
+}
+
+TEST_CASE("disaggregated: the per-sequence cost of DP attention falls on its ranks' sequences only") {
+  ServingContext c = context_on("ref-8x-b200-hyperscaler", "v=1&model=deepseek-v3&weights=fp4&input=922&output=922");
+  ModelConstants k = *c.constants;
+  c.constants = &k;
+  const DisaggLayout dpa{Parallel{4, 4, true}, 1, Parallel{8, 8, true}, 2};
+  const DisaggLayout tp{Parallel{4, 4, true}, 1, Parallel{8, 8, false}, 2};
+  k.dpa_sequence_overhead_s = 0.0;
+  const DisaggPoint dpa0 = serve_disaggregated(c, dpa, 64), tp0 = serve_disaggregated(c, tp, 64);
+  k.dpa_sequence_overhead_s = 1e-4;
+  const DisaggPoint dpa1 = serve_disaggregated(c, dpa, 64), tp1 = serve_disaggregated(c, tp, 64);
+  REQUIRE(dpa0.fits);
+  REQUIRE(dpa1.fits);
+  CHECK(dpa1.tpot_s > dpa0.tpot_s);
+  CHECK(tp1.tpot_s == doctest::Approx(tp0.tpot_s));
+  CHECK(dpa1.decode.engine_s > dpa0.decode.engine_s);
+}

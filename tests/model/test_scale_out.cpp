@@ -177,3 +177,22 @@ TEST_CASE("training data-parallel across servers pays the gradient all-reduce ov
   CHECK(t2 < *ideal.results[0].train_tokens_per_s);
   CHECK(*two.results[0].energy_kwh_per_run == doctest::Approx(1.73 * 16 * *two.results[0].train_hours));
 }
+
+TEST_CASE("wide expert parallelism over RDMA: 16 GPUs on two servers against DeepEP's measured all-to-all") {
+  // DeepSeek-V3 decode, 128 tokens on each of 16 ranks (8 per server), one MoE layer's dispatch +
+  // combine over the ConnectX-7 network (data/offerings.json). DeepEP over ConnectX-7 400G on
+  // H800 measured EP16 at 118 + 195 us (low-latency kernels, 2025-06 table) and 173 + 329 us
+  // (initial release), shared/reference/engines.md section 7: the model lies between them.
+  const Network* net = default_catalog().find_network("8x400g-connectx7");
+  REQUIRE(net != nullptr);
+  const ScaleOutLink link = make_scale_out_link(*net, 8, 2);
+  const double per_layer = expert_all_to_all_s(link, 1, 16 * 128, 8, 7168, 2.0);
+  CHECK(per_layer >= (118 + 195) * 1e-6);
+  CHECK(per_layer <= (173 + 329) * 1e-6);
+  // At the same 128 tokens a rank, four servers send a larger share of each token's experts
+  // off the server (3/4 against 1/2), as DeepEP's EP32 row is slower than its EP16 row; one
+  // server sends nothing over the network.
+  const double four = expert_all_to_all_s(make_scale_out_link(*net, 8, 4), 1, 32 * 128, 8, 7168, 2.0);
+  CHECK(four > per_layer);
+  CHECK(expert_all_to_all_s(make_scale_out_link(*net, 8, 1), 1, 16 * 128, 8, 7168, 2.0) == 0.0);
+}

@@ -10,6 +10,8 @@
 
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/evaluate.hpp"
+#include "model/disagg.hpp"
+#include "model/scale_out.hpp"
 #include "model/serving.hpp"
 
 using namespace gpucalc;
@@ -106,6 +108,47 @@ TEST_CASE("property: more scale-up bandwidth never lowers throughput") {
       CHECK(*r.max_throughput_tokens_per_s >= last_best * (1.0 - 1e-12));
       last_point = *r.total_tokens_per_s_per_gpu;
       last_best = *r.max_throughput_tokens_per_s;
+    }
+  }
+}
+
+TEST_CASE("property: a 16-GPU expert-parallel group moved from two 8-GPU servers into one 72-GPU domain never serves less") {
+  // The same GPU twice: on 8-GPU baseboards joined by the B200 servers' scale-out network, and
+  // in one 72-GPU NVLink domain. The group keeps its shape: 16 data-parallel attention ranks,
+  // experts over all 16 GPUs; only the fabric its all-to-all crosses changes.
+  const Catalog servers = rack_catalog(8, 16);
+  const Catalog rack = rack_catalog(72, 72);
+  const Network* network = default_catalog().scale_out_of(*default_catalog().find_offering("ref-8x-b200-hyperscaler"));
+  REQUIRE(network != nullptr);
+  for (const char* scenario : {"v=1&model=deepseek-v3&weights=fp8&input=922&output=922&engine=sglang",
+                               "v=1&model=deepseek-v3&weights=fp4&input=922&output=922&engine=sglang&mtp=1",
+                               "v=1&model=qwen3-235b-a22b&weights=fp8&input=922&output=922&engine=sglang"}) {
+    CAPTURE(scenario);
+    auto sc = decode_scenario(scenario);
+    REQUIRE(sc);
+    const Model& m = *default_catalog().find_model(sc.value().model);
+    const EngineProfile& e = *default_engines().find("sglang");
+    ServingContext across = make_serving_context(servers, sc.value(), m, *servers.find_gpu("test-rack-gpu"), e, "");
+    across.scale_out = make_scale_out_link(*network, 8, 2);
+    const ServingContext inside = make_serving_context(rack, sc.value(), m, *rack.find_gpu("test-rack-gpu"), e, "");
+    const Parallel spanning{8, 8, true, 2};
+    const Parallel domain{16, 16, true, 1};
+    REQUIRE(max_sequences(inside, domain) >= max_sequences(across, spanning));
+    for (double users : {1.0, 16.0, 128.0, 1024.0}) {
+      CAPTURE(users);
+      const ServingPoint a = serve(across, spanning, 1, users);
+      const ServingPoint b = serve(inside, domain, 1, users);
+      REQUIRE(a.fits);
+      REQUIRE(b.fits);
+      CHECK(b.total_tokens_per_s_per_gpu >= a.total_tokens_per_s_per_gpu * (1.0 - 1e-12));
+      CHECK(b.tokens_per_s_per_user >= a.tokens_per_s_per_user * (1.0 - 1e-12));
+      // The same group as the decode pool of a disaggregated deployment (one 8-GPU prefill
+      // worker beside it).
+      const DisaggPoint da = serve_disaggregated(across, DisaggLayout{Parallel{8, 8, true}, 1, spanning, 1}, users);
+      const DisaggPoint db = serve_disaggregated(inside, DisaggLayout{Parallel{8, 8, true}, 1, domain, 1}, users);
+      REQUIRE(da.fits);
+      REQUIRE(db.fits);
+      CHECK(db.total_tokens_per_s_per_gpu >= da.total_tokens_per_s_per_gpu * (1.0 - 1e-12));
     }
   }
 }

@@ -43,6 +43,10 @@ struct ModelConstants {
                                             // fraction of its end-to-end latency
   double kv_transfer_fraction = 0.0;        // disaggregated serving: KV transfer's share of
                                             // the link's rate (disagg.cpp)
+  double prefill_worker_fraction = 0.0;     // disaggregated serving: a dedicated prefill
+                                            // worker's rate, of the step model's prefill
+  double dpa_sequence_overhead_s = 0.0;     // disaggregated decode with DP attention: per
+                                            // sequence on a rank, per step (disagg.cpp)
   /** model id -> mean tokens per step at 1, 2, ... draft tokens (speculative decoding). */
   std::vector<std::pair<std::string, std::vector<double>>> mtp_acceptance_length;
   /** model id -> the model id whose MTP head (and acceptance table) it shares. */

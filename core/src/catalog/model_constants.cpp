@@ -47,6 +47,8 @@ const ConstantRow kConstants[] = {
     {"first_wave_fraction", &ModelConstants::first_wave_fraction, detail::kFraction},
     {"arrival_spread_fraction", &ModelConstants::arrival_spread_fraction, detail::kFraction},
     {"kv_transfer_fraction", &ModelConstants::kv_transfer_fraction, detail::kFraction},
+    {"prefill_worker_fraction", &ModelConstants::prefill_worker_fraction, detail::kFraction},
+    {"dpa_sequence_overhead_s", &ModelConstants::dpa_sequence_overhead_s, detail::kLatencyS},
 };
 
 /** The document's own keys beside the constants. */

@@ -14,6 +14,9 @@ namespace {
 /** Fixed-point rounds of the closed loop (arrivals -> prefill batch -> latency -> arrivals);
  *  the aggregated loop (serving.cpp) takes three, the queueing term here a few more. */
 constexpr int kLoopRounds = 8;
+/** Rounds of the decode batch against the loop's rate (Little's law, serve_disaggregated): they
+ *  stop once the step moves by under 0.1 %, or after this many. */
+constexpr int kDecodeRounds = 3;
 
 /** The same context with no prefill mixed into decode steps: a prefill worker only
  *  prefills (it pays its own weight streaming), a decode worker only decodes. */
@@ -26,6 +29,21 @@ ServingContext unmixed(const ServingContext& c) {
 void append_pool(std::string& out, int workers, const Parallel& p) {
   out += std::to_string(workers) + "x(tp" + std::to_string(p.gpus()) + ",ep" +
          std::to_string(p.ep * p.servers) + (p.dpa ? ",dpa)" : ")");
+}
+
+/** A decode worker's step at `sequences` sequences: the step model's, plus with data-parallel
+ *  attention dpa_sequence_overhead_s for each sequence on a rank (data/performance.json: per
+ *  sequence work on every DP-attention rank that the step's kernels do not count; set against
+ *  validation-disagg.json and re-set in every fold). */
+StepBreakdown pool_decode_step(const ServingContext& c, const Parallel& p, double sequences,
+                               double query, double context) {
+  StepBreakdown b = step_cost(c, p, sequences, query, context, true);
+  if (p.dpa) {
+    const double extra = c.constants->dpa_sequence_overhead_s * sequences / std::max(1, p.gpus());
+    b.engine_s += extra;
+    b.total_s += extra;
+  }
+  return b;
 }
 
 }  // namespace
@@ -70,11 +88,12 @@ DisaggPoint serve_disaggregated(const ServingContext& given, const DisaggLayout&
 
   const double in = c.input_tokens, out = std::max(1.0, c.output_tokens);
   const double per_decoder = concurrency / l.decode_workers;
+  // The requests a decode worker holds (its KV slots); fewer of them decode at once (below).
   const double running = std::min(per_decoder, slots);
-  pt.decode = step_cost(c, l.decode, running, 1.0 + c.mtp_draft_tokens, in + out / 2.0, true);
-  const double step = pt.decode.total_s;
-  const double tpot = step / c.mtp_tokens_per_step;
-  pt.first_decode_step_s = step;
+  const double query = 1.0 + c.mtp_draft_tokens, context = in + out / 2.0;
+  pt.decode = pool_decode_step(c, l.decode, running, query, context);
+  double step = pt.decode.total_s;
+  double tpot = step / c.mtp_tokens_per_step;
 
   Deployment whole;  // one request's KV over the whole model (every head, every layer)
   pt.kv_bytes_per_request = kv_bytes_per_sequence_per_gpu(*c.model, c.kv, whole, in);
@@ -82,26 +101,45 @@ DisaggPoint serve_disaggregated(const ServingContext& given, const DisaggLayout&
   pt.kv_over_scale_up = link.scale_up;
 
   const PrefillFit fit = prefill_fit(c, l.prefill);
+  // A dedicated prefill worker runs at prefill_worker_fraction of the step model's prefill
+  // (data/performance.json; validation-disagg.json re-sets it in every fold).
+  const double slowdown = 1.0 / std::max(1e-3, c.constants->prefill_worker_fraction);
+  const auto prefill_s = [&](double prompts) { return prefill_time_s(c, fit, prompts) * slowdown; };
   const double workers = l.prefill_workers;
   // Saturated prefill: each worker prefills its share of the requests in flight at once.
   const double full_batch = std::max(1.0, std::ceil(std::min(concurrency, running * l.decode_workers) / workers));
-  const double prefill_capacity = workers * full_batch / prefill_time_s(c, fit, full_batch);  // requests/s
+  const double prefill_capacity = workers * full_batch / prefill_s(full_batch);  // requests/s
 
-  const double decode_s = (out - 1.0) * tpot;
-  double batch = 1.0, pre = prefill_time_s(c, fit, batch), wait = 0.0, rate = 0.0;
+  double decode_s = (out - 1.0) * tpot;
+  double batch = 1.0, pre = prefill_s(batch), wait = 0.0, rate = 0.0;
   double ttft = c.request_overhead_s + pre + pt.kv_transfer_s + step;
-  for (int it = 0; it < kLoopRounds; ++it) {
-    // Closed loop: the requests decoding finish and return as new prompts.
-    rate = std::min(running * l.decode_workers / (ttft + decode_s), prefill_capacity);
-    const double per_worker = rate / workers;
-    batch = std::clamp(1.0 + per_worker * pre, 1.0, full_batch);
-    pre = prefill_time_s(c, fit, batch);
-    const double busy = std::min(0.99, per_worker * pre / batch);
-    // A prompt waits for the step in progress and for the steps queued before its own (M/D/1).
-    wait = busy * pre / 2.0 + busy * busy / (2.0 * (1.0 - busy)) * pre;
-    pt.prefill_utilization = busy;
-    ttft = c.request_overhead_s + wait + pre + pt.kv_transfer_s + step;
+  for (int round = 0; round < kDecodeRounds; ++round) {
+    for (int it = 0; it < kLoopRounds; ++it) {
+      // Closed loop: the requests decoding finish and return as new prompts.
+      rate = std::min(running * l.decode_workers / (ttft + decode_s), prefill_capacity);
+      const double per_worker = rate / workers;
+      batch = std::clamp(1.0 + per_worker * pre, 1.0, full_batch);
+      pre = prefill_s(batch);
+      const double busy = std::min(0.99, per_worker * pre / batch);
+      // A prompt waits for the step in progress and for the steps queued before its own (M/D/1).
+      wait = busy * pre / 2.0 + busy * busy / (2.0 * (1.0 - busy)) * pre;
+      pt.prefill_utilization = busy;
+      ttft = c.request_overhead_s + wait + pre + pt.kv_transfer_s + step;
+    }
+    // Little's law: a decode worker's batch is the completions per second times the time a
+    // request spends decoding. The rest of the requests it holds are waiting for a prefill
+    // worker, being prefilled or moving their KV, outside the batch; so a prefill-bound
+    // deployment decodes smaller batches, at shorter steps.
+    const double decoding = std::clamp(rate * (decode_s + step) / l.decode_workers, 1.0, running);
+    const StepBreakdown b = pool_decode_step(c, l.decode, decoding, query, context);
+    const bool settled = std::fabs(b.total_s - step) <= 1e-3 * step;
+    pt.decode = b;
+    step = b.total_s;
+    tpot = step / c.mtp_tokens_per_step;
+    decode_s = (out - 1.0) * tpot;
+    if (settled) break;
   }
+  pt.first_decode_step_s = step;
   // When the prefill pool is the bottleneck the loop runs at its capacity: the rest of each
   // request's cycle is spent waiting for a prefill worker.
   const double cycle = running * l.decode_workers / rate;

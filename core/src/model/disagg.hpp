@@ -6,9 +6,12 @@
  * (serving.hpp), not a copy:
  *
  * - the prefill pool runs the step model's prefill (prefill_fit, prefill_time_s) at the batch
- *   the arrivals form, never mixed with decode;
- * - the decode pool runs the step model's decode step at its concurrency, with no prefill
- *   pauses;
+ *   the arrivals form, never mixed with decode, at prefill_worker_fraction of its rate
+ *   (data/performance.json, set against validation-disagg.json and re-set in every fold);
+ * - the decode pool runs the step model's decode step, with no prefill pauses, at the batch
+ *   Little's law gives: completions per second x the time a request decodes. The requests a
+ *   decode worker holds beyond it wait for (or are in) prefill, so a prefill-bound deployment
+ *   decodes smaller batches;
  * - the KV of a request crosses the scale-up fabric when both pools sit in one scale-up domain
  *   (half the GPU's marketed per-GPU figure, one direction, per sending GPU; the fabric's
  *   latency), else the offering's scale-out network (its achieved bandwidth per GPU and latency,

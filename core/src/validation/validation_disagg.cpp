@@ -82,35 +82,48 @@ FoldFigures predict(const DisaggRowSetup& s, double concurrency) {
   return FoldFigures{pt.tokens_per_s_per_user, pt.total_tokens_per_s_per_gpu, 0.0};
 }
 
+/** Coordinate sweeps of set_constants over the constants set against the table. */
+constexpr int kSetSweeps = 2;
+
 struct DisaggCalibration {
   std::string constant;  // "performance.<key>"
   double lo = 0, hi = 0;
   bool interactivity = false, throughput = false;
+  bool without_mtp = false;  // "spec_decode": "none": set on the rows without speculative decoding
 };
 
-/** Sets each constant, in the table's order, to the grid value with the least mean |relative
- *  error| over the training rows (newest only) and its metrics; returns the values. */
+/** Sets one constant to the grid value with the least mean |relative error| over the training
+ *  rows (newest only, without MTP where the entry says so) and its metrics; returns it. */
+double set_constant(ModelConstants& k, const DisaggCalibration& cal,
+                    const std::vector<DisaggValidationRow>& rows,
+                    const std::vector<DisaggRowSetup>& setups, const std::vector<bool>& train) {
+  double* slot = model_constant(k, cal.constant.substr(std::string("performance.").size()));
+  const auto cost = [&](double v) {
+    *slot = v;
+    double sum = 0.0;
+    int n = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (!train[i] || !rows[i].newest || (cal.without_mtp && rows[i].mtp > 0)) continue;
+      const FoldFigures p = predict(setups[i], rows[i].concurrency);
+      if (cal.interactivity) add_row_error(p[0], rows[i].measured_interactivity, sum, n);
+      if (cal.throughput) add_row_error(p[1], rows[i].measured_throughput_per_gpu, sum, n);
+    }
+    return n > 0 ? sum / n : 0.0;
+  };
+  *slot = grid_minimum(cal.lo, cal.hi, cost);
+  return *slot;
+}
+
+/** Sets the constants in the table's order, kSetSweeps times over (coordinate descent), and
+ *  returns the last sweep's values. The constants act on each other (a slower prefill pool
+ *  shrinks the decode batch the DP-attention cost scales with), so a single sweep would leave
+ *  the values hanging on those the catalog started from. */
 std::vector<double> set_constants(ModelConstants& k, const std::vector<DisaggCalibration>& cals,
                                   const std::vector<DisaggValidationRow>& rows,
                                   const std::vector<DisaggRowSetup>& setups, const std::vector<bool>& train) {
-  std::vector<double> chosen;
-  for (const DisaggCalibration& cal : cals) {
-    double* slot = model_constant(k, cal.constant.substr(std::string("performance.").size()));
-    const auto cost = [&](double v) {
-      *slot = v;
-      double sum = 0.0;
-      int n = 0;
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        if (!train[i] || !rows[i].newest) continue;
-        const FoldFigures p = predict(setups[i], rows[i].concurrency);
-        if (cal.interactivity) add_row_error(p[0], rows[i].measured_interactivity, sum, n);
-        if (cal.throughput) add_row_error(p[1], rows[i].measured_throughput_per_gpu, sum, n);
-      }
-      return n > 0 ? sum / n : 0.0;
-    };
-    const double best = grid_minimum(cal.lo, cal.hi, cost);
-    *slot = best;
-    chosen.push_back(best);
+  std::vector<double> chosen(cals.size(), 0.0);
+  for (int sweep = 0; sweep < kSetSweeps; ++sweep) {
+    for (std::size_t c = 0; c < cals.size(); ++c) chosen[c] = set_constant(k, cals[c], rows, setups, train);
   }
   return chosen;
 }
@@ -147,6 +160,13 @@ std::optional<Error> read_disagg_calibration(const Json& j, const char* kFile, M
           !c.at("range")[0].is_number() || !c.at("range")[1].is_number()) {
         return make_error(ErrorCode::kInvalidCatalog, std::string(kFile) + ".calibration",
                           "each entry needs a constant performance.<key> and a range [lo, hi]");
+      }
+      if (c.contains("spec_decode")) {
+        if (!(c.at("spec_decode") == "none")) {
+          return make_error(ErrorCode::kInvalidCatalog, std::string(kFile) + ".calibration.spec_decode",
+                            "must be \"none\" (set on the rows without speculative decoding) or absent");
+        }
+        cal.without_mtp = true;
       }
       cal.lo = c.at("range")[0].get<double>();
       cal.hi = c.at("range")[1].get<double>();

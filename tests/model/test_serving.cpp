@@ -73,9 +73,11 @@ TEST_CASE("serving table: in-sample MAPE, overall and per GPU, held where the mo
     CAPTURE(m.group);
     CHECK(m.interactivity <= 0.25);
     if (m.n_throughput > 0) CHECK(m.throughput <= 0.25);
-    // H200 at 0.91: Llama on one H200 with vLLM, whose KV pool the model finds too small for 64
-    // users at 1k/8k (a slot queue of minutes against 5 s measured).
-    CHECK(m.ttft <= 0.92);
+    // H200 at 0.93: Llama on one H200 with vLLM, whose KV pool the model finds too small for 64
+    // users at 1k/8k (a slot queue of minutes against 5 s measured). 0.91 before attention ran
+    // at the KV cache's BF16 rate instead of the FP8 weights' rate: 8k prefills on H200 take
+    // longer, and SGLang's 8k-prompt TTFT there was already predicted above the measurement.
+    CHECK(m.ttft <= 0.93);
   }
 }
 
@@ -182,8 +184,8 @@ TEST_CASE("serving table: leave one group out re-sets the constants and predicts
   REQUIRE(moe != r.constants.end());
   CHECK(moe->fold_min <= 0.68);
   CHECK(moe->fold_max >= 0.68);
-  CHECK(moe->data_value == doctest::Approx(0.66));
-  CHECK(moe->all_rows == doctest::Approx(0.66).epsilon(0.01));  // data/ holds what the procedure sets
+  CHECK(moe->data_value == doctest::Approx(0.683));
+  CHECK(moe->all_rows == doctest::Approx(0.683).epsilon(0.01));  // data/ holds what the procedure sets
 }
 
 TEST_CASE("serving table: a calibration entry must name its scope, metrics and how it was set") {
@@ -638,5 +640,62 @@ TEST_CASE("weight-only FP4 on H200 never computes faster than FP8 weights") {
       const StepBreakdown b = step_cost(fp4, Parallel{8, 1, false}, prompts, 8192, 8192, false);
       CHECK(b.compute_s >= a.compute_s);
     }
+  }
+}
+
+TEST_CASE("MTP: each draft token costs one pass of the MTP layer and the LM head before the verify step") {
+  // DeepSeek-V3 has one MTP layer (models.json mtp_layers): a draft pass is the one-token
+  // step's mean layer plus its LM head, paid once per draft token; no draft without MTP.
+  const Catalog& cat = default_catalog();
+  const Model& m = *cat.find_model("deepseek-v3");
+  const Gpu& g = *cat.find_gpu("h200-sxm");
+  const auto context = [&](int mtp) {
+    auto s = decode_scenario("v=1&model=deepseek-v3&weights=fp8&compare=fullgpu-8x-h200&engine=sglang&mtp=" +
+                             std::to_string(mtp));
+    REQUIRE(s);
+    return make_serving_context(cat, s.value(), m, g, *default_engines().find("sglang"), "");
+  };
+  const Parallel p{8, 1, false};
+  const ServingContext plain = context(0);
+  CHECK(step_cost(plain, p, 64, 1, 1536, true).mtp_draft_s == 0.0);
+  CHECK(mtp_draft_s(plain, p, 64, 1536) == 0.0);
+  for (double seqs : {1.0, 16.0, 256.0}) {
+    CAPTURE(seqs);
+    const StepBreakdown one = step_cost(plain, p, seqs, 1, 1536, true);
+    const double pass = (one.total_s - one.engine_s - one.lm_head_s) / m.layers + one.lm_head_s;
+    for (int k = 1; k <= 3; ++k) {
+      const ServingContext c = context(k);
+      const StepBreakdown verify = step_cost(c, p, seqs, 1.0 + k, 1536, true);
+      CHECK(verify.mtp_draft_s == doctest::Approx(k * pass));
+      // The draft passes are a small part of the step (one layer of 61 and the head each).
+      CHECK(verify.mtp_draft_s < 0.25 * verify.total_s);
+    }
+    // More sequences, a longer draft pass (its MoE touches more experts, its attention reads
+    // more KV): the drafting cost grows with the batch.
+    if (seqs > 1.0) CHECK(mtp_draft_s(context(1), p, seqs, 1536) > mtp_draft_s(context(1), p, 1.0, 1536));
+  }
+}
+
+TEST_CASE("attention runs at the KV cache's matrix rate: FP8 or FP4 weights never make it faster") {
+  // Scores and values are products of the BF16 cache (FlashMLA decode: BF16 KV), so a long
+  // prefill's attention takes as long with FP4 or FP8 weights as with BF16 weights; with an FP8
+  // cache on a GPU with FP8 math it may run at the FP8 rate.
+  const Catalog& cat = default_catalog();
+  for (const char* gpu : {"b200", "h200-sxm", "mi355x"}) {
+    CAPTURE(gpu);
+    const Gpu& g = *cat.find_gpu(gpu);
+    const Model& m = *cat.find_model("deepseek-v3");
+    const auto context = [&](const char* weights, const char* kv) {
+      auto s = decode_scenario(std::string("v=1&model=deepseek-v3&engine=sglang&weights=") + weights + "&kv=" + kv);
+      REQUIRE(s);
+      return make_serving_context(cat, s.value(), m, g, *default_engines().find("sglang"), "");
+    };
+    const Parallel p{8, 8, false};
+    const double bf16 = step_cost(context("bf16", "bf16"), p, 2, 8192, 8192, false).attention_s;
+    const double fp8 = step_cost(context("fp8", "bf16"), p, 2, 8192, 8192, false).attention_s;
+    const double fp4 = step_cost(context("fp4", "bf16"), p, 2, 8192, 8192, false).attention_s;
+    CHECK(fp8 == doctest::Approx(bf16));
+    CHECK(fp4 == doctest::Approx(bf16));
+    CHECK(step_cost(context("fp8", "fp8"), p, 2, 8192, 8192, false).attention_s <= bf16);
   }
 }

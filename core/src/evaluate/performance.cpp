@@ -96,7 +96,7 @@ ServingCurveEntry curve_entry(const ServingPoint& p, double usd_per_mtok) {
 void trace_step(OfferingResult& r, const char* field, const StepBreakdown& b, const char* what) {
   trace(r, field,
         "step_s = gemm_latency + weights + experts + compute + attention + small_kernels + "
-        "allreduce + alltoall + engine; gemm = kernels x latency + max(weight bytes / stream "
+        "allreduce + alltoall + engine + mtp_draft; gemm = kernels x latency + max(weight bytes / stream "
         "rate, FLOPs / matmul rate) per layer",
         {{"gemm_latency_s", b.gemm_latency_s},
          {"weights_s", b.weights_s},
@@ -108,6 +108,7 @@ void trace_step(OfferingResult& r, const char* field, const StepBreakdown& b, co
          {"alltoall_s", b.alltoall_s},
          {"scale_out_s", b.scale_out_s},
          {"engine_s", b.engine_s},
+         {"mtp_draft_s", b.mtp_draft_s},
          {"step_s", b.total_s},
          {"weight_bytes_per_gpu", b.weight_bytes_per_gpu},
          {"kv_bytes_per_gpu", b.kv_bytes_per_gpu},

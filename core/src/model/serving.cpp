@@ -130,6 +130,18 @@ ServingContext make_serving_context(const Catalog& catalog, const Scenario& scen
   c.moe_stream_bytes_per_s = c.rates.hbm_bytes_per_s * k.moe_stream_fraction;
   c.attention_bytes_per_s = c.rates.hbm_bytes_per_s * k.attention_fraction;
   c.matmul_flops_per_s = c.rates.matmul_flops_per_s * k.matmul_fraction;
+  // Attention's own matrix products (scores, values) run in the KV cache's format, not the
+  // weights': BF16 for a BF16 cache (FlashMLA decode: BF16 KV, 660 TFLOPS compute-bound on
+  // H800, engines.md 3), FP8 where the cache is FP8 and the GPU has an FP8 rate. FP8 or FP4
+  // weights never make attention faster than that.
+  {
+    const Precision kv_math = scenario.kv == KvFormat::kFp8 && gpu.peak_flops_per_s[index_of(Precision::kFp8)].value_or(0.0) > 0.0
+                                  ? Precision::kFp8
+                                  : Precision::kBf16;
+    const double rate = resolve_rates(catalog, gpu, kv_math, scenario, false).matmul_flops_per_s;
+    c.attention_math_flops_per_s =
+        rate > 0.0 ? std::min(rate, c.rates.matmul_flops_per_s) : c.rates.matmul_flops_per_s;
+  }
   c.small_kernel_s = std::max(k.small_kernel_latency_s, c.kernels->small_kernel_latency_s);
   for (const auto& [arch, s] : engine.extra_layer_latency_s) {
     if (arch == gpu.arch_target) c.extra_layer_latency_s += s;
@@ -290,6 +302,8 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   const double span_m = c.matmul_log_span;
   const double rate = matmul_rate_at(rows, achieved, k, span_m);
   const double attn_rate = p.dpa ? matmul_rate_at(rows / tpd, achieved, k, span_m) : rate;
+  const double attn_core_rate =
+      matmul_rate_at(p.dpa ? rows / tpd : rows, c.attention_math_flops_per_s, k, span_m);
   const double expert_rate =
       matmul_rate_at(
           tokens * m.experts_active / std::max(1.0, static_cast<double>(m.experts_routed)),
@@ -310,7 +324,7 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   }
   // Attention itself.
   {
-    AttentionRates r{a, c.attention_bytes_per_s, attn_rate};
+    AttentionRates r{a, c.attention_bytes_per_s, attn_core_rate};
     const double seqs = p.dpa ? sequences / tpd : sequences;
     const AttentionCost at = attention_cost(m, c.attention_terms, c.kv, p.dpa ? 1.0 : 1.0 / tpd,
                                             seqs, query_tokens, context_tokens, decode, r);
@@ -336,6 +350,7 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
         gemm_cost(1, params * kBf16Bytes, 2.0 * params * t, a, c.dense_stream_bytes_per_s,
                   matmul_rate_at(t, achieved, k, span_m));
     add_gemm(b, g, params * kBf16Bytes, 2.0 * params * t, false);
+    b.lm_head_s = g.total_s;
   }
   // Small kernels and the engine's per-layer latency on this GPU family.
   {
@@ -347,9 +362,31 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   add_communication(c, p, shared, b);
   b.engine_s = c.engine->step_overhead_s +
                (decode ? c.engine->per_sequence_overhead_s * sequences * span : 0.0);
+  // Speculative decoding: the verify step above carries 1 + k tokens per sequence; before it
+  // the k draft tokens come from k passes of the MTP layers, one after another.
+  if (decode && c.mtp_draft_tokens > 0 && query_tokens > 1.0) {
+    b.mtp_draft_s = mtp_draft_s(c, p, sequences * span, context_tokens);
+  }
   b.total_s = b.gemm_latency_s + b.weights_s + b.experts_s + b.compute_s + b.attention_s +
-              b.small_kernels_s + b.allreduce_s + b.alltoall_s + b.scale_out_s + b.engine_s;
+              b.small_kernels_s + b.allreduce_s + b.alltoall_s + b.scale_out_s + b.engine_s +
+              b.mtp_draft_s;
   return b;
+}
+
+double mtp_draft_s(const ServingContext& c, const Parallel& p, double sequences,
+                   double context_tokens) {
+  // A draft pass runs the model's MTP module on one token per sequence: its decoder layer(s)
+  // (the same attention and MoE as a main layer, over the same context) and the output head
+  // it shares with the main model (DeepSeek-V3 MTP; TensorRT-LLM runs the MTP layers
+  // autoregressively, one pass per draft token: engines.md T-b1, T-b2). Costed as the main
+  // model's own one-token step: the mean layer's share times the MTP layers, plus the LM head.
+  // The engine's per-step overhead is not paid again: the passes run inside the step's graph.
+  const double layers = c.shape.layers;
+  if (!(layers > 0.0) || c.mtp_draft_tokens <= 0) return 0.0;
+  const StepBreakdown one = step_cost(c, p, sequences, 1.0, context_tokens, true);
+  const double per_layer = (one.total_s - one.engine_s - one.lm_head_s) / layers;
+  const double mtp_layers = std::max(1, c.model->mtp_layers);  // an EAGLE head is one layer
+  return c.mtp_draft_tokens * (mtp_layers * per_layer + one.lm_head_s);
 }
 
 double kv_pool_bytes_per_gpu(const EngineProfile& e, double capacity_bytes_per_gpu,

@@ -164,6 +164,7 @@ struct ServingContext {
   double moe_stream_bytes_per_s = 0.0;    // achieved HBM x moe_stream_fraction
   double attention_bytes_per_s = 0.0;     // achieved HBM x attention_fraction
   double matmul_flops_per_s = 0.0;        // achieved x matmul_fraction (decode-sized M)
+  double attention_math_flops_per_s = 0.0;  // achieved matrix rate of the KV cache's format
   double small_kernel_s = 0.0;
   double extra_layer_latency_s = 0.0;     // engine profile, by arch target and version
   bool mixes_prefill = false;             // engine profile, by version
@@ -207,6 +208,8 @@ struct StepBreakdown {
   double alltoall_s = 0.0;
   double scale_out_s = 0.0;       // across servers: expert all-to-all or pipeline boundaries
   double engine_s = 0.0;          // per-step + per-sequence overhead of the engine
+  double lm_head_s = 0.0;         // the LM head GEMM (part of weights_s / compute_s above)
+  double mtp_draft_s = 0.0;       // speculative decoding: the draft passes of the MTP layers
   double total_s = 0.0;
   double weight_bytes_per_gpu = 0.0;
   double kv_bytes_per_gpu = 0.0;
@@ -220,6 +223,11 @@ struct StepBreakdown {
 StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double sequences,
                         double query_tokens, double context_tokens, bool decode,
                         double mixed_prefill_rows = 0.0);
+
+/** Speculative decoding: the k draft passes of the MTP layers before a verify step, at
+ *  `sequences` sequences over `context_tokens` (0 without MTP draft tokens). */
+double mtp_draft_s(const ServingContext& c, const Parallel& p, double sequences,
+                   double context_tokens);
 
 /** Largest number of sequences one instance holds under the engine's KV rule (0 = none). */
 double max_sequences(const ServingContext& c, const Parallel& p);

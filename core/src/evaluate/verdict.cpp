@@ -75,6 +75,7 @@ const char* basis_of(std::string_view code) {
       {"latency_limits_unmet", "max_throughput_tokens_per_s"},
       {"less_energy_per_token", "energy_joules_per_output_token"},
       {"cheaper_run", "run_cost_usd"},
+      {"cheaper_run_by_the_hour", "run_cost_usd"},
       {"less_energy_per_run", "energy_kwh_per_run"},
       {"needs_servers", "servers_needed"},
       {"not_stackable", "servers_needed"},
@@ -288,9 +289,27 @@ class VerdictBuilder {
 
   /** Training: the cheaper run, the lower energy per run. */
   void add_training_pros() {
-  if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.run_cost_usd; },
-                           false, 0.02, ratio)) {
-    add(rs[*i], "cheaper_run", "pro", {{"run_cost_usd", *rs[*i].run_cost_usd}, {"ratio", ratio}});
+  // A monthly plan bills whole months, an hourly price the hours: with both kinds compared, the
+  // runs are priced alike, each offering's price per hour x the run's hours x (1 + recovery),
+  // not a month against a few hours.
+  bool monthly = false, hourly = false;
+  for (const auto& r : rs) {
+    if (!r.run_cost_usd) continue;
+    (r.billed_months ? monthly : hourly) = true;
+  }
+  if (!(monthly && hourly)) {
+    if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.run_cost_usd; }, false, 0.02, ratio)) {
+      add(rs[*i], "cheaper_run", "pro", {{"run_cost_usd", *rs[*i].run_cost_usd}, {"ratio", ratio}});
+    }
+  } else {
+    const Getter by_the_hour = [](const OfferingResult& r) -> std::optional<double> {
+      if (!r.run_cost_usd || !r.train_hours || !r.price_usd_per_month) return std::nullopt;
+      return *r.train_hours * *r.price_usd_per_month / kHoursPerMonth;
+    };
+    if (auto i = strict_best(rs, by_the_hour, false, 0.02, ratio)) {
+      const double usd = *by_the_hour(rs[*i]) * (1.0 + s.recovery_fraction);
+      add(rs[*i], "cheaper_run_by_the_hour", "pro", {{"run_usd_by_the_hour", usd}, {"ratio", ratio}});
+    }
   }
   if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.energy_kwh_per_run; },
                            false, kEnergyMargin, ratio)) {

@@ -32,7 +32,7 @@ const OfferingResult& result_of(const Evaluation& ev, const std::string& id) {
 }
 
 const EngineProfile& engine_for(const Catalog& c, const Scenario& s, const Gpu& gpu, const Model& m) {
-  auto e = select_engine(catalog_engines(c), serving_engine_name(s.engine), gpu, m);
+  auto e = select_engine(catalog_engines(c), s.engine, gpu, m);
   REQUIRE(e.ok());
   return *e.value();
 }

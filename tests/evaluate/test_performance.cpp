@@ -149,76 +149,56 @@ TEST_CASE("MoE parameter split, Mixtral 8x7B by hand") {
   CHECK(s.attention_flops_per_layer_ctx_token == doctest::Approx(4.0 * 32 * 128));
 }
 
-TEST_CASE("decode step of Llama 2 70B on one H200, by hand") {
-  const Catalog& cat = default_catalog();
-  const Model& m = model_of("llama-2-70b");
-  const Gpu& g = gpu_of("h200-sxm");
-  const Scenario s = scenario_for("llama-2-70b", WeightFormat::kFp8);
-  const ModelConstants k = default_model_constants();
-  const InferenceContext c = make_inference_context(cat, s, m, g, k);
-  const Deployment d{1, 1, 1};
-  const double batch = 16, ctx = 1000;
-  const StepCost st = decode_step(c, d, batch, ctx);
-  const double flops = batch * (2.0 * 68.98e9 + 4.0 * 64 * 128 * 80 * ctx);
-  const double bytes = 68.98e9 * 1.0 + batch * 2.0 * 80 * 8 * 128 * 1.0 * ctx;
-  CHECK(st.flops_per_gpu == doctest::Approx(flops));
-  CHECK(st.bytes_per_gpu == doctest::Approx(bytes));
-  const double rate = 1453.4e12 * k.matmul_fraction;
-  const double bw = 4.48e12 * k.hbm_fraction;
-  CHECK(st.total_s == doctest::Approx(std::max(flops / rate, bytes / bw) + k.step_overhead_s));
-  CHECK(st.comm_s == 0.0);
-
-  // TP 2 on an NVLink switch: 2 all-reduces per layer of batch x h x 2 bytes.
-  const Deployment d2{2, 2, 1};
-  const StepCost st2 = decode_step(c, d2, batch, ctx);
-  const double msg = batch * 8192 * 2.0;
-  const double ar = 2.0 * 80 * (2.0 * 1 / 2 * msg / 482e9 + k.allreduce_latency_s);
-  CHECK(st2.comm_s == doctest::Approx(ar));
-  CHECK(st2.flops_per_gpu == doctest::Approx(flops / 2));
+namespace {
+/** The serving context of `mid` at `weights` on `gpu` with `engine` (one model: the serving one). */
+ServingContext serving_context_for(const char* mid, WeightFormat weights, const Gpu& gpu,
+                                   const char* engine = "vllm") {
+  Scenario s = scenario_for(mid, weights);
+  s.engine = engine;
+  return make_serving_context(default_catalog(), s, model_of(mid), gpu, *default_engines().find(engine), "");
 }
+}  // namespace
 
-TEST_CASE("largest batch: weights + reserve + KV for input + output, capped by the engine") {
+TEST_CASE("largest batch: the engine's KV pool over KV for input + output, capped by its admission limit") {
   const Catalog& cat = default_catalog();
   const Model& m = model_of("llama-2-70b");
   const Gpu& g = gpu_of("h200-sxm");
   Scenario s = scenario_for("llama-2-70b", WeightFormat::kFp8);
-  const InferenceContext c = make_inference_context(cat, s, m, g, default_model_constants());
-  const double free_bytes = 143771.0 * kBytesPerMiB - 5e9 - 68.98e9;
-  const double seq = 2.0 * 80 * 8 * 128 * 2048.0;
-  CHECK(max_batch_for(c, Deployment{1, 1, 1}) == static_cast<long long>(std::floor(free_bytes / seq)));
+  s.engine = "vllm";
+  const ServingContext c = make_serving_context(cat, s, m, g, *default_engines().find("vllm"), "");
+  const double pool = kv_pool_bytes_per_gpu(*c.engine, c.capacity_bytes_per_gpu, c.weight_bytes, 1, c.chunk_tokens);
+  // K and V, 80 layers x 8 KV heads x 128, over input + output / 2 tokens (the mean a running
+  // sequence holds), at the KV format the engine stores.
+  const double seq = 2.0 * 80 * 8 * 128 * (1024 + 512.0) * (c.kv == KvFormat::kFp8 ? 1.0 : 2.0);
+  const double room = std::floor(pool / seq);
+  CHECK(max_sequences(c, Parallel{1, 1, false}) == doctest::Approx(std::min(room, c.engine->max_running_requests)));
   // The cap is the scenario's engine's admission limit (its profile's max_running_requests):
   // a tenth of the KV room binds it.
   auto engines = std::make_shared<EngineCatalog>(catalog_engines(cat));
-  Catalog few = cat;
   double* limit = nullptr;
   for (EngineProfile& e : engines->engines) {
     if (e.id == "vllm") limit = &e.max_running_requests;
   }
   REQUIRE(limit != nullptr);
-  *limit = std::floor(free_bytes / seq / 10.0);
-  few.engines = engines;
-  s.engine = ServingEngine::kVllm;
-  const InferenceContext capped = make_inference_context(few, s, m, g, default_model_constants());
-  CHECK(max_batch_for(capped, Deployment{1, 1, 1}) == static_cast<long long>(*limit));
+  *limit = std::floor(room / 10.0);
+  const ServingContext capped = make_serving_context(cat, s, m, g, *engines->find("vllm"), "");
+  CHECK(max_sequences(capped, Parallel{1, 1, false}) == doctest::Approx(*limit));
 }
 
-TEST_CASE("property: more HBM bandwidth never slows decode") {
-  const Catalog& cat = default_catalog();
+TEST_CASE("property: more HBM bandwidth never slows a decode step") {
   for (const char* mid : {"llama-2-70b", "mixtral-8x7b", "deepseek-v3", "llama-3.1-8b", "gpt-oss-120b"}) {
     for (const char* gid : {"h100-sxm", "h200-sxm", "mi300x", "mi355x", "b200"}) {
-      const Model& m = model_of(mid);
       Gpu fast = gpu_of(gid);
-      const Scenario s = scenario_for(mid, WeightFormat::kFp8);
-      const InferenceContext slow_c = make_inference_context(cat, s, m, gpu_of(gid), default_model_constants());
       fast.achieved_hbm_bytes_per_s->value *= 1.5;
-      const InferenceContext fast_c = make_inference_context(cat, s, m, fast, default_model_constants());
+      const ServingContext slow_c = serving_context_for(mid, WeightFormat::kFp8, gpu_of(gid));
+      const ServingContext fast_c = serving_context_for(mid, WeightFormat::kFp8, fast);
       for (double b : {1.0, 8.0, 64.0, 512.0}) {
         for (int tp : {1, 8}) {
-          const Deployment d{tp, tp, 1};
+          const Parallel p{tp, 1, false};
           const std::string model_id = mid, gpu_id = gid;
           CAPTURE(model_id);
           CAPTURE(gpu_id);
-          CHECK(decode_step(fast_c, d, b, 2048).total_s <= decode_step(slow_c, d, b, 2048).total_s);
+          CHECK(step_cost(fast_c, p, b, 1, 2048, true).total_s <= step_cost(slow_c, p, b, 1, 2048, true).total_s);
         }
       }
     }
@@ -226,7 +206,6 @@ TEST_CASE("property: more HBM bandwidth never slows decode") {
 }
 
 TEST_CASE("property: more HBM never fits fewer contexts") {
-  const Catalog& cat = default_catalog();
   for (const char* mid : {"llama-3.1-70b", "mixtral-8x7b", "deepseek-v3", "qwen3-235b-a22b"}) {
     for (const char* gid : {"h100-sxm", "h200-sxm", "mi300x", "mi355x", "b200"}) {
       const Gpu& small = gpu_of(gid);
@@ -251,41 +230,33 @@ TEST_CASE("property: more HBM never fits fewer contexts") {
         CHECK(b.full_contexts >= a.full_contexts);
         CHECK(b.max_context_tokens >= a.max_context_tokens);
       }
-      s.tp = 0;
-      const InferenceContext ca = make_inference_context(cat, s, model_of(mid), small, default_model_constants());
-      const InferenceContext cb = make_inference_context(cat, s, model_of(mid), big, default_model_constants());
+      const ServingContext ca = serving_context_for(mid, WeightFormat::kFp8, small, "sglang");
+      const ServingContext cb = serving_context_for(mid, WeightFormat::kFp8, big, "sglang");
       for (int tp : {1, 2, 4, 8}) {
-        const Deployment d{tp, tp, 1};
-        CHECK(max_batch_for(cb, d) >= max_batch_for(ca, d));
+        const Parallel p{tp, 1, false};
+        CHECK(max_sequences(cb, p) >= max_sequences(ca, p));
       }
     }
   }
 }
 
 TEST_CASE("property: FP4 on a weight-only GPU never computes faster than its FP8 path") {
-  const Catalog& cat = default_catalog();
   for (const char* gid : {"h100-sxm", "h200-sxm", "mi300x", "mi325x"}) {
     for (const char* mid : {"llama-3.1-70b", "mixtral-8x7b", "llama-3.1-8b"}) {
-      const Model& m = model_of(mid);
-      const InferenceContext c8 = make_inference_context(cat, scenario_for(mid, WeightFormat::kFp8), m,
-                                                         gpu_of(gid), default_model_constants());
-      const InferenceContext c4 = make_inference_context(cat, scenario_for(mid, WeightFormat::kFp4), m,
-                                                         gpu_of(gid), default_model_constants());
+      const ServingContext c8 = serving_context_for(mid, WeightFormat::kFp8, gpu_of(gid));
+      const ServingContext c4 = serving_context_for(mid, WeightFormat::kFp4, gpu_of(gid));
       const std::string model_id = mid, gpu_id = gid;
       CAPTURE(model_id);
       CAPTURE(gpu_id);
       CHECK(c4.matmul_flops_per_s <= c8.matmul_flops_per_s);
-      const Deployment d{8, 8, 1};
-      CHECK(prefill_step(c4, d, 8, 4096).compute_s >= prefill_step(c8, d, 8, 4096).compute_s);
-      CHECK(decode_step(c4, d, 256, 4096).compute_s >= decode_step(c8, d, 256, 4096).compute_s);
+      const Parallel p{8, 1, false};
+      CHECK(step_cost(c4, p, 8, 4096, 4096, false).compute_s >= step_cost(c8, p, 8, 4096, 4096, false).compute_s);
+      CHECK(step_cost(c4, p, 256, 1, 4096, true).compute_s >= step_cost(c8, p, 256, 1, 4096, true).compute_s);
     }
   }
   // Where FP4 is native it does compute faster.
-  const Model& m = model_of("llama-3.1-70b");
-  const InferenceContext b8 = make_inference_context(cat, scenario_for("llama-3.1-70b", WeightFormat::kFp8),
-                                                     m, gpu_of("b200"), default_model_constants());
-  const InferenceContext b4 = make_inference_context(cat, scenario_for("llama-3.1-70b", WeightFormat::kFp4),
-                                                     m, gpu_of("b200"), default_model_constants());
+  const ServingContext b8 = serving_context_for("llama-3.1-70b", WeightFormat::kFp8, gpu_of("b200"));
+  const ServingContext b4 = serving_context_for("llama-3.1-70b", WeightFormat::kFp4, gpu_of("b200"));
   CHECK(b4.matmul_flops_per_s > b8.matmul_flops_per_s);
 }
 

@@ -458,7 +458,7 @@ TEST_CASE("serving keys round-trip through the codec") {
   CHECK(s.value().interactivity == doctest::Approx(40));
   CHECK(s.value().ep == 8);
   CHECK(s.value().dpa);
-  CHECK(s.value().engine == ServingEngine::kSglang);
+  CHECK(s.value().engine == "sglang");
   CHECK(s.value().mtp == 2);
   auto again = decode_scenario(encode_scenario(s.value()));
   REQUIRE(again);

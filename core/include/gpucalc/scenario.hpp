@@ -25,10 +25,6 @@ enum class CapacityBasis { kDevice, kMarketed };
 enum class Workload { kInference, kPretrain, kFinetune, kLora, kQlora };
 enum class Recompute { kNone, kSelective, kFull };
 
-/** Serving engine (key `engine`); profiles in data/engines.json. */
-enum class ServingEngine { kAuto, kVllm, kSglang, kTrtllm, kAtom };
-const char* serving_engine_name(ServingEngine e);  // "auto", "vllm", ...
-
 /** Prefill and decode (key `pd`): on the same workers (aggregated, "0"), on separate pools with
  *  the KV moved between them (disaggregated, "1"), or the better of both for the target
  *  ("auto"). */
@@ -83,7 +79,7 @@ struct Scenario {
   double interactivity = 0.0;  // tokens/s per user: operating point on the curve; 0 = none
   int ep = 0;                  // expert-parallel degree inside an instance; 0 = auto
   bool dpa = false;            // data-parallel attention over the instance's GPUs
-  ServingEngine engine = ServingEngine::kAuto;
+  std::string engine = "auto";  // "auto" or an engine id of the catalog (data/engines.json)
   int mtp = 0;                  // speculative (MTP) draft tokens per step; 0 = off
   // Disaggregated prefill/decode (core/src/model/disagg.cpp): the pools' shapes, 0 = chosen.
   PdMode pd = PdMode::kAggregated;

@@ -59,12 +59,10 @@ extern const char* const kFoldKindNames[kFoldKinds];
 constexpr double kFoldUsersMeasured = 32;
 enum FoldKind : std::size_t { kFoldModel = 0, kFoldEngine, kFoldShape, kFoldGpu, kFoldUsers };
 
-/** "amd" for an MI GPU id, else "nvidia". */
-std::string vendor_of_gpu(std::string_view gpu_id);
 
 /** One measured serving point (data/validation-serving.json) against the serving model. */
 struct ServingValidationRow {
-  std::string date, gpu, gpu_id, model, weights, engine, engine_version;
+  std::string date, gpu, gpu_id, vendor, model, weights, engine, engine_version;  // vendor: the catalog GPU's
   int tp = 1, ep = 1, dpa = 0, mtp = 0;
   double isl = 0, osl = 0, concurrency = 0;
   bool newest = false;  // the newest row of its configuration and concurrency (scored)

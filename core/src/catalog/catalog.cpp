@@ -641,7 +641,8 @@ Result<bool> validate_catalog(const Catalog& catalog) {
 const Catalog& default_catalog() {
   static const Catalog catalog = [] {
     auto r = load_default_catalog({});
-    return r ? std::move(r).value() : Catalog{};
+    if (!r) detail::embedded_data_invalid(r.error().field, r.error());
+    return std::move(r).value();
   }();
   return catalog;
 }

@@ -3,8 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "catalog/bounds.hpp"
+#include "catalog/ids.hpp"
 #include "catalog/json_strict.hpp"
-#include "model/serving.hpp"
+#include "catalog/engines.hpp"
 
 namespace gpucalc {
 
@@ -292,20 +293,34 @@ Result<EngineCatalog> parse_engines(std::string_view json_text) {
 }
 
 const EngineCatalog& default_engines() {
-  static const EngineCatalog engines = [] {
-    for (const auto& f : embedded_data_files()) {
-      if (std::string_view(f.name) == "engines.json") {
-        auto r = parse_engines(f.text);
-        if (r) return r.value();
-      }
-    }
-    return EngineCatalog{};
-  }();
+  static const EngineCatalog engines = 
+      detail::parse_embedded("engines.json", [](std::string_view text) { return parse_engines(text); });
   return engines;
 }
 
 const EngineCatalog& catalog_engines(const Catalog& catalog) {
   return catalog.engines ? *catalog.engines : default_engines();
+}
+
+namespace {
+/** " (NVIDIA only)" / " (AMD only)" for an engine of one vendor, else "". */
+std::string vendor_only(const EngineProfile& e) {
+  if (e.on_nvidia && !e.on_amd) return " (NVIDIA only)";
+  if (e.on_amd && !e.on_nvidia) return " (AMD only)";
+  return "";
+}
+}  // namespace
+
+std::vector<std::string> engine_choices(const EngineCatalog& engines) {
+  std::vector<std::string> out{"auto"};
+  for (const EngineProfile& e : engines.engines) out.push_back(e.id);
+  return out;
+}
+
+std::string engine_key_description(const EngineCatalog& engines) {
+  std::vector<std::string> named{"auto"};
+  for (const EngineProfile& e : engines.engines) named.push_back(e.id + vendor_only(e));
+  return "serving engine: " + detail::or_list(named);
 }
 
 Result<const EngineProfile*> select_engine(const EngineCatalog& engines, std::string_view name,
@@ -316,12 +331,12 @@ Result<const EngineProfile*> select_engine(const EngineCatalog& engines, std::st
   const EngineProfile* e = engines.find(id);
   if (e == nullptr) {
     return make_error(ErrorCode::kBadValue, "engine",
-                      "must be auto, vllm, sglang, trtllm or atom, got \"" + std::string(name) + "\"");
+                      "must be " + detail::or_list(engine_choices(engines)) + ", got \"" + std::string(name) + "\"");
   }
   if ((amd && !e->on_amd) || (!amd && !e->on_nvidia)) {
-    return make_error(ErrorCode::kBadValue, "engine",
-                      e->name + " does not run on " + gpu.name + " (" +
-                          (amd ? "trtllm is NVIDIA only" : "atom is AMD only") + ")");
+    std::string only = vendor_only(*e);  // " (NVIDIA only)"
+    if (!only.empty()) only = " (" + e->id + " is" + only.substr(2);
+    return make_error(ErrorCode::kBadValue, "engine", e->name + " does not run on " + gpu.name + only);
   }
   return e;
 }

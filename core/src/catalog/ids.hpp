@@ -1,7 +1,9 @@
 #pragma once
 // Internal: the one rule for catalog ids (models, GPUs, offerings), shared by the catalog
 // parser, the config.json import and the scenario codec.
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpucalc::detail {
 
@@ -30,6 +32,16 @@ inline bool is_valid_model_alias(std::string_view name) {
     if (!ok) return false;
   }
   return true;
+}
+
+/** "a, b or c": the accepted names of a key in words. */
+inline std::string or_list(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += i + 1 == names.size() ? " or " : ", ";
+    out += names[i];
+  }
+  return out;
 }
 
 }  // namespace gpucalc::detail

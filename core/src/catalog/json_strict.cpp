@@ -1,5 +1,7 @@
 #include "catalog/json_strict.hpp"
 
+#include <cstdio>
+#include <cstdlib>
 #include <set>
 #include <vector>
 
@@ -73,6 +75,12 @@ Result<Json> parse_json_strict(std::string_view text, const std::string& source)
                       "appears twice in one object (each key once)");
   }
   return doc;
+}
+
+void embedded_data_invalid(std::string_view file, const Error& error) {
+  std::fprintf(stderr, "gpucalc: built-in data/%.*s is invalid: %s\n", static_cast<int>(file.size()),
+               file.data(), error.to_string().c_str());
+  std::abort();
 }
 
 }  // namespace gpucalc::detail

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "gpucalc/catalog.hpp"
 #include "gpucalc/result.hpp"
 
 namespace gpucalc::detail {
@@ -17,5 +18,23 @@ namespace gpucalc::detail {
  * for a duplicate key.
  */
 Result<nlohmann::json> parse_json_strict(std::string_view text, const std::string& source);
+
+/** A compiled-in data document that is missing or does not parse is a broken build: this
+ *  prints "gpucalc: built-in data/<file> is invalid: <error>" to stderr and aborts, so no
+ *  figure is ever computed from an empty default. */
+[[noreturn]] void embedded_data_invalid(std::string_view file, const Error& error);
+
+/** The compiled-in document `file` read by `parse` (text -> Result<T>); aborts as above when it
+ *  is missing or invalid. */
+template <class Parse>
+auto parse_embedded(std::string_view file, Parse parse) -> decltype(parse(std::string_view()).value()) {
+  for (const auto& f : embedded_data_files()) {
+    if (std::string_view(f.name) != file) continue;
+    auto r = parse(std::string_view(f.text));
+    if (!r) embedded_data_invalid(file, r.error());
+    return std::move(r).value();
+  }
+  embedded_data_invalid(file, Error{ErrorCode::kInvalidCatalog, std::string(file), "is not compiled in", {}});
+}
 
 }  // namespace gpucalc::detail

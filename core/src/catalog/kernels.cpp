@@ -6,7 +6,7 @@
 
 #include "catalog/bounds.hpp"
 #include "catalog/json_strict.hpp"
-#include "model/serving.hpp"
+#include "catalog/kernels.hpp"
 
 namespace gpucalc {
 
@@ -154,15 +154,8 @@ Result<KernelCatalog> parse_kernels(std::string_view json_text) {
 }
 
 const KernelCatalog& default_kernels() {
-  static const KernelCatalog kernels = [] {
-    for (const auto& f : embedded_data_files()) {
-      if (std::string_view(f.name) == "kernels.json") {
-        auto r = parse_kernels(f.text);
-        if (r) return r.value();
-      }
-    }
-    return KernelCatalog{};
-  }();
+  static const KernelCatalog kernels = 
+      detail::parse_embedded("kernels.json", [](std::string_view text) { return parse_kernels(text); });
   return kernels;
 }
 

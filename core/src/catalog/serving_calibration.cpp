@@ -270,8 +270,8 @@ std::shared_ptr<const std::vector<ErrorBand>> band_of(const CalibrationErrors& e
 /** The engine the calibration is for: the scenario's, else the one engine the runs name. */
 Result<std::string> group_engine(const Scenario& s, std::string_view scenario,
                                  const std::vector<BenchRun>& runs, const Gpu& gpu) {
-  if (names_key(scenario, "engine") && s.engine != ServingEngine::kAuto) {
-    return std::string(serving_engine_name(s.engine));
+  if (names_key(scenario, "engine") && s.engine != "auto") {
+    return s.engine;
   }
   std::set<std::string> seen;
   for (const BenchRun& r : runs) {

@@ -440,7 +440,7 @@ std::optional<Error> evaluate_into(const Catalog& catalog, const Model& catalog_
     }
     const EngineProfile* engine = nullptr;
     if (scenario.workload == Workload::kInference) {
-      auto selected = select_engine(catalog_engines(catalog), serving_engine_name(scenario.engine), *gpu, *model);
+      auto selected = select_engine(catalog_engines(catalog), scenario.engine, *gpu, *model);
       if (!selected) return selected.error();
       engine = selected.value();
     }

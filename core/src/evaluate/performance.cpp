@@ -47,10 +47,7 @@ void trace_rates(OfferingResult& r, const Rates& rates, const ModelConstants& k,
         std::string("math in ") + precision_name(rates.math) + "; rates: " + label);
 }
 
-/** The per-step roofline: kept for offerings where no serving layout fits, even
- *  across servers (instances over 8 GPUs go through the serving model). */
-
-/** US$ per million output tokens at the offering's maximum throughput (both step models). */
+/** US$ per million output tokens at the offering's maximum throughput. */
 void set_usd_per_million_tokens(const Scenario& s, bool with_trace, OfferingResult& r) {
   if (r.price_usd_per_month && r.max_throughput_tokens_per_s) {
     r.usd_per_million_tokens =
@@ -64,116 +61,6 @@ void set_usd_per_million_tokens(const Scenario& s, bool with_trace, OfferingResu
              {"utilization", s.utilization}});
     }
   }
-}
-
-void estimate_inference_roofline(const Catalog& catalog, const Scenario& s, const Model& model,
-                                 const Gpu& gpu, const Deployed& offering, bool with_trace,
-                                 OfferingResult& r) {
-  const ModelConstants& k = *catalog.constants;  // evaluate() checked it is there
-  InferenceContext c = make_inference_context(catalog, s, model, gpu, k);
-  // Several servers: instances may span them over the scale-out network (stackable), or each
-  // unit holds its own copies (separate VMs): the best split of one unit, times the units.
-  const Network* network = catalog.scale_out_of(offering.unit);
-  const int unit_gpus = std::max(1, r.gpu_count);
-  if (network != nullptr) c.scale_out = make_scale_out_link(*network, unit_gpus, r.servers);
-  detail::set_rates_provenance(r, c.rates, catalog, gpu);
-  if (!(c.matmul_flops_per_s > 0.0) || !(c.hbm_bytes_per_s > 0.0) || model.hidden_size <= 0) {
-    r.warnings.emplace_back("no_rates");  // the GPU has no usable rate: leave the figures empty
-    return;
-  }
-  if (with_trace) trace_rates(r, c.rates, k, c.rates.label);
-
-  const bool separate_units = network == nullptr && r.servers > 1;
-  auto best = max_throughput(c, separate_units ? unit_gpus : offering.gpu_count, s.tp, LatencyLimits{});
-  if (best && separate_units) {
-    best->tokens_per_s *= r.servers;
-    best->replicas *= r.servers;
-  }
-  if (best) {
-    r.max_throughput_tokens_per_s = best->tokens_per_s;
-    if (with_trace) {
-      trace(r, "max_throughput_tokens_per_s",
-            "replicas x batch x output / (prefill_s(batch) + output x tpot_s(batch)); best over "
-            "instance sizes, batch = min(max_batch_sequences (the engine profile's max_running_requests), free KV bytes per GPU / KV bytes "
-            "per sequence of input + output tokens)",
-            {{"gpus_per_instance", static_cast<double>(best->deployment.gpus)},
-             {"tensor_parallel", static_cast<double>(best->deployment.tensor_parallel)},
-             {"replicas", static_cast<double>(best->replicas)},
-             {"batch_sequences_per_instance", static_cast<double>(best->batch)},
-             {"input_tokens", c.input_tokens},
-             {"output_tokens", c.output_tokens},
-             {"prefill_s", best->prefill_s},
-             {"tpot_s_at_batch", best->tpot_s},
-             {"max_batch_sequences", c.max_batch_sequences}});
-    }
-  } else {
-    r.warnings.emplace_back("no_split_fits_for_throughput");
-  }
-
-  if (r.fit.fits) {
-    const Deployment d = r.fit.deployment;
-    const auto users = static_cast<double>(s.users);
-    const double context = c.input_tokens + c.output_tokens / 2.0;
-    const StepCost dec = decode_step(c, d, users, context);
-    const StepCost pre = prefill_step(c, d, 1.0, c.input_tokens);
-    r.tpot_s = dec.total_s;
-    r.ttft_s = pre.total_s + dec.total_s;
-    const int spanned = servers_spanned(c.scale_out, d.gpus);
-    if (network != nullptr && spanned > 1) {
-      r.scale_out_s = dec.scale_out_s;
-      r.scale_out_strategy = model.is_moe() ? "expert_parallel" : "pipeline";
-      if (with_trace) {
-        trace(r, "scale_out_s",
-              model.is_moe()
-                  ? "expert parallel across servers: moe_layers x 2 (dispatch, combine) x (latency + users / servers x experts_active x (servers - 1) / servers x hidden x 2 B / gpus_per_server / bandwidth_per_gpu)"
-                  : "pipeline across servers: (servers - 1) x (latency + users x hidden x 2 B / tensor_parallel / bandwidth_per_gpu)",
-              {{"servers_spanned", static_cast<double>(spanned)},
-               {"users", users},
-               {"hidden_size", static_cast<double>(model.hidden_size)},
-               {"tensor_parallel", static_cast<double>(d.tensor_parallel)},
-               {"bandwidth_per_gpu_bytes_per_s", c.scale_out.bytes_per_s_per_gpu},
-               {"latency_s", c.scale_out.latency_s}},
-              "included in tpot_s and ttft_s (network " + r.scale_out_network + ")");
-      }
-    }
-    r.decode_tokens_per_s_per_user = 1.0 / dec.total_s;
-    if (users > c.max_batch_sequences) {
-      r.warnings.emplace_back("users_exceed_engine_batch");
-    }
-    if (with_trace) {
-      trace(r, "tpot_s",
-            "tpot_s = max(flops_per_gpu / matmul_rate, bytes_per_gpu / hbm_rate) + allreduce_s + "
-            "step_overhead_s; flops = users x (2 x active params + attention over the context) / "
-            "gpus; bytes = weights touched / gpus + users x KV bytes per sequence per GPU",
-            {{"users", users},
-             {"context_tokens_mean", context},
-             {"gpus_per_instance", static_cast<double>(d.gpus)},
-             {"flops_per_gpu", dec.flops_per_gpu},
-             {"bytes_per_gpu", dec.bytes_per_gpu},
-             {"matmul_rate_flops_per_s", c.matmul_flops_per_s},
-             {"hbm_rate_bytes_per_s", c.hbm_bytes_per_s},
-             {"compute_s", dec.compute_s},
-             {"memory_s", dec.memory_s},
-             {"allreduce_s", dec.comm_s},
-             {"step_overhead_s", dec.overhead_s}},
-            "context is input + output / 2, the mean over the generation");
-      trace(r, "ttft_s",
-            "ttft_s = prefill_s(one prompt) + tpot_s; prefill flops = input x (2 x active params) "
-            "+ causal attention, bytes = weights once",
-            {{"input_tokens", c.input_tokens},
-             {"prefill_flops_per_gpu", pre.flops_per_gpu},
-             {"prefill_compute_s", pre.compute_s},
-             {"prefill_memory_s", pre.memory_s},
-             {"prefill_allreduce_s", pre.comm_s},
-             {"tpot_s", dec.total_s}});
-      trace(r, "decode_tokens_per_s_per_user", "decode_tokens_per_s_per_user = 1 / tpot_s",
-            {{"tpot_s", dec.total_s}});
-    }
-  } else {
-    r.warnings.emplace_back("latency_needs_fit");
-  }
-
-  set_usd_per_million_tokens(s, with_trace, r);
 }
 
 /** A projected part was never measured: its band says so (no points, no percentiles) instead of
@@ -424,7 +311,7 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
                         const Gpu& gpu, const Deployed& offering, bool with_trace, bool with_curve,
                         const EngineProfile* selected, OfferingResult& r) {
   if (selected == nullptr) {
-    auto engine = select_engine(catalog_engines(catalog), serving_engine_name(s.engine), gpu, model);
+    auto engine = select_engine(catalog_engines(catalog), s.engine, gpu, model);
     if (!engine) {  // evaluate() rejects this before; keep the figures empty if it slips through
       r.warnings.emplace_back("engine_unavailable");
       return;
@@ -458,9 +345,11 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
   std::vector<Parallel> layouts = legal_layouts(c, offering.gpu_count, instance, s.ep, s.dpa ? 1 : 0);
   if (layouts.empty()) layouts = legal_layouts(c, offering.gpu_count, s.tp, s.ep, s.dpa ? 1 : 0);
   if (layouts.empty()) {
-    // Nothing fits even across the offering's servers (e.g. separate VMs without a network,
-    // or a model larger than every unit): the roofline reports why.
-    estimate_inference_roofline(catalog, s, model, gpu, offering, with_trace, r);
+    // Nothing fits even across the offering's servers (separate VMs without a network, or a
+    // model larger than every unit): no figure; the warnings say why (the fit says by how much).
+    if (with_trace) trace_rates(r, c.rates, *c.constants, rates_label(c.rates, catalog, gpu));
+    r.warnings.emplace_back("no_split_fits_for_throughput");
+    r.warnings.emplace_back("latency_needs_fit");
     return;
   }
   if (with_trace) trace_rates(r, c.rates, *c.constants, rates_label(c.rates, catalog, gpu));

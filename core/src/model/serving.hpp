@@ -9,8 +9,9 @@
  * tokens/s per user and tokens/s per GPU.
  *
  * One file per operation under core/src/model/: gemm.cpp, attention.cpp, moe.cpp,
- * communication.cpp, engines.cpp (data/engines.json), kernels.cpp (data/kernels.json),
- * serving.cpp (the step and the closed loop). Constants: data/performance.json.
+ * communication.cpp, serving.cpp (the step and the closed loop). Constants: data/performance.json.
+ * The engine profiles and kernel tables the step reads are catalog data (catalog/engines.hpp,
+ * catalog/kernels.hpp).
  */
 #include <array>
 #include <memory>
@@ -22,133 +23,11 @@
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/result.hpp"
 #include "gpucalc/scenario.hpp"
+#include "catalog/engines.hpp"
+#include "catalog/kernels.hpp"
 #include "model/throughput.hpp"
 
 namespace gpucalc {
-
-// ---------------------------------------------------------------- engines (engines.cpp)
-
-/** How an engine sizes its KV pool (engines.md section 1). */
-enum class KvRule {
-  kUtilization,  // vLLM, ATOM: capacity x fraction - weights - activations
-  kReserved,     // SGLang: capacity - reserved(chunk, tp, graphs) - weights
-  kFreeFraction  // TensorRT-LLM: fraction x (capacity - weights - buffers)
-};
-
-/** An older engine version that ran measurably slower on some GPU families. */
-struct EngineVersionDelta {
-  std::string version;
-  std::vector<std::string> arch_targets;  // "gfx942"
-  double extra_layer_latency_s = 0.0;
-  int mixes_prefill = -1;  // -1 = as the profile; 0 / 1 = this version's scheduling
-};
-
-struct EngineProfile {
-  std::string id, name, version;
-  bool on_nvidia = false, on_amd = false;
-  std::vector<std::string> allreduce_impls;  // preference order in data/kernels.json
-  bool mixes_prefill = false;                // prefill chunks join decode steps
-  double chunk_tokens = 8192;                // prefill tokens per step
-  double chunk_tokens_large_gpu = 8192;      // on GPUs with >= large_gpu_gb of HBM
-  double large_gpu_gb = 160;
-  double max_running_requests = 1024;
-  double graph_max_batch = 512;
-  KvRule kv_rule = KvRule::kUtilization;
-  double kv_fraction = 0.9;         // kUtilization / kFreeFraction
-  double reserved_base_mb = 512;    // kReserved: SGLang's reserved_mem terms
-  double reserved_per_chunk_token_mb = 1.5;
-  double reserved_per_tp_mb = 128;
-  double reserved_per_graph_bs_mb = 2;
-  double reserved_floor_mb = 10240;  // when capacity > 60 GB
-  KvFormat kv_cache = KvFormat::kBf16;  // kv_cache_dtype "auto" on the served checkpoints
-  double step_overhead_s = 0.0;
-  double per_sequence_overhead_s = 0.0;
-  double request_overhead_nvidia_s = 0.0;  // client-seen TTFT floor (HTTP, tokenizer, scheduling)
-  double request_overhead_amd_s = 0.0;
-  std::vector<std::pair<std::string, double>> extra_layer_latency_s;  // by arch target
-  std::vector<EngineVersionDelta> older_versions;
-};
-
-struct EngineCatalog {
-  std::vector<EngineProfile> engines;
-  std::string auto_moe = "sglang", auto_dense = "vllm";
-  const EngineProfile* find(std::string_view id) const;
-};
-
-/** Parses data/engines.json ("gpucalc-engines/1"). */
-constexpr std::string_view kEnginesSchema = "gpucalc-engines/1";
-Result<EngineCatalog> parse_engines(std::string_view json_text);
-/** An engine constant by path "<engine id>.<field>": request_overhead_s.nvidia / .amd,
- *  step_overhead_s, per_sequence_overhead_s, extra_layer_latency_s.<arch target>,
- *  older_versions.<version> (its extra layer latency); nullptr when the path names none. For
- *  the validation's re-setting of the constants set against the serving table. */
-double* engine_constant(EngineCatalog& engines, std::string_view path);
-
-/** The catalog's engine profiles (a --catalog engines document replaces the built-in ones). */
-const EngineCatalog& catalog_engines(const Catalog& catalog);
-/** The engines compiled in from data/engines.json (empty if absent or invalid). */
-const EngineCatalog& default_engines();
-
-/** The engine for `name` ("auto", "vllm", "sglang", "trtllm", "atom") on `gpu`: auto picks the
- *  catalog's choice for MoE or dense models; an engine that does not run on the GPU's vendor
- *  is an error naming the key `engine`. */
-Result<const EngineProfile*> select_engine(const EngineCatalog& engines, std::string_view name,
-                                           const Gpu& gpu, const Model& model);
-
-// ---------------------------------------------------------------- kernels (kernels.cpp)
-
-/** A measured curve y(x), x ascending, at most kMaxCurvePoints points (no allocation: the
- *  step model copies it per evaluation); interpolated log-linearly in x. */
-constexpr int kMaxCurvePoints = 16;
-struct Curve {
-  int n = 0;
-  std::array<double, kMaxCurvePoints> x{}, y{};
-  bool empty() const { return n == 0; }
-  bool push(double xv, double yv) {
-    if (n >= kMaxCurvePoints) return false;
-    x[static_cast<std::size_t>(n)] = xv;
-    y[static_cast<std::size_t>(n)] = yv;
-    ++n;
-    return true;
-  }
-  double front_x() const { return x[0]; }
-  double back_x() const { return x[static_cast<std::size_t>(n - 1)]; }
-};
-/** y at x: log-linear between points, the first y below, the last point's y / x slope above. */
-double curve_at(const Curve& c, double x);
-
-/** An all-reduce implementation's measured curve: bytes per GPU -> seconds. */
-struct NamedCurve {
-  std::array<char, 24> name{};  // "sglang", "vllm", "trtllm", "nccl", "custom", "calibrated"
-  Curve curve;
-  int gpus = 0;  // GPUs the all-reduce was measured over
-  std::string_view id() const { return std::string_view(name.data()); }
-};
-constexpr int kMaxAllreduceImpls = 6;
-
-struct GpuKernels {
-  double gemm_latency_s = 0.0;  // fixed cost of one small-M GEMM kernel
-  int allreduce_count = 0;
-  std::array<NamedCurve, kMaxAllreduceImpls> allreduce{};
-  Curve alltoall_dispatch, alltoall_combine;             // tokens per GPU -> seconds
-  double small_kernel_latency_s = 0.0;  // 0: data/performance.json's constant
-  bool calibrated = false;              // some figure comes from a calibration record
-};
-
-struct KernelCatalog {
-  std::vector<std::pair<std::string, GpuKernels>> gpus;
-  const GpuKernels* find(std::string_view gpu_id) const;
-};
-
-constexpr std::string_view kKernelsSchema = "gpucalc-kernels/1";
-Result<KernelCatalog> parse_kernels(std::string_view json_text);
-/** The catalog's kernel tables (a --catalog kernels document replaces the built-in ones). */
-const KernelCatalog& catalog_kernels(const Catalog& catalog);
-const KernelCatalog& default_kernels();
-
-/** The kernels of `gpu`: data/kernels.json, replaced by a calibration record's serving fields
- *  (gemm_small latency fit, allreduce curve, graph launch latency) where it carries them. */
-GpuKernels resolve_kernels(const Catalog& catalog, const KernelCatalog& kernels, const Gpu& gpu);
 
 // ---------------------------------------------------------------- operations
 

@@ -1,14 +1,10 @@
 #pragma once
 /**
- * The throughput and training model behind estimate_performance(), exposed for the
- * validation table, the tests and the benchmark.
- *
- * Inference is a per-step roofline: a step takes max(FLOPs / matmul rate, bytes / HBM rate)
- * plus tensor-parallel all-reduce time and a fixed per-step overhead. Training is a sum of
- * compute and memory-traffic time per token (GEMMs and element-wise kernels do not overlap)
- * plus communication. Rates: achieved figures per GPU and precision (calibration record, else
- * data/gpus.json "achieved", else datasheet peak) times the global fractions of
- * data/performance.json.
+ * What the inference and training models share: the math precision a weight format runs at,
+ * the achieved rates per GPU and precision (calibration record, else data/gpus.json
+ * "achieved", else datasheet peak, times the global fractions of data/performance.json), the
+ * parameter split of a model, and the run and token prices. Inference is the serving step
+ * model (model/serving.hpp); training is model/training.hpp.
  */
 #include <optional>
 #include <string>
@@ -76,84 +72,6 @@ struct ParamSplit {
   double attention_flops_per_layer_ctx_token = 0.0;  // per query token per context token
 };
 ParamSplit split_params(const Model& model);
-
-/** Cost of one step on one GPU of an instance. */
-struct StepCost {
-  double flops_per_gpu = 0.0;
-  double bytes_per_gpu = 0.0;
-  double compute_s = 0.0;
-  double memory_s = 0.0;
-  double comm_s = 0.0;        // all-reduce inside the server + scale_out_s
-  double scale_out_s = 0.0;   // of comm_s: across servers (core/src/model/scale_out.cpp)
-  double overhead_s = 0.0;
-  double total_s = 0.0;  // max(compute, memory) + comm + overhead
-};
-
-/** Everything a step needs, computed once per (scenario, offering). */
-struct InferenceContext {
-  const Model* model = nullptr;
-  const Gpu* gpu = nullptr;
-  KvFormat kv = KvFormat::kFp8;
-  double weight_bytes = 0.0;  // whole model
-  double capacity_bytes_per_gpu = 0.0;
-  double reserve_bytes_per_gpu = 0.0;
-  double input_tokens = 0.0;
-  double output_tokens = 0.0;
-  ParamSplit split;
-  Rates rates;
-  ModelConstants constants;
-  double matmul_flops_per_s = 0.0;  // rates x matmul_fraction
-  double hbm_bytes_per_s = 0.0;     // rates x hbm_fraction
-  ScaleOutLink scale_out;           // servers > 1: instances wider than one server cross it
-  double max_batch_sequences = 0.0;  // the engine's admission limit (max_running_requests)
-};
-
-InferenceContext make_inference_context(const Catalog& catalog, const Scenario& scenario,
-                                        const Model& model, const Gpu& gpu,
-                                        const ModelConstants& constants);
-
-/** One decode step for `batch` sequences at `context_tokens` each on an instance `d`. */
-StepCost decode_step(const InferenceContext& c, const Deployment& d, double batch,
-                     double context_tokens);
-/** Prefill of `batch` prompts of `input_tokens` each on an instance `d`. */
-StepCost prefill_step(const InferenceContext& c, const Deployment& d, double batch,
-                      double input_tokens);
-
-/** Latency limits for the batch search (MLPerf Server: TTFT 2 s, TPOT 200 ms). */
-struct LatencyLimits {
-  double ttft_s = 0.0;  // 0 = none
-  double tpot_s = 0.0;
-};
-
-/** An operating point of the offering: replicas x instance, batch per instance. */
-struct InferencePoint {
-  Deployment deployment;
-  int replicas = 0;
-  long long batch = 0;             // sequences per instance
-  double tokens_per_s = 0.0;       // output tokens, whole offering
-  double tpot_s = 0.0;             // decode step at this batch
-  double ttft_s = 0.0;             // prefill of one prompt plus one decode step
-  double prefill_s = 0.0;          // prefill of the whole batch
-};
-
-/** Output tokens/s of `replicas` instances each running `batch` sequences: batch x output /
- *  (prefill(batch) + output x decode step at context input + output / 2). */
-InferencePoint operating_point(const InferenceContext& c, const Deployment& d, int replicas,
-                               long long batch);
-
-/** Largest batch per instance that holds weights + reserve + KV for input + output tokens,
- *  capped by the engine's admission limit (max_batch_sequences: its profile's
- *  max_running_requests). 0 when nothing fits. */
-long long max_batch_for(const InferenceContext& c, const Deployment& d);
-
-/**
- * Maximum throughput of an offering of `gpu_count` GPUs: best split into replicas x instance
- * size (`fixed_gpus_per_instance` > 0 forces one), each at the largest batch that fits (and
- * meets `limits`). Empty when no split fits.
- */
-std::optional<InferencePoint> max_throughput(const InferenceContext& c, int gpu_count,
-                                             int fixed_gpus_per_instance,
-                                             const LatencyLimits& limits);
 
 /** Cost inputs of seed 000's formula, besides compute. */
 struct RunCostInputs {

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "gpucalc/units.hpp"
+#include "catalog/engines.hpp"
 #include "catalog/ids.hpp"
 #include "output/json_writer.hpp"
 #include "scenario/scenario_inputs.hpp"
@@ -26,16 +27,6 @@ const char* workload_name(Workload w) {
     case Workload::kQlora: return "qlora";
   }
   return "inference";
-}
-const char* serving_engine_name(ServingEngine e) {
-  switch (e) {
-    case ServingEngine::kAuto: return "auto";
-    case ServingEngine::kVllm: return "vllm";
-    case ServingEngine::kSglang: return "sglang";
-    case ServingEngine::kTrtllm: return "trtllm";
-    case ServingEngine::kAtom: return "atom";
-  }
-  return "auto";
 }
 const char* pd_mode_name(PdMode m) {
   switch (m) {
@@ -229,14 +220,7 @@ std::optional<Error> parse_bool(const std::string& key, const std::string& v, bo
   return std::nullopt;
 }
 
-std::string or_list(const std::vector<std::string>& names) {
-  std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) out += i + 1 == names.size() ? " or " : ", ";
-    out += names[i];
-  }
-  return out;
-}
+using detail::or_list;
 
 // ---------------------------------------------------------------------------------------------
 // The schema: one Row per key. A row is made by one of the helpers below from a Scenario
@@ -363,14 +347,6 @@ struct Choices<Recompute> {
 };
 
 template <>
-struct Choices<ServingEngine> {
-  static constexpr ServingEngine kAll[] = {ServingEngine::kAuto, ServingEngine::kVllm,
-                                           ServingEngine::kSglang, ServingEngine::kTrtllm,
-                                           ServingEngine::kAtom};
-  static const char* name(ServingEngine v) { return serving_engine_name(v); }
-};
-
-template <>
 struct Choices<PdMode> {
   static constexpr PdMode kAll[] = {PdMode::kAggregated, PdMode::kDisaggregated, PdMode::kAuto};
   static const char* name(PdMode v) { return pd_mode_name(v); }
@@ -412,6 +388,27 @@ Row id(const char* key, const char* description, bool fit_key = false) {
   };
   r.text = [](const Scenario& s, std::string& out) { out += s.*M; };
   r.echo = [](const Scenario& s, JsonWriter& w) { w.value(s.*M); };
+  return r;
+}
+
+/** The serving engine: "auto" or an engine id. The choices (what --keys lists and the page
+ *  offers) are the built-in engines of data/engines.json; a --catalog engines document may add
+ *  others, so any id decodes here and evaluate checks it against the catalog's engines, as it
+ *  does `model`. Adding an engine is data (and its display names in web/i18n) only. */
+Row engine_row() {
+  static const std::string description = engine_key_description(default_engines());
+  Row r = make_row("engine", KeyKind::kChoice, description.c_str(), false);
+  r.is_default = member_is_default<&Scenario::engine>;
+  r.info.choices = engine_choices(default_engines());
+  r.set = [](const ScenarioKey& k, const std::string& v, Scenario& s) -> std::optional<Error> {
+    if (v != "auto" && !detail::is_valid_id(v)) {
+      return bad(k.key, "must be " + or_list(k.choices) + " or another engine id of the catalog, got \"" + v + "\"");
+    }
+    s.engine = v;
+    return std::nullopt;
+  };
+  r.text = [](const Scenario& s, std::string& out) { out += s.engine; };
+  r.echo = [](const Scenario& s, JsonWriter& w) { w.value(s.engine); };
   return r;
 }
 
@@ -712,7 +709,7 @@ const std::vector<Row>& rows() {
         number<&Scenario::interactivity>("interactivity", 0, 100000, false, "tokens/s per user: the curve's operating point at it; 0 = none"),
         integer<&Scenario::ep>("ep", 0, 1024, "expert-parallel degree inside an instance (MoE only); 0 = auto"),
         boolean<&Scenario::dpa>("dpa", "1 = data-parallel attention over the instance's GPUs (MoE only)"),
-        choice<&Scenario::engine>("engine", "serving engine: auto, vllm, sglang, trtllm (NVIDIA only) or atom (AMD only)"),
+        engine_row(),
         integer<&Scenario::mtp>("mtp", 0, 16, "speculative (MTP) draft tokens per decode step; 0 = off"),
         choice<&Scenario::pd>("pd", "prefill and decode: 0 = on the same workers, 1 = disaggregated (separate pools, KV moved between them), auto = the better for the target"),
         integer<&Scenario::prefill_workers>("prefill_workers", 0, 1024, "disaggregated: prefill workers; 0 = chosen"),

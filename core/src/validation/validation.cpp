@@ -95,7 +95,7 @@ Result<ValidationRow> run_entry(const Catalog& catalog, const Json& e, const std
     const std::string version = str_or(e, "engine_version");
     Catalog at_version;
     if (!version.empty()) {
-      auto profile = select_engine(catalog_engines(catalog), serving_engine_name(s.engine), *gpu, *model);
+      auto profile = select_engine(catalog_engines(catalog), s.engine, *gpu, *model);
       if (!profile) {
         Error err = profile.error();
         err.field = path + ".scenario." + err.field;
@@ -290,7 +290,7 @@ struct Calibration {
     if (!model.empty() && r.model != model) return false;
     if (!engine.empty() && r.engine != engine) return false;
     if (!version.empty() && r.engine_version.find(version) == std::string::npos) return false;
-    if (!vendor.empty() && vendor_of_gpu(r.gpu) != vendor) return false;
+    if (!vendor.empty() && r.vendor != vendor) return false;
     if (!gpus.empty() && std::find(gpus.begin(), gpus.end(), r.gpu) == gpus.end()) return false;
     return r.concurrency >= users_min && r.concurrency <= users_max;
   }
@@ -504,10 +504,6 @@ Mape mape_of_figures(const std::string& name, const std::vector<const ServingVal
 
 const char* const kFoldKindNames[kFoldKinds] = {"model", "engine", "shape", "gpu", "users"};
 
-std::string vendor_of_gpu(std::string_view gpu_id) {
-  return gpu_id.substr(0, 2) == "mi" ? "amd" : "nvidia";
-}
-
 namespace {
 
 /** Reads row `e` of the serving table, predicts it and appends it (and how it was set up). */
@@ -554,6 +550,7 @@ std::optional<Error> read_serving_row(const Json& e, const std::string& path, co
     return make_error(ErrorCode::kUnknownId, path, "names an unknown GPU, model or weights");
   }
   r.gpu_id = gpu->id;
+  r.vendor = gpu->vendor;
   auto engine = select_engine(engines, r.engine, *gpu, *model);
   if (!engine) {
     Error err = engine.error();
@@ -571,10 +568,7 @@ std::optional<Error> read_serving_row(const Json& e, const std::string& path, co
   s.ep = r.ep;
   s.dpa = r.dpa == 1;
   s.mtp = r.mtp;
-  for (ServingEngine id : {ServingEngine::kVllm, ServingEngine::kSglang, ServingEngine::kTrtllm,
-                           ServingEngine::kAtom}) {
-    if (r.engine == serving_engine_name(id)) s.engine = id;
-  }
+  if (engines.find(r.engine) != nullptr) s.engine = r.engine;
   s.users = static_cast<long long>(r.concurrency) * (off->gpu_count / r.tp);
   s.compare = {off->id};
   s.context_tokens = s.input_tokens + s.output_tokens;
@@ -619,7 +613,7 @@ void score_newest(ServingValidationReport& report) {
     by_group["model " + r.model].push_back(&r);
     by_group["engine " + r.engine].push_back(&r);
     by_group["weights " + r.weights].push_back(&r);
-    by_group["vendor " + vendor_of_gpu(r.gpu_id)].push_back(&r);
+    by_group["vendor " + r.vendor].push_back(&r);
     by_group[std::string("users ") + users_regime(r.concurrency)].push_back(&r);
   }
   for (const auto& [gpu, rows] : by_gpu) report.per_gpu.push_back(mape_of(gpu, rows));
@@ -916,7 +910,7 @@ std::vector<ErrorBand> error_band_for(const ServingValidationReport& report,
       std::vector<double> errors;
       for (const auto& r : report.rows) {
         if (!r.newest) continue;
-        if (l.use_vendor && vendor_of_gpu(r.gpu_id) != vendor) continue;
+        if (l.use_vendor && r.vendor != vendor) continue;
         if (l.use_weights && r.weights != weights) continue;
         if (l.use_regime && users_regime(r.concurrency) != regime) continue;
         const double e = fold_error(r, kFoldShape, mi);
@@ -974,7 +968,7 @@ MeasuredSet measured_set(const ServingValidationReport& report) {
       if (model != r.model) continue;
       for (const auto& id : ids) add(s.models, id);
     }
-    add(s.engines, r.engine + "@" + vendor_of_gpu(r.gpu_id));
+    add(s.engines, r.engine + "@" + r.vendor);
     add(s.gpus, r.gpu_id);
     s.users_max = std::max(s.users_max, r.concurrency);
     if (r.measured_interactivity > 0.0 && r.measured_throughput_per_gpu > 0.0) {
@@ -1005,7 +999,7 @@ std::array<FoldFigures, kFoldKinds> band_coverage(const ServingValidationReport&
         const double e = fold_error(r, kind, m);
         if (e < 0.0) continue;
         const auto weights = parse_weight_format(r.weights);
-        const std::size_t v = vendor_of_gpu(r.gpu_id) == "amd" ? 0 : 1;
+        const std::size_t v = r.vendor == "amd" ? 0 : 1;
         const std::size_t f = std::min(kErrorBandFormats - 1, static_cast<std::size_t>(weights ? *weights : WeightFormat::kFp8));
         const std::size_t g = r.concurrency <= 8 ? 0 : r.concurrency <= 32 ? 1 : 2;
         const auto& bands = table.widened[v][f][g][flags];

@@ -450,3 +450,13 @@ test('finding 12: an hourly-billed offering and a monthly plan are compared like
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('finding 12: no link opens raw Markdown (the page, the embed, the summary embed)', async () => {
+  for (const url of ['', '?embed=1', '?embed=1&view=summary']) {
+    const { page, problems } = await openPage(`${suite.calc.url}${url}`);
+    const md = await page.evaluate(() => [...document.querySelectorAll('a[href]')].map((a) => a.href).filter((h) => /\.md(\b|$)/i.test(new URL(h).pathname)));
+    assert.deepEqual(md, [], url || 'main');
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
+});

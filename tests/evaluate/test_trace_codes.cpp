@@ -1,6 +1,9 @@
 // Trace codes: every traced figure names its formula and its note's parts by id, so the page can
 // word them in its own language; one id is one formula.
+#include <fstream>
 #include <map>
+#include <set>
+#include <sstream>
 #include <string>
 
 #include "test_support.hpp"
@@ -21,6 +24,7 @@ TEST_CASE("trace: every entry has a formula id, one id per formula, and a note i
   };
   std::map<std::string, std::string> formula_of;  // id -> formula text
   std::map<std::string, std::string> id_of;       // formula text -> id
+  std::set<std::string> note_ids;
   int entries = 0;
   for (const char* text : scenarios) {
     CAPTURE(text);
@@ -33,6 +37,11 @@ TEST_CASE("trace: every entry has a formula id, one id per formula, and a note i
         REQUIRE_FALSE(e.formula_id.empty());
         CHECK(e.note_id.empty() == e.note.empty());
         CHECK(e.note_id.rfind("note_", 0) != 0);  // every note has a code of its own
+        for (std::size_t at = 0; !e.note_id.empty() && at != std::string::npos;) {
+          const std::size_t plus = e.note_id.find('+', at);
+          note_ids.insert(e.note_id.substr(at, plus == std::string::npos ? plus : plus - at));
+          at = plus == std::string::npos ? plus : plus + 1;
+        }
         const auto [f, new_id] = formula_of.emplace(e.formula_id, e.formula);
         CHECK_MESSAGE(f->second == e.formula, e.formula_id << " names two formulas");
         const auto [g, new_text] = id_of.emplace(e.formula, e.formula_id);
@@ -41,6 +50,16 @@ TEST_CASE("trace: every entry has a formula id, one id per formula, and a note i
     }
   }
   CHECK(entries > 200);
+  // The page words each id in English and Chinese (web/i18n/formula/<lang>.json).
+  for (const char* lang : {"en", "zh"}) {
+    std::ifstream in(std::string(GPUCALC_SOURCE_DIR) + "/web/i18n/formula/" + lang + ".json");
+    REQUIRE(in.good());
+    std::stringstream text;
+    text << in.rdbuf();
+    const auto words = nlohmann::json::parse(text.str());
+    for (const auto& [id, formula] : formula_of) CHECK_MESSAGE(words.contains("ff_" + id), lang << ": ff_" << id);
+    for (const auto& id : note_ids) CHECK_MESSAGE(words.contains("fn_" + id), lang << ": fn_" << id);
+  }
   // The variants are told apart: each attention kind's KV formula, the engine pool's fit.
   for (const char* id : {"kv_bytes_per_token_gqa", "kv_bytes_per_token_mla", "kv_bytes_per_token_mla_dsa",
                          "kv_bytes_per_token_compressed", "gpus_needed_engine_pool", "capacity_bytes_per_gpu_marketed",

@@ -41,17 +41,8 @@ std::string formula_id(const TraceEntry& e, const Model& m, const Gpu& gpu, cons
   if (f.rfind("layer_group_", 0) == 0 && f != "layer_group_linear" && f != "layer_group_sliding") {
     return "layer_group_full";
   }
-  // The per-step roofline (no serving layout fits) and the serving model word these differently.
-  if (f == "tpot_s" && has_input(e, "context_tokens_mean")) return "tpot_s_roofline";
-  if (f == "ttft_s" && has_input(e, "prefill_flops_per_gpu")) return "ttft_s_roofline";
-  if (f == "max_throughput_tokens_per_s" && has_input(e, "batch_sequences_per_instance")) {
-    return "max_throughput_tokens_per_s_roofline";
-  }
   if (f == "tpot_s" || f == "max_throughput_step") return "step_s";
-  if (f == "scale_out_s") {
-    const std::string kind = m.is_moe() ? "_expert_parallel" : "_pipeline";
-    return f + kind + (has_input(e, "running_per_instance") ? "" : "_roofline");
-  }
+  if (f == "scale_out_s") return f + (m.is_moe() ? "_expert_parallel" : "_pipeline");
   return f;
 }
 
@@ -78,9 +69,7 @@ std::string note_id(const TraceEntry& e, const Model& m, const Scenario& s, cons
   } else if (f == "scale_out_s") {
     add_note(ids, "scale_out_included");
   } else if (f == "tpot_s" || f == "max_throughput_step") {
-    add_note(ids, has_input(e, "context_tokens_mean") ? "context_mean"
-                  : f == "tpot_s"                     ? "decode_step_at_users"
-                                                      : "decode_step_at_best");
+    add_note(ids, f == "tpot_s" ? "decode_step_at_users" : "decode_step_at_best");
   } else if (f == "ttft_s") {
     add_note(ids, "engine_used");
   } else if (f == "run_cost_usd") {

@@ -420,3 +420,38 @@ TEST_CASE("performance constants parse with sources and reject bad values") {
   REQUIRE_FALSE(limit);
   CHECK(limit.error().field.find("max_batch_sequences") != std::string::npos);
 }
+
+TEST_CASE("decode step of Llama 2 70B on one H200, by hand (the serving step's weights, FLOPs and KV)") {
+  const Gpu& g = gpu_of("h200-sxm");
+  const ServingContext c = serving_context_for("llama-2-70b", WeightFormat::kFp8, g);
+  // Per layer: Q and O (8192 x 8192 each), K and V (8192 x 8 KV heads x 128 each); the SwiGLU
+  // FFN (3 x 8192 x 28672); the LM head (32000 x 8192) once: 68.71 B of the stated 68.98 B.
+  // A decode step streams every stated parameter once (the rest, the embedding table, with
+  // the layers), FP8 weights at one byte each.
+  const double attention = 2.0 * 8192 * 8192 + 2.0 * 8192 * 8 * 128;
+  const double ffn = 3.0 * 8192 * 28672;
+  const double head = 32000.0 * 8192;
+  const double params = 80 * (attention + ffn) + head;
+  CHECK(params == doctest::Approx(68.71e9).epsilon(0.001));
+  const double stated = 68.98e9;
+  const double batch = 16, ctx = 1000;
+  const StepBreakdown st = step_cost(c, Parallel{1, 1, false}, batch, 1, ctx, true);
+  CHECK(st.weight_bytes_per_gpu == doctest::Approx(stated * 1.0));
+  // KV read: K and V of 80 layers x 8 heads x 128 per token of context, per sequence.
+  const double kv_value_bytes = c.kv == KvFormat::kFp8 ? 1.0 : 2.0;
+  CHECK(st.kv_bytes_per_gpu == doctest::Approx(batch * ctx * 2.0 * 80 * 8 * 128 * kv_value_bytes));
+  // GEMM FLOPs, 2 per weight per token, plus attention (QK^T and PV over the context).
+  CHECK(st.flops_per_gpu >= 2.0 * batch * params);
+  CHECK(st.flops_per_gpu == doctest::Approx(2.0 * batch * params + batch * 80 * 4.0 * 64 * 128 * ctx).epsilon(0.01));
+  CHECK(st.total_s == doctest::Approx(st.gemm_latency_s + st.weights_s + st.experts_s + st.compute_s +
+                                      st.attention_s + st.small_kernels_s + st.allreduce_s + st.alltoall_s +
+                                      st.scale_out_s + st.engine_s));
+  CHECK(st.allreduce_s == 0.0);
+
+  // TP 2 over NVLink: weights, FLOPs and KV heads split two ways, and two all-reduces a layer.
+  const StepBreakdown st2 = step_cost(c, Parallel{2, 1, false}, batch, 1, ctx, true);
+  CHECK(st2.weight_bytes_per_gpu == doctest::Approx(stated / 2));
+  CHECK(st2.kv_bytes_per_gpu == doctest::Approx(st.kv_bytes_per_gpu / 2));
+  CHECK(st2.flops_per_gpu == doctest::Approx(st.flops_per_gpu / 2).epsilon(0.01));
+  CHECK(st2.allreduce_s > 0.0);
+}

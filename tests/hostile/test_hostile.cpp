@@ -479,21 +479,21 @@ TEST_CASE("engine figures beyond physics are refused with their path") {
     const char* field;    // after "hostile.json: engines.json.engines"
   };
   const Case cases[] = {
-      {"a request overhead of 1e308 s (a 309-digit TTFT)", "/engines/0/request_overhead_s/nvidia", 1e308,
-       "[0].request_overhead_s.nvidia"},
-      {"a negative KV reserve (DeepSeek-V3 on one H200)", "/engines/0/kv_rule/floor_mb", -1e7, "[0].kv_rule.floor_mb"},
-      {"zero running requests, still priced and recommended", "/engines/0/max_running_requests/value", 0,
-       "[0].max_running_requests"},
-      {"a step overhead of 16 years", "/engines/0/step_overhead_s/value", 5e8, "[0].step_overhead_s"},
-      {"a KV fraction of 1e-300", "/engines/1/kv_rule", {{"kind", "utilization"}, {"value", 1e-300}},
-       "[1].kv_rule.value"},
-      {"a misspelt key", "/engines/0/max_running_request", 1, "[0].max_running_request"},
-      {"a misspelt reserve key", "/engines/0/kv_rule/flor_mb", 1, "[0].kv_rule.flor_mb"},
-      {"a string for a number (an abort before)", "/engines/0/request_overhead_s/nvidia", "fast",
-       "[0].request_overhead_s.nvidia"},
-      {"a number for the rule's kind (an abort before)", "/engines/0/kv_rule/kind", 7, "[0].kv_rule.kind"},
+      {"a request overhead of 1e308 s (a 309-digit TTFT)", "/engines/1/request_overhead_s/nvidia", 1e308,
+       "[1].request_overhead_s.nvidia"},
+      {"a negative KV reserve (DeepSeek-V3 on one H200)", "/engines/1/kv_rule/floor_mb", -1e7, "[1].kv_rule.floor_mb"},
+      {"zero running requests, still priced and recommended", "/engines/1/max_running_requests/value", 0,
+       "[1].max_running_requests"},
+      {"a step overhead of 16 years", "/engines/1/step_overhead_s/value", 5e8, "[1].step_overhead_s"},
+      {"a KV fraction of 1e-300", "/engines/0/kv_rule", {{"kind", "utilization"}, {"value", 1e-300}},
+       "[0].kv_rule.value"},
+      {"a misspelt key", "/engines/1/max_running_request", 1, "[1].max_running_request"},
+      {"a misspelt reserve key", "/engines/1/kv_rule/flor_mb", 1, "[1].kv_rule.flor_mb"},
+      {"a string for a number (an abort before)", "/engines/1/request_overhead_s/nvidia", "fast",
+       "[1].request_overhead_s.nvidia"},
+      {"a number for the rule's kind (an abort before)", "/engines/1/kv_rule/kind", 7, "[1].kv_rule.kind"},
   };
-  REQUIRE(data_doc("engines.json")["engines"][0]["kv_rule"]["kind"] == "reserved");
+  REQUIRE(data_doc("engines.json")["engines"][1]["kv_rule"]["kind"] == "reserved");
   for (const Case& c : cases) {
     CAPTURE(c.what);
     auto doc = data_doc("engines.json");

@@ -83,6 +83,7 @@ std::optional<Error> read_kv_rule(const Json& k, const std::string& path, Engine
   if (auto e = read_text(k, "kind", path, kind)) return e;
   if (kind == "utilization" || kind == "free_fraction") {
     p.kv_rule = kind == "utilization" ? KvRule::kUtilization : KvRule::kFreeFraction;
+    if (!k.contains("value")) return engines_error(path + ".value", "is required (the fraction)");
     return read_figure(k, "value", path, detail::kFraction, p.kv_fraction);
   }
   if (kind != "reserved") return engines_error(path + ".kind", "must be utilization, reserved or free_fraction");
@@ -97,6 +98,7 @@ std::optional<Error> read_kv_rule(const Json& k, const std::string& path, Engine
                                     {"per_graph_bs_mb", &EngineProfile::reserved_per_graph_bs_mb},
                                     {"floor_mb", &EngineProfile::reserved_floor_mb}};
   for (const Term& t : kTerms) {
+    if (!k.contains(t.key)) return engines_error(path + "." + t.key, "is required (MB)");
     if (auto e = read_figure(k, t.key, path, detail::kReserveMb, p.*t.member)) return e;
   }
   return std::nullopt;
@@ -176,6 +178,9 @@ Result<EngineProfile> parse_profile(const Json& e, const std::string& path) {
       if (auto err = read_figure(c, "large_gpu_value", cpath, detail::kTokens, p.chunk_tokens_large_gpu)) {
         return *err;
       }
+      if (c.contains("large_gpu_value") && !c.contains("large_gpu_gb")) {
+        return engines_error(cpath + ".large_gpu_gb", "is required with large_gpu_value");
+      }
       if (auto err = read_figure(c, "large_gpu_gb", cpath, detail::kGpuGb, p.large_gpu_gb)) return *err;
     }
   }
@@ -196,6 +201,9 @@ Result<EngineProfile> parse_profile(const Json& e, const std::string& path) {
     if (!r.is_object()) return engines_error(rpath, "must be {nvidia, amd}");
     if (auto err = detail::unknown_key(r, "engines.json." + rpath, {"nvidia", "amd", "source", "note"})) {
       return *err;
+    }
+    for (const char* vendor : {"nvidia", "amd"}) {
+      if (!r.contains(vendor)) return engines_error(rpath + "." + vendor, "is required (seconds)");
     }
     if (auto err = read_figure(r, "nvidia", rpath, detail::kLatencyS, p.request_overhead_nvidia_s)) return *err;
     if (auto err = read_figure(r, "amd", rpath, detail::kLatencyS, p.request_overhead_amd_s)) return *err;
@@ -220,6 +228,12 @@ Result<EngineProfile> parse_profile(const Json& e, const std::string& path) {
         return *err;
       }
     }
+  }
+  // Every figure the step model reads is stated in the document: no C++ default stands in.
+  for (const char* key : {"name", "version", "vendors", "allreduce", "mixes_prefill", "max_running_requests",
+                          "graph_max_batch", "step_overhead_s", "per_sequence_overhead_s", "chunk_tokens",
+                          "kv_rule", "kv_cache_dtype", "request_overhead_s", "sources"}) {
+    if (!e.contains(key)) return engines_error(path + "." + key, "is required");
   }
   return p;
 }
@@ -279,7 +293,8 @@ Result<EngineCatalog> parse_engines(std::string_view json_text) {
     if (cat.find(p.value().id) != nullptr) return engines_error("engines", "duplicate id " + p.value().id);
     cat.engines.push_back(std::move(p).value());
   }
-  if (j.contains("auto")) {
+  if (!j.contains("auto")) return engines_error("auto", "is required ({\"moe\": engine, \"dense\": engine})");
+  {
     const Json& a = j.at("auto");
     if (!a.is_object()) return engines_error("auto", "must be {\"moe\": engine, \"dense\": engine}");
     if (auto e = detail::unknown_key(a, "engines.json.auto", {"moe", "dense", "source", "note"})) return *e;
@@ -335,7 +350,7 @@ Result<const EngineProfile*> select_engine(const EngineCatalog& engines, std::st
   }
   if ((amd && !e->on_amd) || (!amd && !e->on_nvidia)) {
     std::string only = vendor_only(*e);  // " (NVIDIA only)"
-    if (!only.empty()) only = " (" + e->id + " is" + only.substr(2);
+    if (!only.empty()) only = " (" + e->id + " is " + only.substr(2);
     return make_error(ErrorCode::kBadValue, "engine", e->name + " does not run on " + gpu.name + only);
   }
   return e;

@@ -29,24 +29,26 @@ struct EngineVersionDelta {
   int mixes_prefill = -1;  // -1 = as the profile; 0 / 1 = this version's scheduling
 };
 
+/** One engine as data/engines.json states it: every figure is required there (parse_engines
+ *  refuses a profile that leaves one out), so the zeros below never stand in for a figure. */
 struct EngineProfile {
   std::string id, name, version;
   bool on_nvidia = false, on_amd = false;
   std::vector<std::string> allreduce_impls;  // preference order in data/kernels.json
   bool mixes_prefill = false;                // prefill chunks join decode steps
-  double chunk_tokens = 8192;                // prefill tokens per step
-  double chunk_tokens_large_gpu = 8192;      // on GPUs with >= large_gpu_gb of HBM
-  double large_gpu_gb = 160;
-  double max_running_requests = 1024;
-  double graph_max_batch = 512;
+  double chunk_tokens = 0.0;                 // prefill tokens per step
+  double chunk_tokens_large_gpu = 0.0;       // on GPUs with >= large_gpu_gb of HBM
+  double large_gpu_gb = 0.0;
+  double max_running_requests = 0.0;
+  double graph_max_batch = 0.0;
   KvRule kv_rule = KvRule::kUtilization;
-  double kv_fraction = 0.9;         // kUtilization / kFreeFraction
-  double reserved_base_mb = 512;    // kReserved: SGLang's reserved_mem terms
-  double reserved_per_chunk_token_mb = 1.5;
-  double reserved_per_tp_mb = 128;
-  double reserved_per_graph_bs_mb = 2;
-  double reserved_floor_mb = 10240;  // when capacity > 60 GB
-  KvFormat kv_cache = KvFormat::kBf16;  // kv_cache_dtype "auto" on the served checkpoints
+  double kv_fraction = 0.0;              // kUtilization / kFreeFraction
+  double reserved_base_mb = 0.0;         // kReserved: SGLang's reserved_mem terms
+  double reserved_per_chunk_token_mb = 0.0;
+  double reserved_per_tp_mb = 0.0;
+  double reserved_per_graph_bs_mb = 0.0;
+  double reserved_floor_mb = 0.0;        // when capacity > 60 GB
+  KvFormat kv_cache = KvFormat::kBf16;   // kv_cache_dtype "auto" on the served checkpoints
   double step_overhead_s = 0.0;
   double per_sequence_overhead_s = 0.0;
   double request_overhead_nvidia_s = 0.0;  // client-seen TTFT floor (HTTP, tokenizer, scheduling)
@@ -57,7 +59,7 @@ struct EngineProfile {
 
 struct EngineCatalog {
   std::vector<EngineProfile> engines;
-  std::string auto_moe = "sglang", auto_dense = "vllm";
+  std::string auto_moe, auto_dense;  // the document's "auto" (required)
   const EngineProfile* find(std::string_view id) const;
 };
 

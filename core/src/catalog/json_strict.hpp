@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/result.hpp"
@@ -27,7 +28,7 @@ Result<nlohmann::json> parse_json_strict(std::string_view text, const std::strin
 /** The compiled-in document `file` read by `parse` (text -> Result<T>); aborts as above when it
  *  is missing or invalid. */
 template <class Parse>
-auto parse_embedded(std::string_view file, Parse parse) -> decltype(parse(std::string_view()).value()) {
+auto parse_embedded(std::string_view file, Parse parse) -> std::decay_t<decltype(parse(std::string_view()).value())> {
   for (const auto& f : embedded_data_files()) {
     if (std::string_view(f.name) != file) continue;
     auto r = parse(std::string_view(f.text));

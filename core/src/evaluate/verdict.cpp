@@ -99,6 +99,53 @@ std::optional<double> usd_per_million_tokens_at_speed(const OfferingResult& r) {
   return r.interactivity_point->usd_per_million_tokens;
 }
 
+/** Which workloads a rule speaks to. */
+enum class AppliesTo { kAll, kInference, kTraining };
+
+/** A "best of" rule: the offering whose figure (`get`) beats every other fitting offering's by
+ *  more than `margin` (relative; higher or lower is better) gets the pro `code`, with the figure
+ *  as `value_param` (divided by `value_divisor`; none when null) and the ratio to the next best. */
+struct BestRule {
+  const char* code;
+  Getter get;
+  bool higher_is_better;
+  double margin;
+  AppliesTo applies;
+  const char* value_param;
+  double value_divisor;
+};
+
+/** The simple "best of" rules, in the order their items appear in the verdict (rules with
+ *  params of their own, such as the cost pairs, are the builder's member functions between them;
+ *  kRuleOrder below interleaves both). Margins: 5 % where the model's figures carry about that
+ *  precision (memory, decode, throughput, cost), 2 % for a training run's cost, 10 % for energy
+ *  (kEnergyMargin); none for counts and prices, which are exact. */
+constexpr BestRule kBestRules[] = {
+    {"more_hbm_per_gpu", [](const OfferingResult& r) -> std::optional<double> { return r.fit.capacity_bytes_per_gpu; },
+     true, 0.05, AppliesTo::kAll, "capacity_gb", kBytesPerGB},
+    {"more_hbm_per_dollar", [](const OfferingResult& r) { return r.price_usd_per_gb_month; },
+     false, 0.05, AppliesTo::kAll, "price_gb_month_usd", 1.0},
+    {"faster_decode", [](const OfferingResult& r) { return r.decode_tokens_per_s_per_user; },
+     true, 0.05, AppliesTo::kInference, nullptr, 1.0},
+    {"higher_throughput", [](const OfferingResult& r) { return r.max_throughput_tokens_per_s; },
+     true, 0.05, AppliesTo::kInference, nullptr, 1.0},
+    {"less_energy_per_token", [](const OfferingResult& r) { return r.energy_joules_per_output_token; },
+     false, kEnergyMargin, AppliesTo::kInference, "energy_joules_per_output_token", 1.0},
+    {"cheaper_run", [](const OfferingResult& r) { return r.run_cost_usd; },
+     false, 0.02, AppliesTo::kTraining, "run_cost_usd", 1.0},
+    {"less_energy_per_run", [](const OfferingResult& r) { return r.energy_kwh_per_run; },
+     false, kEnergyMargin, AppliesTo::kTraining, "energy_kwh_per_run", 1.0},
+};
+
+/** The table's rule of `code`; null for a code it lacks (the verdict tests of each code catch
+ *  a rule dropped that way). */
+const BestRule* best_rule(std::string_view code) {
+  for (const BestRule& rule : kBestRules) {
+    if (code == rule.code) return &rule;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 namespace {
@@ -128,12 +175,30 @@ class VerdictBuilder {
 
   void build() {
     if (rs.size() >= 2) {
-      add_fit_and_price_pros();
-      if (inference) {
-        add_speed_pros();
-        add_cost_pros();
-      } else {
-        add_training_pros();
+      // The pros, in the order the verdict lists them: a "best of" rule of kBestRules by its
+      // code, or a rule with params of its own (a member function).
+      using Rule = void (VerdictBuilder::*)();
+      struct Step {
+        const char* best;  // a kBestRules code, or null
+        Rule rule;         // else this member function
+      };
+      static constexpr Step kRuleOrder[] = {
+          {"more_hbm_per_gpu", nullptr},
+          {nullptr, &VerdictBuilder::add_only_one_fits},
+          {nullptr, &VerdictBuilder::add_fewer_gpus_needed},
+          {nullptr, &VerdictBuilder::add_native_fp4},
+          {nullptr, &VerdictBuilder::add_cheaper_per_month},
+          {"more_hbm_per_dollar", nullptr},
+          {"faster_decode", nullptr},
+          {"higher_throughput", nullptr},
+          {nullptr, &VerdictBuilder::add_cost_pros},
+          {"less_energy_per_token", nullptr},
+          {nullptr, &VerdictBuilder::add_cheaper_run},
+          {"less_energy_per_run", nullptr},
+      };
+      for (const Step& step : kRuleOrder) {
+        if (step.best != nullptr) apply(best_rule(step.best));
+        else (this->*step.rule)();
       }
     }
     add_cons_and_notes();
@@ -178,65 +243,71 @@ class VerdictBuilder {
     return misses_latency(r) || (at_speed && r.fit.fits && !r.interactivity_point);
   }
 
-  /** Memory, fit and price: more HBM, the only one that fits, fewer GPUs, native FP4, cheaper. */
-  void add_fit_and_price_pros() {
-  if (auto i = strict_best(rs, [](const OfferingResult& r) -> std::optional<double> {
-        return r.fit.capacity_bytes_per_gpu; }, true, 0.05, ratio)) {
-    add(rs[*i], "more_hbm_per_gpu", "pro",
-        {{"capacity_gb", rs[*i].fit.capacity_bytes_per_gpu / kBytesPerGB}, {"ratio", ratio}});
+  /** A "best of" rule of the table, where it applies to the workload. */
+  void apply(const BestRule* found) {
+    if (found == nullptr) return;
+    const BestRule& rule = *found;
+    if ((rule.applies == AppliesTo::kInference && !inference) ||
+        (rule.applies == AppliesTo::kTraining && inference)) {
+      return;
+    }
+    if (auto i = strict_best(rs, rule.get, rule.higher_is_better, rule.margin, ratio)) {
+      VerdictParams params;
+      if (rule.value_param != nullptr) params.emplace_back(rule.value_param, *rule.get(rs[*i]) / rule.value_divisor);
+      params.emplace_back("ratio", ratio);
+      add(rs[*i], rule.code, "pro", params);
+    }
   }
-  int fitting = 0;
-  for (const auto& r : rs) fitting += r.fit.fits ? 1 : 0;
-  if (fitting == 1) {
+
+  /** The only offering that holds the model. */
+  void add_only_one_fits() {
+    int fitting = 0;
+    for (const auto& r : rs) fitting += r.fit.fits ? 1 : 0;
+    if (fitting != 1) return;
     for (const auto& r : rs) {
       if (r.fit.fits) add(r, "only_one_fits", "pro", {{"gpus_needed", r.fit.gpus_needed}});
     }
   }
-  if (auto i = strict_best(rs, [](const OfferingResult& r) -> std::optional<double> {
-        if (r.fit.gpus_needed <= 0) return std::nullopt;
-        return static_cast<double>(r.fit.gpus_needed); }, false, 0.0, ratio)) {
-    int other = 0;
-    for (const auto& r : rs) other = std::max(other, r.fit.gpus_needed);
-    add(rs[*i], "fewer_gpus_needed", "pro",
-        {{"gpus_needed", rs[*i].fit.gpus_needed}, {"other_gpus_needed", other}});
+
+  /** Fewer GPUs needed, against the most any offering needs. */
+  void add_fewer_gpus_needed() {
+    if (auto i = strict_best(rs, [](const OfferingResult& r) -> std::optional<double> {
+          if (r.fit.gpus_needed <= 0) return std::nullopt;
+          return static_cast<double>(r.fit.gpus_needed); }, false, 0.0, ratio)) {
+      int other = 0;
+      for (const auto& r : rs) other = std::max(other, r.fit.gpus_needed);
+      add(rs[*i], "fewer_gpus_needed", "pro",
+          {{"gpus_needed", rs[*i].fit.gpus_needed}, {"other_gpus_needed", other}});
+    }
   }
-  const WeightFormat math = math_weight_format(ev_.model, s.weights);  // native: the experts' format
-  if (math == WeightFormat::kFp4 || math == WeightFormat::kFp6) {
+
+  /** FP4/FP6 math where another compared GPU runs those weights weight-only. */
+  void add_native_fp4() {
+    const WeightFormat math = math_weight_format(ev_.model, s.weights);  // native: the experts' format
+    if (math != WeightFormat::kFp4 && math != WeightFormat::kFp6) return;
     bool any_weight_only = false;
     for (const auto& r : rs) any_weight_only = any_weight_only || !r.fp4_native;
     for (const auto& r : rs) {
       if (r.fp4_native && any_weight_only) add(r, "native_fp4", "pro", {});
     }
   }
-  if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.price_usd_per_month; },
-                           false, 0.0, ratio)) {
-    double most = 0;
-    for (const auto& r : rs) most = std::max(most, r.price_usd_per_month.value_or(0.0));
-    add(rs[*i], "cheaper_per_month", "pro",
-        {{"price_month_usd", *rs[*i].price_usd_per_month},
-         {"saving_usd", most - *rs[*i].price_usd_per_month}});
-  }
-  if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.price_usd_per_gb_month; },
-                           false, 0.05, ratio)) {
-    add(rs[*i], "more_hbm_per_dollar", "pro",
-        {{"price_gb_month_usd", *rs[*i].price_usd_per_gb_month}, {"ratio", ratio}});
-  }
+
+  /** Cheaper per month, with the saving against the dearest. */
+  void add_cheaper_per_month() {
+    if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.price_usd_per_month; },
+                             false, 0.0, ratio)) {
+      double most = 0;
+      for (const auto& r : rs) most = std::max(most, r.price_usd_per_month.value_or(0.0));
+      add(rs[*i], "cheaper_per_month", "pro",
+          {{"price_month_usd", *rs[*i].price_usd_per_month},
+           {"saving_usd", most - *rs[*i].price_usd_per_month}});
+    }
   }
 
-  /** Serving speed: faster decode, higher throughput. */
-  void add_speed_pros() {
-  if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.decode_tokens_per_s_per_user; },
-                           true, 0.05, ratio)) {
-    add(rs[*i], "faster_decode", "pro", {{"ratio", ratio}});
-  }
-  if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.max_throughput_tokens_per_s; },
-                           true, 0.05, ratio)) {
-    add(rs[*i], "higher_throughput", "pro", {{"ratio", ratio}});
-  }
-  }
-
-  /** Cost per million tokens (at the chosen speed, or at the highest throughput) and energy. */
+  /** Cost per million tokens (at the chosen speed, or at the highest throughput): the best, then
+   *  every pair. */
   void add_cost_pros() {
+  if (!inference) return;
   // With a speed per user chosen, the cost reasons compare the cost at that speed (the
   // curve's interactivity point), not at the highest throughput.
   const Getter cost = at_speed ? usd_per_million_tokens_at_speed
@@ -280,28 +351,22 @@ class VerdictBuilder {
                      rs[lo], &rs[hi]));
     }
   }
-  if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.energy_joules_per_output_token; },
-                           false, kEnergyMargin, ratio)) {
-    add(rs[*i], "less_energy_per_token", "pro",
-        {{"energy_joules_per_output_token", *rs[*i].energy_joules_per_output_token}, {"ratio", ratio}});
-  }
   }
 
-  /** Training: the cheaper run, the lower energy per run. */
-  void add_training_pros() {
-  // A monthly plan bills whole months, an hourly price the hours: with both kinds compared, the
-  // runs are priced alike, each offering's price per hour x the run's hours x (1 + recovery),
-  // not a month against a few hours.
-  bool monthly = false, hourly = false;
-  for (const auto& r : rs) {
-    if (!r.run_cost_usd) continue;
-    (r.billed_months ? monthly : hourly) = true;
-  }
-  if (!(monthly && hourly)) {
-    if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.run_cost_usd; }, false, 0.02, ratio)) {
-      add(rs[*i], "cheaper_run", "pro", {{"run_cost_usd", *rs[*i].run_cost_usd}, {"ratio", ratio}});
+  /** Training: the cheaper run. A monthly plan bills whole months, an hourly price the hours:
+   *  with both kinds compared, the runs are priced alike, each offering's price per hour x the
+   *  run's hours x (1 + recovery), not a month against a few hours. */
+  void add_cheaper_run() {
+    if (inference) return;
+    bool monthly = false, hourly = false;
+    for (const auto& r : rs) {
+      if (!r.run_cost_usd) continue;
+      (r.billed_months ? monthly : hourly) = true;
     }
-  } else {
+    if (!(monthly && hourly)) {
+      apply(best_rule("cheaper_run"));
+      return;
+    }
     const Getter by_the_hour = [](const OfferingResult& r) -> std::optional<double> {
       if (!r.run_cost_usd || !r.train_hours || !r.price_usd_per_month) return std::nullopt;
       return *r.train_hours * *r.price_usd_per_month / kHoursPerMonth;
@@ -310,12 +375,6 @@ class VerdictBuilder {
       const double usd = *by_the_hour(rs[*i]) * (1.0 + s.recovery_fraction);
       add(rs[*i], "cheaper_run_by_the_hour", "pro", {{"run_usd_by_the_hour", usd}, {"ratio", ratio}});
     }
-  }
-  if (auto i = strict_best(rs, [](const OfferingResult& r) { return r.energy_kwh_per_run; },
-                           false, kEnergyMargin, ratio)) {
-    add(rs[*i], "less_energy_per_run", "pro",
-        {{"energy_kwh_per_run", *rs[*i].energy_kwh_per_run}, {"ratio", ratio}});
-  }
   }
 
   /** Cons and notes of each offering: fit, servers, the buyer's limits, the software stack. */

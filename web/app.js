@@ -9,7 +9,7 @@ import { state, query, embedded, hooks } from './state.js';
 import { initSchema, useFieldUnits, decodeLenient, inputsOf, keys } from './schema.js';
 import { evaluateText, computeSweeps, fragmentText, scheduleUrl, shareUrl, onUrlChange } from './compute.js';
 import { afterFirstPaint, isPainted, firstResultDrawn, memo, redrawAll, observeChartWidths, whenIdle, figuresFirst, layOut } from './schedule.js';
-import { readForm, writeForm, renderOfferingRows, renderModelOptions, addOffering, syncWorkloadFields,
+import { readForm, writeForm, renderOfferingRows, showCutNames, renderModelOptions, addOffering, syncWorkloadFields,
   clearErrors, showFieldError, setStale, showNotice } from './form.js';
 import { errorText } from './format.js';
 import { renderPresets, markPresets, hideUnknownKeys } from './form-presets.js';
@@ -253,6 +253,9 @@ async function start() {
   // The form and results are laid out once, filled (style.css hides them until then).
   document.documentElement.classList.add('live');
   apply(computed);
+  // Laid out now: a chosen offering's name cut in its select is shown whole under it.
+  showCutNames();
+  addEventListener('resize', () => requestAnimationFrame(showCutNames));
   for (const e of state.linkErrors) showFieldError(e);
   // The address bar keeps a link with errors until the user edits (nothing of it is lost).
   if (!state.linkErrors.length && computed.evaluation.scenario !== fromLink) scheduleUrl();

@@ -103,16 +103,40 @@ export function renderOfferingRows() {
     const remove = h('button', { type: 'button', class: 'icon-button', 'aria-label': t('remove_offering', { n: i + 1 }),
       title: t('remove_offering', { n: i + 1 }), disabled: state.compare.length <= 1 }, '×');
     remove.addEventListener('click', () => { state.compare.splice(i, 1); renderOfferingRows(); hooks.update(); });
+    // A name longer than the select's width is cut there: its whole name is shown under it
+    // (the select itself says it to a screen reader).
+    const full = h('p', { class: 'offering-full', id: `offering-full-${i}`, 'aria-hidden': 'true', hidden: true },
+      offering ? `${localized(offering, 'name')}${offering.projected ? ` · ${t('projected_tag')}` : ''}` : entry.id);
     list.append(h('li', { class: `offering-row s${i + 1}` },
       h('span', { class: 'swatch', 'aria-hidden': 'true' }),
       h('label', { for: `in-offering-${i}`, class: 'visually-hidden' }, t('offering_n', { n: i + 1 })),
-      select,
+      h('div', { class: 'offering-pick' }, select, full),
       h('label', { for: `in-price-${i}`, class: 'price-label' }, t('price_override')),
       price,
       h('label', { for: `in-servers-${i}`, class: 'servers-label' }, t('servers_label')),
       servers, remove));
   });
   $('add-offering').disabled = state.compare.length >= maxCompare();
+  showCutNames();
+}
+
+// Chromium draws a select's arrow in its inline end padding box: about 20 px at these sizes.
+const SELECT_ARROW_PX = 24;
+let measure = null;
+
+/** Unhides the whole-name line of each offering select whose chosen label does not fit its box
+ *  (measured in the select's own font), and hides it where the label fits. */
+export function showCutNames() {
+  measure ??= document.createElement('canvas').getContext('2d');
+  for (const select of document.querySelectorAll('#offerings select')) {
+    const full = select.parentElement.querySelector('.offering-full');
+    const option = select.options[select.selectedIndex];
+    if (!full || !option || !measure || !select.clientWidth) continue;
+    const cs = getComputedStyle(select);
+    measure.font = cs.font;
+    const box = select.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - SELECT_ARROW_PX;
+    full.hidden = measure.measureText(option.textContent).width <= box;
+  }
 }
 
 /** Adds the first catalog offering not yet compared. */

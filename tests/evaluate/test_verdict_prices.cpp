@@ -43,3 +43,31 @@ TEST_CASE("verdict: cost per million tokens for every pair, energy beyond 10 %")
   CHECK((energy != nullptr) == (next / best > 1.10));
   if (energy != nullptr) CHECK(param(*energy, "ratio") == doctest::Approx(next / best));
 }
+
+TEST_CASE("verdict: a run billed by the hour is compared with a monthly plan priced alike by the hour") {
+  // fullgpu-8x-h200 bills whole months, ref-8x-h200-neocloud the hours: a 100M-token LoRA run
+  // takes a few hours, so their bills differ by the month's idle hours, not by the GPUs.
+  const Evaluation ev = eval_ok(default_catalog(),
+                                "v=1&model=llama-3.1-8b&workload=lora&tokens=100000000&compare=fullgpu-8x-h200,ref-8x-h200-neocloud");
+  REQUIRE(ev.results.size() == 2);
+  const OfferingResult& monthly = ev.results[0];
+  const OfferingResult& hourly = ev.results[1];
+  REQUIRE(monthly.billed_months);
+  REQUIRE_FALSE(hourly.billed_months);
+  for (const auto& v : ev.verdict) CHECK(v.code != "cheaper_run");  // a month against a few hours
+  // Each run's hours at each offering's price per hour: the same H200 run, so the ratio is the
+  // ratio of the prices per GPU-hour.
+  const double a = *monthly.train_hours * *monthly.price_usd_per_month / kHoursPerMonth;
+  const double b = *hourly.train_hours * *hourly.price_usd_per_month / kHoursPerMonth;
+  REQUIRE(a > b);
+  const VerdictItem* v = find_item(ev, "ref-8x-h200-neocloud", "cheaper_run_by_the_hour");
+  REQUIRE(v != nullptr);
+  CHECK(param(*v, "ratio") == doctest::Approx(a / b));
+  CHECK(param(*v, "ratio") < 3.0);
+  CHECK(param(*v, "run_usd_by_the_hour") == doctest::Approx(b));
+  CHECK(v->basis == "run_cost_usd");
+  // Both billed by the month: the runs' bills compare as they are.
+  const Evaluation same = eval_ok(default_catalog(),
+                                  "v=1&model=llama-3.1-8b&workload=lora&tokens=100000000&compare=fullgpu-8x-h200,fullgpu-8x-mi355x");
+  for (const auto& item : same.verdict) CHECK(item.code != "cheaper_run_by_the_hour");
+}

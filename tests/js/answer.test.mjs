@@ -347,3 +347,116 @@ test('screenshots at 1280 and 390 px in en and zh (look at them)', async () => {
     }
   }
 });
+
+test('finding 10: on a phone, Tab moves through the page in the order it reads: the results, then the form', async () => {
+  const { page, problems } = await openPage(`${suite.calc.url}#v=1&model=llama-3.1-70b`, { width: 390, height: 844 });
+  await page.evaluate(() => { document.activeElement?.blur(); window.scrollTo(0, 0); });
+  const seen = [];
+  for (let i = 0; i < 400; i++) {
+    await page.keyboard.press('Tab');
+    const at = await page.evaluate(() => {
+      const e = document.activeElement;
+      if (!e || e === document.body) return null;
+      // A focusable's place is its own, a chart point's its chart's (points move within it).
+      const block = e.closest('svg') || e;
+      const r = block.getBoundingClientRect();
+      return { name: e.id || e.textContent.trim().slice(0, 24), top: r.top + scrollY, region: e.closest('#results') ? 'results' : e.closest('#controls') ? 'form' : 'page',
+        sticky: Boolean(e.closest('#phone-summary')), dialog: Boolean(e.closest('dialog')) };
+    });
+    if (!at || (seen.length && at.name === seen[0].name && at.top === seen[0].top)) break;
+    if (!at.sticky && !at.dialog) seen.push(at);
+  }
+  const regions = seen.map((s) => s.region).filter((r, i, a) => r !== 'page' && r !== a[i - 1]);
+  assert.deepEqual(regions.slice(0, 2), ['results', 'form'], `regions in focus order: ${regions}`);
+  const back = [];
+  // Within a row (a label's checkbox, a price beside its label) tops differ by a few pixels.
+  for (let i = 1; i < seen.length; i++) if (seen[i].top < seen[i - 1].top - 12) back.push(`${seen[i - 1].name} -> ${seen[i].name}`);
+  assert.deepEqual(back, [], 'focus never moves up the page');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('finding 12: a long offering name cut in its select is shown whole under it (en, zh, 1280, 390)', async () => {
+  for (const [lang, width] of [['en', 1280], ['zh', 1280], ['en', 390], ['zh', 390]]) {
+    const { page, problems } = await openPage(`${suite.calc.url}?lang=${lang}#v=1&compare=ref-8x-mi350x-hyperscaler,fullgpu-8x-h200`, { width, height: 900 });
+    const rows = await page.evaluate(() => [...document.querySelectorAll('#offerings .offering-row')].map((row) => {
+      const sel = row.querySelector('select');
+      const full = row.querySelector('.offering-full');
+      const cs = getComputedStyle(sel);
+      const probe = document.createElement('span');
+      probe.style.cssText = `position:absolute;visibility:hidden;white-space:pre;font:${cs.font}`;
+      probe.textContent = sel.selectedOptions[0].textContent;
+      document.body.append(probe);
+      const label = probe.getBoundingClientRect().width;
+      probe.remove();
+      const box = sel.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 24;
+      return { id: sel.value, label, box, shown: Boolean(full && !full.hidden && full.getClientRects().length),
+        text: full ? full.textContent : '', cut: full ? full.scrollWidth > full.clientWidth : true };
+    }));
+    const offerings = await page.evaluate(() => window.gpucalcPage.state.offerings.map((o) => [o.id, o.name, o.name_zh]));
+    for (const r of rows) {
+      const where = `${lang} ${width} ${r.id}`;
+      const [, name, nameZh] = offerings.find(([id]) => id === r.id);
+      if (r.label > r.box) {
+        assert.ok(r.shown, `${where}: the label is cut (${Math.round(r.label)} px in ${Math.round(r.box)} px) and its whole name is not shown`);
+        assert.equal(r.text, lang === 'zh' && nameZh ? nameZh : name, where);
+        assert.equal(r.cut, false, `${where}: the whole name is itself cut`);
+      } else {
+        assert.equal(r.shown, false, `${where}: a label that fits needs no second line`);
+      }
+    }
+    assert.ok(rows[0].label > rows[0].box || width === 390, `${lang} ${width}: the long reference name is cut in its select`);
+    await shot(page, `offering-full-${lang}-${width}`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
+});
+
+test('finding 12: the zh formula dialog is worded in Chinese from the core\'s formula and note ids', async () => {
+  const { page, problems } = await openPage(`${suite.calc.url}?lang=zh#v=1&model=deepseek-r1-0528&compare=fullgpu-8x-mi355x,fullgpu-8x-h200`);
+  await until(page, () => document.querySelectorAll('button.fig').length > 5);
+  const count = await page.locator('button.fig').count();
+  const english = [];
+  let notes = 0;
+  // Identifiers (snake_case names, acronyms) and function names stay as written; prose must not.
+  const ALLOWED = new Set(['min', 'max', 'ceil', 'floor', 'hidden', 'all', 'reduce', 'token', 'dpa']);
+  for (let i = 0; i < count; i++) {
+    const button = page.locator('button.fig').nth(i);
+    if (!(await button.isVisible())) continue;
+    await button.click();
+    await page.waitForSelector('dialog#formula[open]');
+    const formula = await text(page, '#formula-text');
+    const note = await page.locator('#formula-note').textContent();
+    notes += note ? 1 : 0;
+    const words = `${formula} ${note}`.match(/\b[a-z]{3,}\b/g) || [];
+    const prose = words.filter((w) => !ALLOWED.has(w));
+    if (prose.length) english.push(`${await button.getAttribute('data-f')}: ${prose.join(' ')}`);
+    await page.keyboard.press('Escape');
+    await until(page, () => !document.getElementById('formula').open);
+  }
+  assert.deepEqual(english, []);
+  assert.ok(notes > 0, 'some formula has a note (the checkpoint, MTP layers)');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('finding 12: an hourly-billed offering and a monthly plan are compared like with like (a training run)', async () => {
+  const { page, problems } = await openPage(`${suite.calc.url}#v=1&model=llama-3.1-8b&workload=lora&tokens=100000000&compare=fullgpu-8x-h200,ref-8x-h200-neocloud`);
+  const verdict = await text(page, '#verdict');
+  const ratios = [...verdict.matchAll(/([\d,.]+)× less/g)].map((m) => Number(m[1].replace(/,/g, '')));
+  assert.ok(ratios.length > 0, verdict);
+  assert.ok(ratios.every((x) => x < 10), `ratios ${ratios}: a month against a few hours`);
+  assert.match(verdict, /Priced alike by the hour/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('finding 12: no link opens raw Markdown (the page, the embed, the summary embed)', async () => {
+  for (const url of ['', '?embed=1', '?embed=1&view=summary']) {
+    const { page, problems } = await openPage(`${suite.calc.url}${url}`);
+    const md = await page.evaluate(() => [...document.querySelectorAll('a[href]')].map((a) => a.href).filter((h) => /\.md(\b|$)/i.test(new URL(h).pathname)));
+    assert.deepEqual(md, [], url || 'main');
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
+});

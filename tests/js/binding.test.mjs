@@ -50,6 +50,29 @@ test('evaluate: trace on request; canonical string round-trips', () => {
   assert.equal(gpucalc.evaluate(ev.scenario).scenario, ev.scenario);
 });
 
+test('evaluate: every traced formula and note id has its words in the page\'s en and zh dictionaries', () => {
+  const dicts = ['en', 'zh'].map((l) => JSON.parse(fs.readFileSync(new URL(`web/i18n/formula/${l}.json`, root), 'utf8')));
+  const scenarios = ['v=1', 'v=1&model=deepseek-r1-0528&users=64', 'v=1&model=deepseek-v3.2&compare=fullgpu-8x-h200,ref-8x-b200-neocloud',
+    'v=1&model=gpt-oss-120b&capacity=marketed', 'v=1&model=qwen3-next-80b-a3b&weights=fp4', 'v=1&model=deepseek-v4-flash',
+    'v=1&model=llama-3.1-405b&compare=fullgpu-1x-h200,ref-8x-mi355x-neocloud&servers=4,1',
+    'v=1&model=llama-3.1-8b&workload=lora&tokens=100000000&compare=fullgpu-8x-h200,ref-8x-h200-neocloud'];
+  const missing = new Set();
+  let entries = 0;
+  for (const text of scenarios) {
+    for (const r of gpucalc.evaluate(text, { trace: true }).results) {
+      for (const [field, e] of Object.entries(r.trace)) {
+        entries++;
+        assert.ok(e.formula_id, `${text} ${field}: a formula id`);
+        const keys = [`ff_${e.formula_id}`, ...e.note_id.split('+').filter(Boolean).map((id) => `fn_${id}`)];
+        for (const k of keys) for (const [i, d] of dicts.entries()) if (!(k in d)) missing.add(`${['en', 'zh'][i]}: ${k}`);
+        assert.equal(Boolean(e.note_id), Boolean(e.note), `${text} ${field}: a note id with a note`);
+      }
+    }
+  }
+  assert.ok(entries > 200, `${entries} entries`);
+  assert.deepEqual([...missing], []);
+});
+
 test('evaluate: marketed basis reproduces the seed per-GB prices', () => {
   const ev = gpucalc.evaluate('v=1&capacity=marketed&reserve=0');
   for (const p of seed002.per_gb_month) {

@@ -24,6 +24,11 @@ struct TraceEntry {
   std::string formula;
   std::vector<std::pair<std::string, double>> inputs;
   std::string note;
+  // Codes the page words in its own language (the prose above is the CLI's English): which
+  // formula this is ("" until set: trace_codes() gives the field's own name), and the ids of the
+  // note's parts joined by '+' ("" when there is no note).
+  std::string formula_id = {};
+  std::string note_id = {};
 };
 
 /** Which rates the throughput figures used, as a code: a scenario override of the achieved

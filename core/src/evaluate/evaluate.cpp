@@ -11,6 +11,7 @@
 #include "model/pricing.hpp"
 #include "output/json_writer.hpp"
 #include "evaluate/provenance.hpp"
+#include "evaluate/trace_codes.hpp"
 #include "scenario/scenario_inputs.hpp"
 #include "model/throughput.hpp"
 #include "model/training.hpp"
@@ -42,6 +43,7 @@ void add_weights_trace(OfferingResult& r, const Model& m, const Gpu& gpu, const 
     note = "4-bit applies to the routed experts; attention, router, shared experts, dense layers, embedding and head stay BF16";
   }
   if (m.params_mtp > 0) {
+    inputs.emplace_back("mtp_layers", m.mtp_layers);
     note += std::string(note.empty() ? "" : "; ") + "includes " + std::to_string(m.mtp_layers) +
             " multi-token-prediction layer(s)";
   }
@@ -98,8 +100,10 @@ void add_kv_trace(OfferingResult& r, const Model& m, const Scenario& s) {
             {{"layers", g.layers}, {"kv_bytes_per_layer_token", g.kv_bytes_per_token_per_layer},
              {"window_tokens", g.tokens_cap}});
     } else {
-      trace(r, "layer_group_" + g.kind, "layers x kv_bytes_per_layer_token x context",
-            {{"layers", g.layers}, {"kv_bytes_per_layer_token", g.kv_bytes_per_token_per_layer}},
+      std::vector<std::pair<std::string, double>> group_inputs = {
+          {"layers", g.layers}, {"kv_bytes_per_layer_token", g.kv_bytes_per_token_per_layer}};
+      if (g.tokens_cap > 0) group_inputs.emplace_back("raw_window_tokens", g.tokens_cap);
+      trace(r, "layer_group_" + g.kind, "layers x kv_bytes_per_layer_token x context", std::move(group_inputs),
             g.kind == "full_mla_dsa" || g.kind == "full_gqa_sparse"
                 ? "attention reads the index_topk tokens the indexer picks"
             : g.tokens_cap > 0 ? "beside a raw window of " + std::to_string(static_cast<long long>(g.tokens_cap)) +
@@ -480,6 +484,7 @@ std::optional<Error> evaluate_into(const Catalog& catalog, const Model& catalog_
     }
     estimate_energy(*gpu, scenario, with_trace, r);
     set_total_token_cost(scenario, with_trace, r);
+    if (with_trace) set_trace_codes(*model, *gpu, scenario, r);
   }
   if (!ev.results.empty() && ev.results.front().price_usd_per_month) {
     ev.results.front().price_delta_usd_per_month = 0.0;

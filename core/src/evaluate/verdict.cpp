@@ -75,6 +75,7 @@ const char* basis_of(std::string_view code) {
       {"latency_limits_unmet", "max_throughput_tokens_per_s"},
       {"less_energy_per_token", "energy_joules_per_output_token"},
       {"cheaper_run", "run_cost_usd"},
+      {"cheaper_run_by_the_hour", "run_cost_usd"},
       {"less_energy_per_run", "energy_kwh_per_run"},
       {"needs_servers", "servers_needed"},
       {"not_stackable", "servers_needed"},
@@ -192,7 +193,7 @@ class VerdictBuilder {
           {"higher_throughput", nullptr},
           {nullptr, &VerdictBuilder::add_cost_pros},
           {"less_energy_per_token", nullptr},
-          {"cheaper_run", nullptr},
+          {nullptr, &VerdictBuilder::add_cheaper_run},
           {"less_energy_per_run", nullptr},
       };
       for (const Step& step : kRuleOrder) {
@@ -350,6 +351,30 @@ class VerdictBuilder {
                      rs[lo], &rs[hi]));
     }
   }
+  }
+
+  /** Training: the cheaper run. A monthly plan bills whole months, an hourly price the hours:
+   *  with both kinds compared, the runs are priced alike, each offering's price per hour x the
+   *  run's hours x (1 + recovery), not a month against a few hours. */
+  void add_cheaper_run() {
+    if (inference) return;
+    bool monthly = false, hourly = false;
+    for (const auto& r : rs) {
+      if (!r.run_cost_usd) continue;
+      (r.billed_months ? monthly : hourly) = true;
+    }
+    if (!(monthly && hourly)) {
+      apply(best_rule("cheaper_run"));
+      return;
+    }
+    const Getter by_the_hour = [](const OfferingResult& r) -> std::optional<double> {
+      if (!r.run_cost_usd || !r.train_hours || !r.price_usd_per_month) return std::nullopt;
+      return *r.train_hours * *r.price_usd_per_month / kHoursPerMonth;
+    };
+    if (auto i = strict_best(rs, by_the_hour, false, 0.02, ratio)) {
+      const double usd = *by_the_hour(rs[*i]) * (1.0 + s.recovery_fraction);
+      add(rs[*i], "cheaper_run_by_the_hour", "pro", {{"run_usd_by_the_hour", usd}, {"ratio", ratio}});
+    }
   }
 
   /** Cons and notes of each offering: fit, servers, the buyer's limits, the software stack. */

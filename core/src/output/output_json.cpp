@@ -120,6 +120,8 @@ void write_result(JsonWriter& w, const OfferingResult& r, bool with_trace) {
       w.key("inputs");
       write_pairs(w, e.inputs);
       w.field("note", e.note);
+      w.field("formula_id", e.formula_id);
+      w.field("note_id", e.note_id);
       w.end_object();
     }
     w.end_object();

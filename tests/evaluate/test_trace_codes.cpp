@@ -57,7 +57,11 @@ TEST_CASE("trace: every entry has a formula id, one id per formula, and a note i
     std::stringstream text;
     text << in.rdbuf();
     const auto words = nlohmann::json::parse(text.str());
-    for (const auto& [id, formula] : formula_of) CHECK_MESSAGE(words.contains("ff_" + id), lang << ": ff_" << id);
+    // Not a structured binding: clang (C++17) cannot capture one in CHECK_MESSAGE's lambda.
+    for (const auto& entry : formula_of) {
+      const std::string& id = entry.first;
+      CHECK_MESSAGE(words.contains("ff_" + id), lang << ": ff_" << id);
+    }
     for (const auto& id : note_ids) CHECK_MESSAGE(words.contains("fn_" + id), lang << ": fn_" << id);
   }
   // The variants are told apart: each attention kind's KV formula, the engine pool's fit.

@@ -104,6 +104,21 @@ export async function openCalculator(context, url, viewport = { width: 1280, hei
   return { page, problems };
 }
 
+/**
+ * What `page` and its frames log about a postMessage sent to a window of another origin
+ * (Playwright reports a frame's console on its page). Chromium logs it as a warning, not an
+ * error ("Failed to execute 'postMessage' on 'DOMWindow': The target origin provided (...) does
+ * not match the recipient window's origin (...)"), when the recipient is in the sender's process:
+ * e.g. a host page greeting a frame still on its initial about:blank. The array fills as it runs.
+ */
+export function postMessageComplaints(page) {
+  const seen = [];
+  page.on('console', (m) => {
+    if ((m.type() === 'error' || m.type() === 'warning') && /postMessage|target origin/i.test(m.text())) seen.push(`${m.type()}: ${m.text()}`);
+  });
+  return seen;
+}
+
 /** axe-core's serious and critical violations of `target` (a page or frame), run through
  *  DevTools, not under the page's CSP. */
 export async function axeViolations(target) {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launch, serve, repo, fullScreenshot, until, axeViolations } from './browser-lib.mjs';
+import { launch, serve, repo, fullScreenshot, until, axeViolations, postMessageComplaints } from './browser-lib.mjs';
 
 const shots = path.join(repo, 'build', 'screenshots');
 fs.mkdirSync(shots, { recursive: true });
@@ -275,6 +275,8 @@ test('a vendor price list served from another origin shows in the embed (en, zh)
     const page = await context.newPage();
     const problems = [];
     page.on('pageerror', (e) => problems.push(e.message));
+    // The host's console (the frame's included): no message went to a window of another origin.
+    const complaints = postMessageComplaints(page);
     await page.goto(`${host.url}vendor-${lang}.html`);
     const frame = page.frameLocator('#calc');
     await frame.locator('html.ready').waitFor({ timeout: 30000 });
@@ -302,6 +304,7 @@ test('a vendor price list served from another origin shows in the embed (en, zh)
     await full.close();
     await page.close();
     assert.deepEqual(problems, []);
+    assert.deepEqual(complaints, [], `${lang}: the host page's console`);
   }
 });
 
@@ -317,6 +320,7 @@ test('a late embed.js still resizes the compact embed (view=summary, self-hosted
   const late = await serve({ root: hostDir, host: 'localhost', csp: `default-src 'self'; script-src 'self' ${vendorOrigin}; frame-src ${vendorOrigin}` });
   t.after(() => { vendor.server.close(); late.server.close(); });
   const page = await context.newPage();
+  const complaints = postMessageComplaints(page);
   await page.goto(`${late.url}late.html`);
   const frame = page.frameLocator('#calc');
   await frame.locator('html.ready').waitFor({ timeout: 30000 });
@@ -338,6 +342,32 @@ test('a late embed.js still resizes the compact embed (view=summary, self-hosted
   assert.deepEqual(await zhEnglish(page.frames().find((f) => f !== page.mainFrame())), [], 'the late embed re-worded in Chinese');
   await fullScreenshot(page, path.join(shots, 'buyer-late-summary-zh-1280.png'));
   await page.close();
+  assert.deepEqual(complaints, [], 'the host page\'s console');
+});
+
+// embed.js run at once after the frame's tag (no async): the frame is still on its initial
+// about:blank, in the host page's process, where a hello for the calculator's origin would be
+// refused and logged in the host's console. The frame is greeted once its page has loaded.
+test('the host page\'s console shows no postMessage origin error when embed.js runs before the frame has loaded', async (t) => {
+  const calcOrigin = new URL(calc.url).origin;
+  fs.writeFileSync(path.join(hostDir, 'early.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Early</title></head>
+<body><iframe id="calc" data-gpucalc data-catalog="vendor-prices.json" data-catalog-mode="replace" src="${calcOrigin}/?embed=1#v=1&users=2" title="GPU calculator" width="100%" height="300"></iframe>
+<script src="${calcOrigin}/embed.js"></script></body></html>`);
+  const early = await serve({ root: hostDir, host: 'localhost', csp: `default-src 'self'; script-src 'self' ${calcOrigin}; frame-src ${calcOrigin}; connect-src 'self'` });
+  t.after(() => early.server.close());
+  const page = await context.newPage();
+  const complaints = postMessageComplaints(page);
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  await page.goto(`${early.url}early.html`);
+  const frame = page.frameLocator('#calc');
+  await frame.locator('html.ready').waitFor({ timeout: 30000 });
+  // The protocol ran: the host's list reached the frame and the frame's height the host.
+  await frame.locator('#keyfigs', { hasText: '17,000' }).waitFor({ timeout: 10000 });
+  await until(page, () => parseInt(document.getElementById('calc').style.height || '0', 10) > 600, null, 15000);
+  await page.close();
+  assert.deepEqual(complaints, [], 'the host page\'s console');
+  assert.deepEqual(problems, []);
 });
 
 test('zh page: no raw code and no English catalog text (default, error, embed; 1280 and 390 px)', async () => {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launch, serve, repo, until, brokenWords, openPage as openIn } from './browser-lib.mjs';
+import { launch, serve, repo, until, brokenWords, openPage as openIn, postMessageComplaints } from './browser-lib.mjs';
 import * as gpucalc from '../../web/gpucalc.js';
 
 const shots = path.join(repo, 'build', 'screenshots');
@@ -143,6 +143,8 @@ test('the same under the embed with a vendor calibration document', async () => 
   const page = await context.newPage();
   const problems = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  // The host's console (the frame's included): no message went to a window of another origin.
+  const complaints = postMessageComplaints(page);
   await page.goto(`${host.url}vendor.html`);
   const frame = page.frameLocator('#calc');
   await frame.locator('html.ready').waitFor({ timeout: 30000 });
@@ -167,6 +169,7 @@ test('the same under the embed with a vendor calibration document', async () => 
   await frame.locator('#calib-supplied').scrollIntoViewIfNeeded();
   await page.screenshot({ path: path.join(shots, 'calibrate-embed.png') });
   assert.deepEqual(problems, []);
+  assert.deepEqual(complaints, [], 'the host page\'s console');
   await page.close();
 });
 

@@ -65,12 +65,15 @@ after(async () => {
     () => fs.rmSync(hostDir, { recursive: true, force: true })]) await stop();
 });
 
-/** A page that records page errors and console errors (CSP violations included). */
+/** A page that records page errors and console errors (CSP violations included), and the
+ *  warnings of a postMessage to a window of another origin. */
 async function open(url, ctx = context) {
   const page = await ctx.newPage();
   const problems = [];
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  // A message to a window of another origin is logged as a warning: a problem too.
+  page.on('console', (m) => { if (m.type() === 'warning' && /postMessage|target origin/i.test(m.text())) problems.push(`console: ${m.text()}`); });
   await page.goto(url);
   return { page, problems };
 }

@@ -1,5 +1,6 @@
 # Web front end: the WASM module, the page's tests and its benchmark.
-#   make wasm       build the module (build/wasm) and copy it into web/gen/
+#   make wasm       build the modules (build/wasm: the page's first, gpucalc_wasm_page, and the
+#                   whole one, gpucalc_wasm; wasm/CMakeLists.txt) and copy them into web/gen/
 #   make web-dist   the page as it ships: web/ + web/gen/ bundled and minified into build/web-dist/
 #                   (scripts/build-web.mjs, esbuild from scripts/package-lock.json); what
 #                   `make serve`, test-web and perf-web serve (`make serve-src` serves web/ itself)
@@ -26,10 +27,10 @@ $(WASM_BUILD)/CMakeCache.txt: | deps-web
 	$(EMSDK_ENV) emcmake cmake -S . -B $(WASM_BUILD) -DCMAKE_BUILD_TYPE=MinSizeRel -DGPUCALC_BUILD_TESTS=ON
 
 wasm: deps-web $(WASM_BUILD)/CMakeCache.txt
-	$(EMSDK_ENV) cmake --build $(WASM_BUILD) -j $(WASM_JOBS) --target gpucalc_wasm
+	$(EMSDK_ENV) cmake --build $(WASM_BUILD) -j $(WASM_JOBS) --target gpucalc_wasm gpucalc_wasm_page
 	@mkdir -p web/gen
-	cp $(WASM_BUILD)/wasm/gpucalc_wasm.mjs $(WASM_BUILD)/wasm/gpucalc_wasm.wasm web/gen/
-	@gzip -9 -c web/gen/gpucalc_wasm.wasm | wc -c | awk '{printf "web/gen/gpucalc_wasm.wasm: %.1f KB gzip\n", $$1/1024}'
+	cp $(WASM_BUILD)/wasm/gpucalc_wasm.mjs $(WASM_BUILD)/wasm/gpucalc_wasm.wasm $(WASM_BUILD)/wasm/gpucalc_wasm_page.mjs $(WASM_BUILD)/wasm/gpucalc_wasm_page.wasm web/gen/
+	@for m in gpucalc_wasm_page gpucalc_wasm; do gzip -9 -c web/gen/$$m.wasm | wc -c | awk -v m=$$m '{printf "web/gen/%s.wasm: %.1f KB gzip\n", m, $$1/1024}'; done
 
 # playwright-core only (no browser download: the tests drive Debian's /usr/bin/chromium).
 tests/js/node_modules/.package-lock.json: tests/js/package.json tests/js/package-lock.json

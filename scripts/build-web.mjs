@@ -9,7 +9,8 @@
 //     (embed-frame.js: the embed view, catalog=opener)
 //   style.css                     -> minified
 //   embed.js                      -> minified classic script (host pages load it, async, any time)
-//   gen/gpucalc_wasm.mjs          -> minified (the Emscripten glue); gen/gpucalc_wasm.wasm copied
+//   gen/gpucalc_wasm_page.mjs, gen/gpucalc_wasm.mjs -> minified (the Emscripten glue of the page's
+//                                    first module and of the whole one); their .wasm copied
 //   i18n/<lang>.json but English  -> minified, fetched only for that language
 //   i18n/<part>/<lang>.json       -> minified, fetched when the view that needs them opens
 //   index.html                    -> module preloads of what the bundle imports, the module's
@@ -42,8 +43,12 @@ const src = opt('src', 'web');
 const out = opt('out', 'build/web-dist');
 // The browsers the page supports (ES modules with import(), ?? and ?.).
 const TARGET = ['es2020'];
-const GLUE = 'gen/gpucalc_wasm.mjs';
-const WASM = 'gen/gpucalc_wasm.wasm';
+// The page's first module (preloaded) and the whole one, fetched when the page first needs a
+// function the first lacks (web/gpucalc.js loadWhole; wasm/CMakeLists.txt).
+const GLUE = 'gen/gpucalc_wasm_page.mjs';
+const WASM = 'gen/gpucalc_wasm_page.wasm';
+const WHOLE_GLUE = 'gen/gpucalc_wasm.mjs';
+const WHOLE_WASM = 'gen/gpucalc_wasm.wasm';
 // What scripts/serve.mjs compresses (its COMPRESSIBLE), here precompressed.
 const COMPRESSED = /\.(html|m?js|css|json|wasm|svg|md|txt)$/;
 // What a bundle must never contain under the page's CSP.
@@ -97,7 +102,7 @@ function markupStrings(text) {
   return new Map([...values].filter(([, v]) => v !== null));
 }
 
-for (const f of [GLUE, WASM]) {
+for (const f of [GLUE, WASM, WHOLE_GLUE, WHOLE_WASM]) {
   if (!fs.existsSync(path.join(src, f))) {
     console.error(`${path.join(src, f)} is missing: run \`make wasm\` first.`);
     process.exit(1);
@@ -158,8 +163,11 @@ const transform = async (file, options) => {
   fs.writeFileSync(path.join(out, file), result.code);
 };
 await transform('embed.js', {});  // a classic script: no format change, its IIFE stays its scope
-await transform(GLUE, { format: 'esm' });
-fs.copyFileSync(path.join(src, WASM), path.join(out, WASM));
+await transform('first-paint.js', {});  // a classic script in <head>, run before the body is parsed
+for (const [glue, wasm] of [[GLUE, WASM], [WHOLE_GLUE, WHOLE_WASM]]) {
+  await transform(glue, { format: 'esm' });
+  fs.copyFileSync(path.join(src, wasm), path.join(out, wasm));
+}
 
 // 3. Dictionaries other than English (inlined into the bundle), the parts, oEmbed: minified JSON.
 const minJson = (from, to) => fs.writeFileSync(to, JSON.stringify(JSON.parse(fs.readFileSync(from, 'utf8'))));
@@ -194,6 +202,48 @@ async function firstAnswer() {
   return `<script type="application/json" id="first-answer">${JSON.stringify(answer).replace(/</g, '\\u003c')}</script>`;
 }
 
+// 3c. The first answer in the markup: the verdict and key figures as app.js draws them from the
+//     JSON block (the page's own section code, in headless Chromium, the module blocked so the
+//     first answer stays on screen), written into index.html's empty boxes, with
+//     <html class="first-answer"> (style.css shows them): readable at the HTML's first paint,
+//     before app.js (a deferred module) has loaded, and without JavaScript. web/first-paint.js
+//     removes the class where the page opens on another answer; the live result is drawn over
+//     the same nodes. The words are English (zh: app.js draws them from the JSON block).
+const PRERENDERED = [
+  ['<p id="verdict-summary" class="summary" elementtiming="first-result"></p>', 'verdict-summary'],
+  ['<div id="verdict" class="verdict"></div>', 'verdict'],
+  ['<div id="keyfigs" class="keyfigs"></div>', 'keyfigs'],
+  ['<p id="phone-summary-text"></p>', 'phone-summary-text'],
+];
+async function prerendered(page) {
+  const { chromium } = await import(pathToFileURL(path.join(repo, 'tests/js/node_modules/playwright-core/index.mjs')).href)
+    .catch(() => { throw new Error('page build: playwright-core is missing (make web-node-modules)'); });
+  const { startServer } = await import('./serve.mjs');
+  const { server, url } = await startServer({ root: out, port: 0 });
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  try {
+    const tab = await (await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } })).newPage();
+    await tab.route(`**/${WASM}`, (route) => route.abort());
+    await tab.goto(`${url}?lang=en`);
+    for (let i = 0; !(await tab.evaluate(() => performance.getEntriesByName('gpucalc:first-answer').length)); i++) {
+      if (i > 600) throw new Error('page build: the page drew no first answer (gpucalc:first-answer) in 30 s');
+      await tab.waitForTimeout(50);
+    }
+    const inner = await tab.evaluate((ids) => ids.map((id) => document.getElementById(id).innerHTML), PRERENDERED.map(([, id]) => id));
+    let filled = page.replace(/^<html lang="en">/m, '<html lang="en" class="first-answer">');
+    PRERENDERED.forEach(([tag, id], i) => {
+      if (!filled.includes(tag) || !inner[i]) throw new Error(`page build: ${src}/index.html: no empty ${tag}, or nothing drawn in #${id}`);
+      filled = filled.replace(tag, tag.replace('></', `>${inner[i]}</`));
+    });
+    if (!filled.includes('class="first-answer"')) throw new Error(`page build: ${src}/index.html: no <html lang="en">`);
+    return filled;
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
 // 4. index.html: the source's preloads (one per module) become the bundle's: the module first
 //    (the largest fetch), then the glue and any static chunk; the entry script last.
 const preloadRe = /^<link rel="(?:modulepreload|preload)"[^>]*>\n|^<script type="module" src="app\.js"><\/script>\n/gm;
@@ -211,6 +261,7 @@ const head = [
 html = `${html.slice(0, first)}${head}\n${html.slice(first)}`;
 html = html.replace('</body>', `${await firstAnswer()}\n</body>`);
 fs.writeFileSync(path.join(out, 'index.html'), html);
+fs.writeFileSync(path.join(out, 'index.html'), await prerendered(html));
 
 // 5. Checks, precompression and sizes.
 const files = [];

@@ -62,6 +62,7 @@ val catalog_json(const std::string& what) {
   return to_js(listing.value());
 }
 
+#ifndef GPUCALC_WASM_PAGE
 /** Extends the working catalog by a JSON document. `trust`: "user" (the user's own file: may
  *  replace anything, named as supplied), "serving_calibration" (an embedding host's serving
  *  calibration: that document only, named as supplied) or "price_list" (a link's or an
@@ -76,9 +77,11 @@ val load_catalog(const std::string& json_text, const std::string& source_name,
   working_catalog() = std::move(extended).value();
   return to_js("{\"ok\":true}");
 }
+#endif  // GPUCALC_WASM_PAGE
 
 void reset_catalog() { working_catalog() = gpucalc::default_catalog(); }
 
+#ifndef GPUCALC_WASM_PAGE
 /** Imports a Hugging Face config.json as model `id` (replacing one with the same id) and
  *  returns its catalog listing {"models": [model]}, or {"error": {...}}. */
 val import_hf_config(const std::string& config_json, const std::string& id) {
@@ -99,6 +102,7 @@ val import_hf_config(const std::string& config_json, const std::string& id) {
   if (!listing) return error_json(listing.error());
   return to_js(listing.value());
 }
+#endif  // GPUCALC_WASM_PAGE
 
 /** [{key, defaultText, description}] in schema order (kept for the page until it reads
  *  scenarioSchema). */
@@ -133,6 +137,7 @@ val result_fields() { return to_js(gpucalc::result_fields_json()); }
  *  ...}, serving: {mape_per_gpu, mape_all}}, error_bands.hpp), or {"error": {...}}. */
 val validation_json() { return to_js(gpucalc::validation_summary_json(working_catalog())); }
 
+#ifndef GPUCALC_WASM_PAGE
 /** A serving calibration document fitted to benchmark result files (names[i], texts[i]: read in
  *  the page, never uploaded) for the scenario's offering and engine, or {"error": {...}}. The
  *  page loads it with loadCatalog and keeps it. */
@@ -150,6 +155,7 @@ val calibrate_serving(const std::string& scenario, const val& names, const val& 
   if (!cal) return error_json(cal.error());
   return to_js(gpucalc::serving_calibration_to_json(cal.value()));
 }
+#endif  // GPUCALC_WASM_PAGE
 
 using Field = const gpucalc::ResultField*;
 
@@ -193,14 +199,17 @@ EMSCRIPTEN_BINDINGS(gpucalc) {
   emscripten::function("evaluateFields", &evaluate_fields);
   emscripten::function("fitTable", &fit_table);
   emscripten::function("catalogJson", &catalog_json);
-  emscripten::function("loadCatalog", &load_catalog);
   emscripten::function("resetCatalog", &reset_catalog);
-  emscripten::function("importHfConfig", &import_hf_config);
   emscripten::function("scenarioKeys", &scenario_keys);
   emscripten::function("scenarioVersion", &scenario_version);
   emscripten::function("scenarioSchema", &scenario_schema);
   emscripten::function("decodeScenario", &decode_scenario);
   emscripten::function("resultFields", &result_fields);
   emscripten::function("validationJson", &validation_json);
+#ifndef GPUCALC_WASM_PAGE
+  // Not in the page's first module (wasm/CMakeLists.txt): web/gpucalc.js loads the whole one.
+  emscripten::function("loadCatalog", &load_catalog);
+  emscripten::function("importHfConfig", &import_hf_config);
   emscripten::function("calibrateServing", &calibrate_serving);
+#endif
 }

@@ -18,7 +18,7 @@ import { bindActions } from './actions.js';
 import { applyTheme } from './theme.js';
 import { updateLangLinks, bindLanguage, switchLanguage } from './language.js';
 import { refreshCatalog, loadQueryCatalog, applyHostCatalog, keepListedOfferings, bindCatalog } from './catalog.js';
-import { bindCalibration, restoreCalibration, loadQueryCalibration, useSuppliedCalibration, hasStoredCalibration } from './calibrate.js';
+import { bindCalibration, restoreCalibration, loadQueryCalibration, useSuppliedCalibration } from './calibrate.js';
 import { renderVerdict } from './sections/verdict.js';
 import { renderKeyFigures } from './sections/keyfigs.js';
 import { renderServing, renderAccuracy } from './sections/serving.js';
@@ -182,11 +182,12 @@ function openLink(text) {
  * The build's first answer (scripts/build-web.mjs): the default scenario's result as the core
  * wrote it at build time, in index.html. It stands for what the page opens on only when that is
  * the default scenario with the built-in catalog: no fragment, no price list or calibration
- * from the link, the embedding host or this browser. Else null.
+ * from the link, the embedding host or this browser, as web/first-paint.js found before the
+ * body was parsed (data-opens-on). Else null.
  */
 function firstAnswer() {
   const box = document.getElementById('first-answer');
-  if (!box || embedded || fragmentText() || query.get('catalog') || query.get('calibration') || hasStoredCalibration()) return null;
+  if (!box || document.documentElement.dataset.opensOn !== 'default') return null;
   try { return JSON.parse(box.textContent); } catch { return null; }
 }
 
@@ -211,7 +212,8 @@ async function start() {
   const lang = i18n.pickLanguage();
   performance.mark('gpucalc:start');
   const strings = i18n.setLanguage(lang);
-  const loading = Promise.all([gpucalc.load(), strings]);
+  // The smaller first module; gpucalc.loadWhole() when a price list or calibration needs the rest.
+  const loading = Promise.all([gpucalc.load({ page: true }), strings]);
   i18n.prepareNumbers(lang);
   const first = firstAnswer();
   if (first) {
@@ -234,7 +236,7 @@ async function start() {
     const passed = await catalogFromOpener();
     if (passed) await applyHostCatalog(passed);
   }
-  restoreCalibration();
+  await restoreCalibration();
   await loadQueryCalibration();
 
   const fromLink = fragmentText();

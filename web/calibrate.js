@@ -12,6 +12,8 @@ import { errorText } from './format.js';
 import { showNotice } from './form.js';
 import { catalogUrl } from './catalog.js';
 
+// web/first-paint.js reads the same key (a stored calibration: the page does not open on the
+// build's first answer).
 const STORAGE_KEY = 'gpucalc.servingCalibration';
 const MAX_FILE_BYTES = 64 << 20;  // the core's limit (kMaxBenchFileBytes)
 
@@ -24,9 +26,6 @@ function store(text) {
     if (text) localStorage.setItem(STORAGE_KEY, text); else localStorage.removeItem(STORAGE_KEY);
   } catch { /* private mode or full: the calibration lasts for this visit */ }
 }
-
-/** Whether this browser keeps a calibration of the user's (the next visit's figures use it). */
-export const hasStoredCalibration = () => Boolean(stored());
 
 /** Loads the user's own document into the working catalog (throws GpucalcError when the core
  *  refuses it). */
@@ -43,9 +42,10 @@ function useDocument(text) {
  * (never GPU figures, error bands, engines or prices), named by its URL on every result built on
  * it, shown with its supplier's origin; not kept in this browser. False when refused.
  */
-export function useSuppliedCalibration({ text, url, origin }) {
+export async function useSuppliedCalibration({ text, url, origin }) {
   const name = typeof url === 'string' && url.startsWith(`${origin}/`) ? url.slice(0, 2000) : origin;
   try {
+    await gpucalc.loadWhole();
     gpucalc.loadCatalog(text, name, { trust: 'serving_calibration' });
   } catch (e) {
     if (!(e instanceof gpucalc.GpucalcError)) throw e;
@@ -71,7 +71,7 @@ export async function loadQueryCalibration() {
   try {
     const res = await fetch(url, { credentials: 'omit' });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    useSuppliedCalibration({ text: await res.text(), url: url.href, origin: url.origin });
+    await useSuppliedCalibration({ text: await res.text(), url: url.href, origin: url.origin });
   } catch (e) {
     if (e instanceof gpucalc.GpucalcError) throw e;
     showNotice(t('calib_supplied_failed', { origin: url.origin, message: e.message }));
@@ -79,10 +79,11 @@ export async function loadQueryCalibration() {
 }
 
 /** The calibration kept from an earlier visit, loaded before the first evaluation. */
-export function restoreCalibration() {
+export async function restoreCalibration() {
   const text = stored();
   if (!text) return;
   try {
+    await gpucalc.loadWhole();
     useDocument(text);
   } catch (e) {
     if (!(e instanceof gpucalc.GpucalcError) && !(e instanceof SyntaxError)) throw e;
@@ -124,6 +125,7 @@ async function calibrate(fileList) {
     if (pasted.trim()) files.push({ name: 'pasted', text: pasted });
     if (!files.length) { err.textContent = t('calib_none'); err.hidden = false; return; }
     const today = new Date().toISOString().slice(0, 10);
+    await gpucalc.loadWhole();
     const doc = gpucalc.calibrateServing(calibrationScenario(), files, today);
     useDocument(doc);
     store(doc);

@@ -17,11 +17,12 @@ export function refreshCatalog() {
   state.gpus = gpucalc.catalog('gpus');
 }
 
-function importModel() {
+async function importModel() {
   const err = $('err-import');
   const ok = $('ok-import');
   err.hidden = true; ok.hidden = true;
   try {
+    await gpucalc.loadWhole();
     const model = gpucalc.importHfConfig($('in-import').value, $('in-import-id').value.trim());
     state.models = gpucalc.catalog('models');
     renderModelOptions();
@@ -49,6 +50,7 @@ async function loadPriceList() {
  *  offerings, prices and names only, the core refuses the rest) or 'user'. */
 async function loadCatalogText(text, name, errEl, okEl, trust = 'price_list') {
   try {
+    await gpucalc.loadWhole();
     gpucalc.loadCatalog(text, name, { trust });
     refreshCatalog();
     if (okEl) { okEl.textContent = t('pricelist_ok', { name }); okEl.hidden = false; }

@@ -1,4 +1,5 @@
-// gpucalc's JS API: a thin, friendly layer over the WASM module (web/gen/gpucalc_wasm.mjs).
+// gpucalc's JS API: a thin, friendly layer over the WASM module (web/gen/gpucalc_wasm.mjs, or
+// first the page's smaller gpucalc_wasm_page.mjs: load({page: true}), then loadWhole()).
 //
 //   import * as gpucalc from './gpucalc.js';
 //   await gpucalc.load();
@@ -21,20 +22,31 @@ export class GpucalcError extends Error {
 
 let module = null;
 let loading = null;
+let loadingWhole = null;
+
+// The two builds of the module (wasm/CMakeLists.txt): the whole one, and the page's first, which
+// lacks loadCatalog, importHfConfig and calibrateServing (about 30 KB gzip less to fetch).
+const WHOLE = './gen/gpucalc_wasm.mjs';
+const PAGE = './gen/gpucalc_wasm_page.mjs';
+
+async function instantiate(url, options) {
+  const { default: factory } = await import(url);
+  const init = {};
+  if (options.wasmBinary) init.wasmBinary = options.wasmBinary;
+  return factory(init);
+}
 
 /**
  * Loads the WASM module once. In a browser it is fetched next to this file (gen/), so the page
- * works from any sub-path. Options: `wasmBinary` (bytes, e.g. in Node), `moduleUrl`.
+ * works from any sub-path. Options: `wasmBinary` (bytes, e.g. in Node), `moduleUrl`, `page`
+ * (true: the page's smaller first module; see loadWhole).
  */
 export function load(options = {}) {
   if (module) return Promise.resolve(module);
   if (!loading) {
     loading = (async () => {
-      const url = options.moduleUrl || new URL('./gen/gpucalc_wasm.mjs', import.meta.url).href;
-      const { default: factory } = await import(url);
-      const init = {};
-      if (options.wasmBinary) init.wasmBinary = options.wasmBinary;
-      module = await factory(init);
+      const url = options.moduleUrl || new URL(options.page ? PAGE : WHOLE, import.meta.url).href;
+      module = await instantiate(url, options);
       return module;
     })();
     loading.catch(() => { loading = null; });
@@ -42,11 +54,38 @@ export function load(options = {}) {
   return loading;
 }
 
+/**
+ * The whole module, for a price list, a model import or a calibration: after load({page: true})
+ * it is fetched once and takes the first one's place. Nothing is carried over: the first module
+ * cannot change its catalog, so both hold the built-in one. Options as load()'s.
+ */
+export function loadWhole(options = {}) {
+  if (module && typeof module.loadCatalog === 'function') return Promise.resolve(module);
+  if (!loadingWhole) {
+    loadingWhole = (async () => {
+      await load(options);
+      if (typeof module.loadCatalog !== 'function') {
+        module = await instantiate(options.moduleUrl || new URL(WHOLE, import.meta.url).href, options);
+      }
+      return module;
+    })();
+    loadingWhole.catch(() => { loadingWhole = null; });
+  }
+  return loadingWhole;
+}
+
 export function isLoaded() { return module !== null; }
 
 function requireModule() {
   if (!module) throw new GpucalcError({ code: 'not_loaded', message: 'Call await load() first.' });
   return module;
+}
+
+/** The whole module (loadWhole), for the functions the page's first module lacks. */
+function requireWhole() {
+  const m = requireModule();
+  if (typeof m.loadCatalog !== 'function') throw new GpucalcError({ code: 'not_loaded', message: 'Call await loadWhole() first.' });
+  return m;
 }
 
 /** Parses the module's JSON reply; {"error": {...}} becomes a GpucalcError. */
@@ -108,7 +147,7 @@ export function catalog(what) {
  */
 export function loadCatalog(jsonText, sourceName = 'catalog.json', { trust = 'price_list' } = {}) {
   const level = ['user', 'serving_calibration'].includes(trust) ? trust : 'price_list';
-  unwrap(requireModule().loadCatalog(text(jsonText, 'json'), text(sourceName, 'sourceName'), level));
+  unwrap(requireWhole().loadCatalog(text(jsonText, 'json'), text(sourceName, 'sourceName'), level));
 }
 
 /**
@@ -117,8 +156,7 @@ export function loadCatalog(jsonText, sourceName = 'catalog.json', { trust = 'pr
  * JSON text (load it with loadCatalog).
  */
 export function calibrateServing(scenario, files, date) {
-  const m = requireModule();
-  if (typeof m.calibrateServing !== 'function') throw new GpucalcError({ code: 'bad_value', field: 'calibrateServing', message: 'This build cannot calibrate.' });
+  const m = requireWhole();
   const names = files.map((f) => text(f.name, 'name'));
   const texts = files.map((f) => text(f.text, 'text'));
   const out = m.calibrateServing(text(scenario, 'scenario'), names, texts, text(date, 'date'));
@@ -131,7 +169,7 @@ export function resetCatalog() { requireModule().resetCatalog(); }
 
 /** Imports a Hugging Face config.json as model `id`; returns the model's catalog entry. */
 export function importHfConfig(configJson, id) {
-  const listing = unwrap(requireModule().importHfConfig(text(configJson, 'config'), text(id, 'id')));
+  const listing = unwrap(requireWhole().importHfConfig(text(configJson, 'config'), text(id, 'id')));
   return listing.models[0];
 }
 

@@ -222,3 +222,38 @@ test('validationJson: the precomputed validation summary (data/error-bands.json)
     assert.equal(typeof r.error_band[metric].model_unmeasured, 'boolean');
   }
 });
+
+// The page's first module (gpucalc_wasm_page, wasm/CMakeLists.txt) is the whole one less three
+// functions: every reply the page reads before it needs them is the same, byte for byte.
+test('the page\'s first module: no loadCatalog, importHfConfig or calibrateServing; every other reply as the whole module\'s', async () => {
+  const instance = async (name) => {
+    const { default: factory } = await import(new URL(`web/gen/${name}.mjs`, root).href);
+    return factory({ wasmBinary: fs.readFileSync(new URL(`web/gen/${name}.wasm`, root)) });
+  };
+  const [page, whole] = [await instance('gpucalc_wasm_page'), await instance('gpucalc_wasm')];
+  for (const name of ['loadCatalog', 'importHfConfig', 'calibrateServing']) {
+    assert.equal(typeof page[name], 'undefined', name);
+    assert.equal(typeof whole[name], 'function', name);
+  }
+  const scenarios = ['v=1', 'v=1&model=deepseek-r1&users=64&interactivity=30', 'v=1&workload=lora&model=llama-3.1-8b',
+    'v=1&compare=fullgpu-8x-mi355x,fullgpu-1x-h200,fullgpu-8x-h200&users=16', 'v=1&model=nope'];
+  for (const s of scenarios) {
+    for (const trace of [false, true]) assert.equal(page.evaluate(s, trace), whole.evaluate(s, trace), `${s} trace=${trace}`);
+    assert.equal(page.fitTable(s), whole.fitTable(s), s);
+    assert.equal(page.decodeScenario(s), whole.decodeScenario(s), s);
+  }
+  for (const what of ['gpus', 'models', 'offerings']) assert.equal(page.catalogJson(what), whole.catalogJson(what), what);
+  for (const name of ['scenarioSchema', 'resultFields', 'validationJson', 'scenarioVersion']) assert.equal(page[name](), whole[name](), name);
+  assert.deepEqual(page.evaluateFields(['v=1', 'v=1&users=8'], ['price_month_usd', 'decode_tokens_per_s_per_user']),
+    whole.evaluateFields(['v=1', 'v=1&users=8'], ['price_month_usd', 'decode_tokens_per_s_per_user']));
+  // gpucalc.js: the page loads the first module, and the whole one in its place when asked.
+  const api = await import(`../../web/gpucalc.js?page-module`);
+  await api.load({ page: true, wasmBinary: fs.readFileSync(new URL('web/gen/gpucalc_wasm_page.wasm', root)) });
+  assert.throws(() => api.loadCatalog('{}'), (e) => e instanceof api.GpucalcError && e.code === 'not_loaded');
+  const evaluated = JSON.stringify(api.evaluate('v=1'));
+  await api.loadWhole({ wasmBinary: fs.readFileSync(new URL('web/gen/gpucalc_wasm.wasm', root)) });
+  assert.equal(JSON.stringify(api.evaluate('v=1')), evaluated);
+  api.loadCatalog(JSON.stringify({ offerings: [{ id: 'x-8x-h200', name: 'X', provider: 'X', gpu: 'h200-sxm', gpu_count: 8,
+    kind: 'server', price_usd_per_month: 1000, sources: ['test'] }] }));
+  assert.ok(api.catalog('offerings').some((o) => o.id === 'x-8x-h200'));
+});

@@ -221,7 +221,10 @@ test('the built page: one bundle, English inlined, zh.json only for Chinese, for
   const built = webRoot.endsWith(path.join('build', 'web-dist'));
   const scripts = paths.filter((p) => /\.m?js$/.test(p));
   if (built) {
-    assert.deepEqual(scripts.sort(), ['/app.js', '/gen/gpucalc_wasm.mjs'], 'the bundle and the glue, nothing else');
+    // The classic script that keeps or hides the markup's first answer, the bundle and the glue
+    // of the page's first module (not the whole one: no price list or calibration here).
+    assert.deepEqual(scripts.sort(), ['/app.js', '/first-paint.js', '/gen/gpucalc_wasm_page.mjs'], 'the bundle and the glue, nothing else');
+    assert.ok(!paths.includes('/gen/gpucalc_wasm.wasm'), 'the whole module is not fetched');
   }
   // No dictionary fetched on the English page (served from web/, en.json is a JSON module).
   assert.deepEqual(paths.filter((p) => p.includes('/i18n/')), built ? [] : ['/i18n/en.json']);
@@ -264,7 +267,7 @@ test('the built page: one bundle, English inlined, zh.json only for Chinese, for
     const code = fs.readFileSync(path.join(webRoot, f), 'utf8');
     assert.doesNotMatch(code, /\beval\s*\(|\bnew\s+Function\s*\(/, f);
   }
-  assert.match(fs.readFileSync(path.join(webRoot, 'index.html'), 'utf8'), /<link rel="preload" href="gen\/gpucalc_wasm\.wasm" as="fetch"/);
+  assert.match(fs.readFileSync(path.join(webRoot, 'index.html'), 'utf8'), /<link rel="preload" href="gen\/gpucalc_wasm_page\.wasm" as="fetch"/);
 });
 
 test('the text of every section is in the page once the first result is painted, before any scrolling', async () => {

@@ -2,7 +2,9 @@
 // result, computed by the same WASM core in node at build time (scripts/build-web.mjs); the page
 // draws its verdict and key figures with its own section code while the module is still loading
 // (here: its .wasm request held back), and the live result, once the module has loaded, shows
-// the same text. A link with its own scenario never shows the build's answer.
+// the same text. The English answer is in the HTML itself (drawn by the same code at build
+// time), readable at its first paint and without JavaScript. A link with its own scenario never
+// shows the build's answer.
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -46,7 +48,13 @@ test('the verdict and the key figures are on screen before the module loads, and
       assert.ok(box && box.height > 0 && box.y < viewport.height * 3, `${lang}: ${id} laid out (${JSON.stringify(box)})`);
       assert.equal(await page.locator(id).first().evaluate((e) => getComputedStyle(e).visibility), 'visible');
     }
-    if (lang === 'en') await page.screenshot({ path: path.join(shots, 'first-answer-en.png') });
+    if (lang === 'en') {
+      await page.screenshot({ path: path.join(shots, 'first-answer-en.png') });
+      // In the HTML as served: shown at its first paint, before any script has run.
+      const served = await (await fetch(suite.calc.url)).text();
+      assert.ok(served.includes(`elementtiming="first-result">${first[0]}</p>`), 'the summary is in the served HTML');
+      assert.match(served, /<html lang="en" class="first-answer">/);
+    }
     release();
     await page.waitForSelector('html.ready', { timeout: 30000 });
     assert.equal(await moduleLoaded(page), true);
@@ -62,10 +70,32 @@ test('a link with its own scenario waits for the module: the build\'s answer is 
   const { page, problems, release } = await openHeld(`${suite.calc.url}#v=1&model=llama-3.1-8b`);
   await page.waitForTimeout(500);
   assert.equal(await page.evaluate(() => document.documentElement.classList.contains('first-answer')), false);
-  assert.equal(await page.locator('#verdict-summary').innerText(), '');
+  // The markup's answer (the default scenario's) is there but not shown: nothing is laid out.
+  assert.equal(await page.locator('#verdict-summary').isVisible(), false);
   release();
   await page.waitForSelector('html.ready', { timeout: 30000 });
   assert.match(await page.locator('#verdict-summary').innerText(), /Llama 3\.1 8B/);
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+test('with JavaScript off, the build\'s HTML shows the verdict and the key figures (en)', async () => {
+  const context = await suite.context.browser().newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 }, locale: 'en-US' });
+  try {
+    const page = await context.newPage();
+    await page.goto(suite.calc.url);
+    const answer = JSON.parse(await page.locator('#first-answer').textContent());
+    const summary = page.locator('#verdict-summary');
+    assert.equal(await summary.isVisible(), true);
+    assert.ok((await summary.innerText()).includes(answer.evaluation.model.name));
+    assert.equal(await page.locator('#keyfigs .keyfig').count(), answer.evaluation.results.length, 'a card per compared offering');
+    // The summary on the first screen; the verdict's columns and the cards laid out under it.
+    for (const [sel, below] of [['#verdict-summary', 900], ['#verdict .verdict-col', 900 * 3], ['#keyfigs .keyfig', 900 * 3]]) {
+      const box = await page.locator(sel).first().boundingBox();
+      assert.ok(box && box.height > 0 && box.y < below, `${sel} laid out (${JSON.stringify(box)})`);
+    }
+    await page.screenshot({ path: path.join(shots, 'first-answer-nojs-en.png') });
+  } finally {
+    await context.close();
+  }
 });

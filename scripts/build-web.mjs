@@ -192,7 +192,13 @@ async function firstAnswer() {
   const evaluation = gpucalc.evaluate(`v=${gpucalc.scenarioVersion()}`);
   const compared = new Set(evaluation.results.map((r) => r.offering));
   const fields = new Set(evaluation.results.flatMap((r) => Object.keys(r)));
-  for (const r of evaluation.results) r.curve = [];
+  for (const r of evaluation.results) {
+    r.curve = [];
+    // Of the curve's error bands, those of the points the verdict and the cards name (the
+    // maximum-throughput and the operating point); the live result has the others (~1 KB gzip).
+    const named = new Set([r.max_throughput_point, r.interactivity_point].map((p) => p && p.error_band_index));
+    if (Array.isArray(r.curve_error_bands)) r.curve_error_bands = r.curve_error_bands.map((b, i) => (named.has(i) ? b : null));
+  }
   const answer = {
     evaluation,
     units: Object.fromEntries(gpucalc.resultFields().filter((f) => fields.has(f.name)).map((f) => [f.name, f.unit])),

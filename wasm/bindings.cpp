@@ -22,11 +22,18 @@ namespace {
 
 using emscripten::val;
 
+#ifdef GPUCALC_WASM_PAGE
+// The page's first module cannot extend its catalog (no loadCatalog or importHfConfig): it reads
+// the compiled-in default itself, without the copy the whole module's working catalog starts as
+// (a deep copy of every document, on the page's way to its first live result).
+const gpucalc::Catalog& working_catalog() { return gpucalc::default_catalog(); }
+#else
 // The working catalog: the compiled-in default, extended by loadCatalog / importHfConfig.
 gpucalc::Catalog& working_catalog() {
   static gpucalc::Catalog catalog = gpucalc::default_catalog();
   return catalog;
 }
+#endif
 
 /** JSON text as a JS string, decoded by TextDecoder straight from the module's memory. Returning
  *  std::string makes embind copy the text into a new buffer and scan it byte by byte in JS for
@@ -79,7 +86,11 @@ val load_catalog(const std::string& json_text, const std::string& source_name,
 }
 #endif  // GPUCALC_WASM_PAGE
 
+#ifdef GPUCALC_WASM_PAGE
+void reset_catalog() {}  // always the default
+#else
 void reset_catalog() { working_catalog() = gpucalc::default_catalog(); }
+#endif
 
 #ifndef GPUCALC_WASM_PAGE
 /** Imports a Hugging Face config.json as model `id` (replacing one with the same id) and

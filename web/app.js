@@ -255,8 +255,10 @@ async function start() {
   // The form and results are laid out once, filled (style.css hides them until then).
   document.documentElement.classList.add('live');
   apply(computed);
-  // Laid out now: a chosen offering's name cut in its select is shown whole under it.
-  showCutNames();
+  // A chosen offering's name cut in its select is shown whole under it, measured once the first
+  // results are painted: measuring here would lay the whole page out before its first paint, and
+  // again for the paint (a quarter of the time from the module's load to the live result).
+  afterFirstPaint(showCutNames);
   addEventListener('resize', () => requestAnimationFrame(showCutNames));
   for (const e of state.linkErrors) showFieldError(e);
   // The address bar keeps a link with errors until the user edits (nothing of it is lost).

@@ -104,3 +104,24 @@ TEST_CASE("admission: beyond the pool an on-demand engine's wait moves from TTFT
   CHECK(c.tpot_s == d.tpot_s);
   CHECK(c.preempted_s == 0.0);
 }
+
+TEST_CASE("property: across the KV pool's edge TPOT never falls and TTFT never falls as users rise") {
+  const EngineProfile no_evict = no_evict_vllm();
+  for (const EngineProfile* engine : {default_engines().find("vllm"), &no_evict}) {
+    const ServingContext c = llama_1k8k(*engine);
+    const Parallel p{1, 1, false};
+    const PrefillFit fit = prefill_fit(c, p);
+    const double slots = max_sequences(c, p);
+    REQUIRE(slots > 4.0);
+    double last_tpot = 0.0, last_ttft = 0.0;
+    for (double users = 1.0; users <= 8.0 * slots; users *= 1.5) {
+      const ServingPoint pt = serve(c, p, 1, std::floor(users), fit, slots);
+      REQUIRE(pt.fits);
+      CAPTURE(users);
+      CHECK(pt.tpot_s >= last_tpot);
+      CHECK(pt.ttft_s >= last_ttft);
+      last_tpot = pt.tpot_s;
+      last_ttft = pt.ttft_s;
+    }
+  }
+}

@@ -26,11 +26,6 @@ ServingContext unmixed(const ServingContext& c) {
   return u;
 }
 
-void append_pool(std::string& out, int workers, const Parallel& p) {
-  out += std::to_string(workers) + "x(tp" + std::to_string(p.gpus()) + ",ep" +
-         std::to_string(p.ep * p.servers) + (p.dpa ? ",dpa)" : ")");
-}
-
 /** A decode worker's step at `sequences` sequences: the step model's, plus with data-parallel
  *  attention dpa_sequence_overhead_s for each sequence on a rank (data/performance.json: per
  *  sequence work on every DP-attention rank that the step's kernels do not count; set against
@@ -48,12 +43,13 @@ StepBreakdown pool_decode_step(const ServingContext& c, const Parallel& p, doubl
 
 }  // namespace
 
+std::string pool_code(int workers, const Parallel& p) {
+  return std::to_string(workers) + "x(tp" + std::to_string(p.gpus()) + ",ep" +
+         std::to_string(p.ep * p.servers) + (p.dpa ? ",dpa)" : ")");
+}
+
 std::string disagg_layout_code(const DisaggLayout& l) {
-  std::string out;
-  append_pool(out, l.prefill_workers, l.prefill);
-  out += '+';
-  append_pool(out, l.decode_workers, l.decode);
-  return out;
+  return pool_code(l.prefill_workers, l.prefill) + '+' + pool_code(l.decode_workers, l.decode);
 }
 
 KvLink kv_link(const ServingContext& c, const DisaggLayout& l) {
@@ -162,16 +158,40 @@ DisaggPoint serve_disaggregated(const ServingContext& given, const DisaggLayout&
   return pt;
 }
 
+namespace {
+
+/** One pool's worker shapes: legal_layouts' instances of n GPUs for n = 1, 2, 4 ... inside the
+ *  domain (or the asked tp), with data-parallel attention both ways when `search_dpa`. */
+std::vector<Parallel> pool_shapes(const ServingContext& c, int domain, int tp, int ep, int dpa,
+                                  bool search_dpa) {
+  std::vector<Parallel> out;
+  auto add = [&](int n) {
+    for (const Parallel& p : legal_layouts(c, n, n, ep, dpa)) out.push_back(p);
+    if (search_dpa && dpa == 0) {
+      for (const Parallel& p : legal_layouts(c, n, n, ep, 1)) out.push_back(p);
+    }
+  };
+  if (tp > 0) {
+    if (tp <= domain) add(tp);
+  } else {
+    for (int n = 1; n <= domain; n *= 2) add(n);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<DisaggLayout> disagg_layouts(const ServingContext& c, int gpus, const DisaggRequest& q) {
   std::vector<DisaggLayout> out;
   const int domain = std::min(gpus, c.gpu->scale_up_gpus());
-  const std::vector<Parallel> prefill = legal_layouts(c, domain, q.prefill_tp, q.prefill_ep, q.prefill_dpa);
-  const std::vector<Parallel> decode = legal_layouts(c, domain, q.decode_tp, q.decode_ep, q.decode_dpa);
+  const std::vector<Parallel> prefill = pool_shapes(c, domain, q.prefill_tp, q.prefill_ep, q.prefill_dpa, false);
+  const std::vector<Parallel> decode =
+      pool_shapes(c, domain, q.decode_tp, q.decode_ep, q.decode_dpa, c.model->is_moe());
   for (const Parallel& p : prefill) {
     for (const Parallel& d : decode) {
       const int pw_max = q.prefill_workers > 0 ? q.prefill_workers : gpus / p.gpus();
-      // Prefill worker counts 1 to 8, then doubling: the P:D ratios a deployment picks from.
-      for (int pw = q.prefill_workers > 0 ? q.prefill_workers : 1; pw <= pw_max; pw = pw < 8 ? pw + 1 : 2 * pw) {
+      // Prefill worker counts 1, 2, 4, 8 ...: the P:D split searched coarsely.
+      for (int pw = q.prefill_workers > 0 ? q.prefill_workers : 1; pw <= pw_max; pw *= 2) {
         const int left = gpus - pw * p.gpus();
         if (left < d.gpus()) break;
         // Decode takes the GPUs prefill leaves (or the workers asked for).
@@ -184,25 +204,27 @@ std::vector<DisaggLayout> disagg_layouts(const ServingContext& c, int gpus, cons
   return out;
 }
 
+bool meets_limits(const DisaggPoint& pt, double min_tokens_per_s_per_user, double ttft_max_s,
+                  double tpot_max_s) {
+  return pt.fits && (min_tokens_per_s_per_user <= 0.0 || pt.tokens_per_s_per_user >= min_tokens_per_s_per_user) &&
+         (ttft_max_s <= 0.0 || pt.ttft_s <= ttft_max_s) && (tpot_max_s <= 0.0 || pt.tpot_s <= tpot_max_s);
+}
+
 std::optional<DisaggPoint> best_disaggregated(const ServingContext& c,
                                               const std::vector<DisaggLayout>& layouts,
                                               double concurrency, double min_tokens_per_s_per_user,
                                               double ttft_max_s, double tpot_max_s) {
   std::optional<DisaggPoint> best;
   auto consider = [&](const DisaggPoint& pt) {
-    if (!pt.fits) return;
-    if (min_tokens_per_s_per_user > 0.0 && pt.tokens_per_s_per_user < min_tokens_per_s_per_user) return;
-    if (ttft_max_s > 0.0 && pt.ttft_s > ttft_max_s) return;
-    if (tpot_max_s > 0.0 && pt.tpot_s > tpot_max_s) return;
-    if (!best || pt.total_tokens_per_s_per_gpu > best->total_tokens_per_s_per_gpu) best = pt;
+    if (!meets_limits(pt, min_tokens_per_s_per_user, ttft_max_s, tpot_max_s)) return;
+    // The layouts share the deployed GPUs: the most tokens over them (per GPU of the layout
+    // would favour one that leaves GPUs idle).
+    if (!best || pt.output_tokens_per_s > best->output_tokens_per_s) best = pt;
   };
-  for (const DisaggLayout& l : layouts) {
-    if (concurrency > 0.0) {
-      consider(serve_disaggregated(c, l, concurrency));
-      continue;
-    }
-    const double slots = max_sequences(c, l.decode) * l.decode_workers;
-    for (double n = 1.0; n <= slots; n *= 2.0) consider(serve_disaggregated(c, l, n));
+  if (concurrency > 0.0) {
+    for (const DisaggLayout& l : layouts) consider(serve_disaggregated(c, l, concurrency));
+  } else {
+    sweep_disaggregated(c, layouts, consider);
   }
   return best;
 }

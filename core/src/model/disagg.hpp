@@ -44,6 +44,8 @@ struct DisaggLayout {
 /** The layout as a code the edges word: "<P>x(tp<g>,ep<e>[,dpa])+<D>x(tp<g>,ep<e>[,dpa])",
  *  tp = GPUs per worker, ep = expert-parallel degree over them (1: experts split by TP). */
 std::string disagg_layout_code(const DisaggLayout& layout);
+/** One pool (or the aggregated instances) in those words: "<workers>x(tp<g>,ep<e>[,dpa])". */
+std::string pool_code(int workers, const Parallel& p);
 
 /** How a request's KV moves from prefill to decode. */
 struct KvLink {
@@ -84,17 +86,33 @@ struct DisaggRequest {
   int decode_workers = 0, decode_tp = 0, decode_ep = 0, decode_dpa = 0;
 };
 
-/** Legal disaggregated layouts on `gpus` GPUs (worker shapes from legal_layouts over one
- *  scale-up domain, worker counts that fit in `gpus`), restricted by `request`. */
+/** Legal disaggregated layouts on `gpus` GPUs, restricted by `request`. Worker shapes are
+ *  legal_layouts' instances of 1, 2, 4, ... GPUs inside one scale-up domain; a worker need not
+ *  divide the domain (an NVL72 rack holds 8 prefill GPUs beside a 64-GPU wide-EP decode worker).
+ *  Decode workers of a MoE model are tried with and without data-parallel attention unless
+ *  decode_dpa is asked for; prefill workers use it only when asked. The P:D split is searched
+ *  coarsely: 1, 2, 4, 8 ... prefill workers, decode taking the GPUs they leave. */
 std::vector<DisaggLayout> disagg_layouts(const ServingContext& c, int gpus, const DisaggRequest& request);
 
-/** The best point over `layouts` and the concurrencies 1, 2, 4 ... up to the decode pools' KV
- *  slots: the most throughput per GPU with tokens/s per user >= `min_tokens_per_s_per_user`,
- *  TTFT <= `ttft_max_s` and TPOT <= `tpot_max_s` (0 = no limit); `concurrency` > 0 fixes it. */
+/** The concurrencies a layout is searched at: 1, 2, 4 ... up to its decode pools' KV slots,
+ *  stopping at the first doubling of the requests that adds under kSweepGain of throughput per
+ *  GPU (that point and those past it serve fewer tokens/s per user, later first tokens and
+ *  barely more throughput: the requests queue for a prefill worker or a KV slot). A bound on
+ *  the search, not a figure of the model. Calls `visit(point)` for each point kept. */
+constexpr double kSweepGain = 0.01;
+template <class Visit>
+void sweep_disaggregated(const ServingContext& c, const std::vector<DisaggLayout>& layouts, Visit visit);
+
+/** The best point over `layouts` and the concurrencies of sweep_disaggregated: the most
+ *  throughput per GPU with tokens/s per user >= `min_tokens_per_s_per_user`, TTFT <=
+ *  `ttft_max_s` and TPOT <= `tpot_max_s` (0 = no limit); `concurrency` > 0 fixes it. */
 std::optional<DisaggPoint> best_disaggregated(const ServingContext& c,
                                               const std::vector<DisaggLayout>& layouts,
                                               double concurrency, double min_tokens_per_s_per_user,
                                               double ttft_max_s, double tpot_max_s);
+/** Whether `pt` meets those limits. */
+bool meets_limits(const DisaggPoint& pt, double min_tokens_per_s_per_user, double ttft_max_s,
+                  double tpot_max_s);
 
 /** Key `pd` on one result (disagg_result.cpp): with pd=1 the serving figures at the users, the
  *  highest-throughput point within the latency limits and the point at the interactivity
@@ -103,6 +121,21 @@ std::optional<DisaggPoint> best_disaggregated(const ServingContext& c,
  *  deployed GPUs (what is paid for); `r.pd_layout` names the layout of the figures at the users,
  *  and the warnings pd_max_throughput / pd_at_speed say that those points are disaggregated.
  *  A scenario whose pools fit no layout gets the warning pd_no_layout (pd=1). */
+template <class Visit>
+void sweep_disaggregated(const ServingContext& c, const std::vector<DisaggLayout>& layouts, Visit visit) {
+  for (const DisaggLayout& l : layouts) {
+    const double slots = max_sequences(c, l.decode) * l.decode_workers;
+    double last = 0.0;
+    for (double n = 1.0; n <= slots; n *= 2.0) {
+      const DisaggPoint pt = serve_disaggregated(c, l, n);
+      if (!pt.fits) continue;
+      if (last > 0.0 && pt.total_tokens_per_s_per_gpu <= last * (1.0 + kSweepGain)) break;
+      visit(pt);
+      last = pt.total_tokens_per_s_per_gpu;
+    }
+  }
+}
+
 void apply_disaggregated(const ServingContext& c, const Scenario& s, int deployed_gpus,
                          bool with_curve, OfferingResult& r);
 

@@ -76,7 +76,7 @@ DisaggSearch search_disaggregated(const ServingContext& c, const Scenario& s,
   const auto more = [](const std::optional<DisaggPoint>& b, const DisaggPoint& pt) {
     return !b || pt.output_tokens_per_s > b->output_tokens_per_s;  // the same deployed GPUs
   };
-  sweep_disaggregated(c, layouts, [&](const DisaggPoint& pt) {
+  sweep_disaggregated(c, layouts, 0.0, [&](const DisaggPoint& pt) {
     if (meets_limits(pt, 0.0, s.ttft_max_s, s.tpot_max_s) && more(out.best, pt)) out.best = pt;
     if (s.interactivity > 0.0 && meets_limits(pt, s.interactivity, 0.0, 0.0) && more(out.at_speed, pt)) {
       out.at_speed = pt;

@@ -19,6 +19,7 @@
  * - TTFT = request overhead + queueing for a prefill worker + prefill + KV transfer + the first
  *   decode step; throughput per GPU divides by ALL GPUs of both pools (InferenceX's rule).
  */
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -80,6 +81,38 @@ struct DisaggPoint {
 DisaggPoint serve_disaggregated(const ServingContext& c, const DisaggLayout& layout,
                                 double concurrency);
 
+/** The same context with no prefill mixed into decode steps: a prefill worker only prefills
+ *  (it pays its own weight streaming), a decode worker only decodes. */
+ServingContext unmixed(const ServingContext& c);
+
+/** What one worker shape's points share: its KV slots and its prefill fit. */
+struct ShapeTerms {
+  Parallel shape;
+  double max_sequences = 0.0;
+  PrefillFit fit;  // computed where max_sequences >= 1
+};
+ShapeTerms shape_terms(const ServingContext& c, const Parallel& p);
+/** The shapes met so far in a search (the pools' shapes repeat over its layouts). */
+struct ShapeCache {
+  std::vector<ShapeTerms> shapes;
+  const ShapeTerms& get(const ServingContext& c, const Parallel& p);
+};
+
+/** What one layout's points share: the KV link, the prefill fit, the decode worker's KV
+ *  slots and a request's KV bytes. `usable` false: no point of the layout fits. */
+struct DisaggTerms {
+  bool usable = false;
+  KvLink link;
+  PrefillFit fit;
+  double slots = 0.0;
+  double kv_bytes_per_request = 0.0;
+};
+/** `c` already unmixed; `cache` may be null. */
+DisaggTerms disagg_terms(const ServingContext& c, const DisaggLayout& layout, ShapeCache* cache);
+/** serve_disaggregated on an unmixed context with the layout's terms computed once. */
+DisaggPoint serve_disaggregated(const ServingContext& c, const DisaggLayout& layout,
+                                double concurrency, const DisaggTerms& terms);
+
 /** The pool shapes a scenario fixes (0 = chosen by the search). */
 struct DisaggRequest {
   int prefill_workers = 0, prefill_tp = 0, prefill_ep = 0, prefill_dpa = 0;
@@ -94,14 +127,17 @@ struct DisaggRequest {
  *  coarsely: 1, 2, 4, 8 ... prefill workers, decode taking the GPUs they leave. */
 std::vector<DisaggLayout> disagg_layouts(const ServingContext& c, int gpus, const DisaggRequest& request);
 
-/** The concurrencies a layout is searched at: 1, 2, 4 ... up to its decode pools' KV slots,
- *  stopping at the first doubling of the requests that adds under kSweepGain of throughput per
- *  GPU (that point and those past it serve fewer tokens/s per user, later first tokens and
- *  barely more throughput: the requests queue for a prefill worker or a KV slot). A bound on
- *  the search, not a figure of the model. Calls `visit(point)` for each point kept. */
+/** Every point of the search over `layouts`: at `concurrency` when > 0, else at 1, 4, 16 ...
+ *  (kSweepStep, twice the aggregated curve's step: the layouts are many) up to the decode pools'
+ *  KV slots, stopping at the first step of the requests that adds under kSweepGain of
+ *  throughput per GPU (that point and those past it serve fewer tokens/s per
+ *  user, later first tokens and barely more throughput: the requests queue for a prefill worker
+ *  or a KV slot). A bound on the search, not a figure of the model. Each layout's terms and each
+ *  worker shape's are computed once. Calls `visit(point)` for each point kept that fits. */
 constexpr double kSweepGain = 0.01;
-template <class Visit>
-void sweep_disaggregated(const ServingContext& c, const std::vector<DisaggLayout>& layouts, Visit visit);
+constexpr double kSweepStep = 4.0;
+void sweep_disaggregated(const ServingContext& c, const std::vector<DisaggLayout>& layouts,
+                         double concurrency, const std::function<void(const DisaggPoint&)>& visit);
 
 /** The best point over `layouts` and the concurrencies of sweep_disaggregated: the most
  *  throughput per GPU with tokens/s per user >= `min_tokens_per_s_per_user`, TTFT <=
@@ -121,21 +157,6 @@ bool meets_limits(const DisaggPoint& pt, double min_tokens_per_s_per_user, doubl
  *  deployed GPUs (what is paid for); `r.pd_layout` names the layout of the figures at the users,
  *  and the warnings pd_max_throughput / pd_at_speed say that those points are disaggregated.
  *  A scenario whose pools fit no layout gets the warning pd_no_layout (pd=1). */
-template <class Visit>
-void sweep_disaggregated(const ServingContext& c, const std::vector<DisaggLayout>& layouts, Visit visit) {
-  for (const DisaggLayout& l : layouts) {
-    const double slots = max_sequences(c, l.decode) * l.decode_workers;
-    double last = 0.0;
-    for (double n = 1.0; n <= slots; n *= 2.0) {
-      const DisaggPoint pt = serve_disaggregated(c, l, n);
-      if (!pt.fits) continue;
-      if (last > 0.0 && pt.total_tokens_per_s_per_gpu <= last * (1.0 + kSweepGain)) break;
-      visit(pt);
-      last = pt.total_tokens_per_s_per_gpu;
-    }
-  }
-}
-
 void apply_disaggregated(const ServingContext& c, const Scenario& s, int deployed_gpus,
                          bool with_curve, OfferingResult& r);
 

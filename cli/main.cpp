@@ -590,7 +590,9 @@ void validate(const Catalog& catalog, const Options& o) {
               << ",\n\"disaggregated\": " << gpucalc::disagg_report_to_json(disagg.value()) << "}\n";
   } else {
     std::cout << gpucalc::validation_report_to_text(report.value()) << "\n"
-              << gpucalc::serving_report_to_text(serving.value()) << "\n"
+              << gpucalc::serving_report_to_text(serving.value());
+    if (catalog.error_bands) std::cout << gpucalc::band_coverage_to_text(serving.value(), *catalog.error_bands);
+    std::cout << "\n"
               << gpucalc::disagg_report_to_text(disagg.value()) << "\n";
   }
 #else

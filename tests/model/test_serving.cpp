@@ -62,22 +62,25 @@ TEST_CASE("serving table: in-sample MAPE, overall and per GPU, held where the mo
   // Interactivity was 15.7 % before prefill's all-reduces past the small-message tables ran at
   // the NCCL/RCCL bus rate: the slow all-reduce had stood in for TPOT that 8k-prompt rows on
   // ROCm lose elsewhere, so its bar moved from 0.17 to 0.175 while TTFT's fell from 0.80.
-  CHECK(r.all.interactivity <= 0.175);
+  // 15.2 % since the engines' admission rules (data/engines.json admission): vLLM's preempted
+  // wait lands in TPOT, and TensorRT-LLM holds its requests' whole output in an FP8 cache.
+  CHECK(r.all.interactivity <= 0.16);
   // 18.1 % since TTFT is scored on the median: the request overheads re-set on it are shorter,
   // so a closed loop's requests complete sooner and the model's throughput rises a little.
   CHECK(r.all.throughput <= 0.181);
-  // TTFT is scored on the median where a row has one (49.7 % against the mean, 45.9 % now).
-  CHECK(r.all.ttft <= 0.47);
+  // TTFT is scored on the median where a row has one (49.7 % against the mean, 45.9 % then);
+  // 36.2 % since the admission rules: an on-demand engine (vLLM) waits before its first token
+  // only for its prompt's share of the KV pool.
+  CHECK(r.all.ttft <= 0.37);
   CHECK(r.per_gpu.size() == 6);
   for (const Mape& m : r.per_gpu) {
     CAPTURE(m.group);
     CHECK(m.interactivity <= 0.25);
     if (m.n_throughput > 0) CHECK(m.throughput <= 0.25);
-    // H200 at 0.93: Llama on one H200 with vLLM, whose KV pool the model finds too small for 64
-    // users at 1k/8k (a slot queue of minutes against 5 s measured). 0.91 before attention ran
-    // at the KV cache's BF16 rate instead of the FP8 weights' rate: 8k prefills on H200 take
-    // longer, and SGLang's 8k-prompt TTFT there was already predicted above the measurement.
-    CHECK(m.ttft <= 0.93);
+    // 0.93 on H200 before the admission rules: Llama on one H200 with vLLM at 64 users and
+    // 1k/8k queued minutes for a KV slot before its first token (5 s measured); on demand, it
+    // waits there only for its prompt's share. B200 is the worst GPU now (45.7 %).
+    CHECK(m.ttft <= 0.47);
   }
 }
 
@@ -184,8 +187,8 @@ TEST_CASE("serving table: leave one group out re-sets the constants and predicts
   REQUIRE(moe != r.constants.end());
   CHECK(moe->fold_min <= 0.68);
   CHECK(moe->fold_max >= 0.68);
-  CHECK(moe->data_value == doctest::Approx(0.683));
-  CHECK(moe->all_rows == doctest::Approx(0.683).epsilon(0.01));  // data/ holds what the procedure sets
+  CHECK(moe->data_value == doctest::Approx(0.6675));
+  CHECK(moe->all_rows == doctest::Approx(0.6675).epsilon(0.01));  // data/ holds what the procedure sets
 }
 
 TEST_CASE("serving table: a calibration entry must name its scope, metrics and how it was set") {

@@ -152,5 +152,8 @@ MeasuredSet measured_set(const ServingValidationReport& report);
  *  flag of the fold's kind): what the bands promise, checked on the folds. */
 std::array<FoldFigures, kFoldKinds> band_coverage(const ServingValidationReport& report,
                                                   const ErrorBandTable& table);
+/** band_coverage per fold kind and metric with its mean over the kinds, and the median
+ *  interactivity p80 over the table's cells, as --validate prints them. */
+std::string band_coverage_to_text(const ServingValidationReport& report, const ErrorBandTable& table);
 
 }  // namespace gpucalc

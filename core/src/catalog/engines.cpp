@@ -104,6 +104,33 @@ std::optional<Error> read_kv_rule(const Json& k, const std::string& path, Engine
   return std::nullopt;
 }
 
+/** "admission": {"kind": full_reservation | on_demand | estimated_reservation,
+ *  "output_fraction" (estimated_reservation only), "source"}. */
+std::optional<Error> read_admission(const Json& a, const std::string& path, EngineProfile& p) {
+  if (!a.is_object()) {
+    return engines_error(path, "must be {\"kind\": full_reservation | on_demand | estimated_reservation, ...}");
+  }
+  if (auto e = detail::unknown_key(a, "engines.json." + path, {"kind", "output_fraction", "source", "note"})) {
+    return e;
+  }
+  std::string kind;
+  if (auto e = read_text(a, "kind", path, kind)) return e;
+  if (kind == "full_reservation" || kind == "on_demand") {
+    if (a.contains("output_fraction")) {
+      return engines_error(path + ".output_fraction", "applies only to kind estimated_reservation");
+    }
+    p.admission_output_fraction = kind == "full_reservation" ? 1.0 : 0.0;
+    p.preempts = kind == "on_demand";
+    return std::nullopt;
+  }
+  if (kind != "estimated_reservation") {
+    return engines_error(path + ".kind", "must be full_reservation, on_demand or estimated_reservation");
+  }
+  if (!a.contains("output_fraction")) return engines_error(path + ".output_fraction", "is required (a fraction)");
+  p.preempts = true;
+  return read_figure(a, "output_fraction", path, detail::kFraction, p.admission_output_fraction);
+}
+
 std::optional<Error> read_older_version(const Json& o, const std::string& path, EngineProfile& p) {
   if (!o.is_object()) return engines_error(path, "must be an object");
   if (auto e = detail::unknown_key(o, "engines.json." + path,
@@ -136,7 +163,7 @@ Result<EngineProfile> parse_profile(const Json& e, const std::string& path) {
           e, "engines.json." + path,
           {"id", "name", "version", "vendors", "allreduce", "mixes_prefill", "max_running_requests",
            "graph_max_batch", "step_overhead_s", "per_sequence_overhead_s", "chunk_tokens", "kv_rule",
-           "kv_cache_dtype", "request_overhead_s", "extra_layer_latency_s", "older_versions",
+           "admission", "kv_cache_dtype", "request_overhead_s", "extra_layer_latency_s", "older_versions",
            "sources", "source", "note"})) {
     return *err;
   }
@@ -187,6 +214,9 @@ Result<EngineProfile> parse_profile(const Json& e, const std::string& path) {
   if (e.contains("kv_rule")) {
     if (auto err = read_kv_rule(e.at("kv_rule"), path + ".kv_rule", p)) return *err;
   }
+  if (e.contains("admission")) {
+    if (auto err = read_admission(e.at("admission"), path + ".admission", p)) return *err;
+  }
   if (e.contains("kv_cache_dtype")) {
     const Json& k = e.at("kv_cache_dtype");
     if (auto err = detail::unknown_key(k, "engines.json." + path + ".kv_cache_dtype", {"value", "source", "note"})) return *err;
@@ -232,7 +262,7 @@ Result<EngineProfile> parse_profile(const Json& e, const std::string& path) {
   // Every figure the step model reads is stated in the document: no C++ default stands in.
   for (const char* key : {"name", "version", "vendors", "allreduce", "mixes_prefill", "max_running_requests",
                           "graph_max_batch", "step_overhead_s", "per_sequence_overhead_s", "chunk_tokens",
-                          "kv_rule", "kv_cache_dtype", "request_overhead_s", "sources"}) {
+                          "kv_rule", "admission", "kv_cache_dtype", "request_overhead_s", "sources"}) {
     if (!e.contains(key)) return engines_error(path + "." + key, "is required");
   }
   return p;

@@ -49,6 +49,12 @@ struct EngineProfile {
   double reserved_per_graph_bs_mb = 0.0;
   double reserved_floor_mb = 0.0;        // when capacity > 60 GB
   KvFormat kv_cache = KvFormat::kBf16;   // kv_cache_dtype "auto" on the served checkpoints
+  // Admission (data/engines.json "admission"): the share of a request's remaining output
+  // tokens whose KV the engine holds back while the request runs (1: all of it, the request
+  // is never evicted; 0: blocks on demand), and whether it preempts a running request
+  // (recomputed later) when the pool runs out.
+  double admission_output_fraction = 1.0;
+  bool preempts = false;
   double step_overhead_s = 0.0;
   double per_sequence_overhead_s = 0.0;
   double request_overhead_nvidia_s = 0.0;  // client-seen TTFT floor (HTTP, tokenizer, scheduling)

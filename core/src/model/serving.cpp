@@ -436,7 +436,12 @@ double max_sequences(const ServingContext& c, const Parallel& p) {
     d.gpus = tp * span;
     d.pipeline_parallel = span;
   }
-  const double per_seq = kv_bytes_per_sequence_per_gpu(*c.model, c.kv, d, c.input_tokens + c.output_tokens / 2.0);
+  // A running request holds its context (input + output / 2 on average over its life) and the
+  // engine holds back admission_output_fraction of its remaining output (output / 2 on
+  // average): TensorRT-LLM's no-evict rule reserves the whole output, vLLM none.
+  const double held_tokens =
+      c.input_tokens + c.output_tokens / 2.0 * (1.0 + e.admission_output_fraction);
+  const double per_seq = kv_bytes_per_sequence_per_gpu(*c.model, c.kv, d, held_tokens);
   if (!(per_seq > 0.0)) return e.max_running_requests;
   // Every server (MoE, attention data parallel) or every pipeline stage's micro-batch holds
   // its share of the instance's sequences.
@@ -488,6 +493,38 @@ ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
 }
 
 namespace {
+
+/** Where a request waits when the KV pool holds fewer requests than the client keeps open. */
+struct PoolWait {
+  double admission_s = 0.0;  // before its first token (TTFT)
+  double preempted_s = 0.0;  // after it, preempted (TPOT)
+  double recompute_s = 0.0;  // prefill redone per request for its preemptions
+};
+
+/** The wait (users - running) / running x e2e, split by the engine's admission rule
+ *  (data/engines.json "admission"). An engine that reserves the whole output never evicts:
+ *  all of it is waiting for admission. One that admits on the prompt plus a share r of the
+ *  output and preempts as running requests grow runs short of KV both when it admits (the
+ *  prompt and r x output a request holds then) and as requests grow (the rest of the output):
+ *  the wait splits in that proportion, (input + r x output) / (input + output) before the
+ *  first token [inferred from the rule]. The preempted share of requests, (users - running) /
+ *  users of the rest, redo the prefill of the context they held (input + output / 2 on
+ *  average), at the prompt rate of the prefill fit. */
+PoolWait pool_wait(const ServingContext& c, const PrefillFit& fit, double users, double running,
+                   double e2e_s) {
+  PoolWait w;
+  if (!(users > running)) return w;
+  const double total_s = (users - running) / running * e2e_s;
+  const EngineProfile& e = *c.engine;
+  const double in = c.input_tokens, out = std::max(1.0, c.output_tokens);
+  const double at_admission =
+      e.preempts ? (in + e.admission_output_fraction * out) / (in + out) : 1.0;
+  w.admission_s = total_s * at_admission;
+  w.preempted_s = total_s - w.admission_s;
+  const double preempted_share = (1.0 - at_admission) * (users - running) / users;
+  w.recompute_s = preempted_share * fit.per_prompt_s * (in + out / 2.0) / std::max(1.0, in);
+  return w;
+}
 
 ServingPoint serve_with(const ServingContext& c, const Parallel& p, int replicas,
                         double users_per_instance, const PrefillFit& fit, double max_seqs,
@@ -545,19 +582,22 @@ ServingPoint serve_with(const ServingContext& c, const Parallel& p, int replicas
     const double f = c.constants->first_wave_fraction;
     ttft = (1.0 - f) * ttft + f * std::max(ttft, wave_ttft);
   }
-  // Requests beyond the KV pool wait for a running one to finish.
-  if (users_per_instance > running) {
-    pt.queue_s = (users_per_instance - running) / running * e2e;
-  }
+  // Requests beyond the KV pool wait for a running one to finish (Little's law over the
+  // closed loop); the engine's admission rule says where the wait lands.
+  const PoolWait wait = pool_wait(c, fit, users_per_instance, running, e2e);
+  const double run_tpot = tpot + running * wait.recompute_s / out;
+  pt.queue_s = wait.admission_s;
+  pt.preempted_s = wait.preempted_s;
   pt.prefill_batch = batch;
   pt.prefill_s = pre;
-  pt.tpot_s = tpot;
-  pt.ttft_s = ttft + pt.queue_s;
+  pt.tpot_s = run_tpot + (out > 1.0 ? wait.preempted_s / (out - 1.0) : 0.0);
+  pt.ttft_s = ttft + pt.queue_s + (out > 1.0 ? 0.0 : wait.preempted_s);
   pt.ttft_median_s = steady_ttft + pt.queue_s;
-  pt.e2e_s = pt.ttft_s + (out - 1.0) * tpot;
-  pt.tokens_per_s_per_user = 1.0 / tpot;
-  // Completions of the running requests (the slot queue adds latency, not throughput).
-  const double completions_per_s = running / (ttft + (out - 1.0) * tpot);  // per instance
+  pt.e2e_s = pt.ttft_s + (out - 1.0) * pt.tpot_s;
+  pt.tokens_per_s_per_user = 1.0 / pt.tpot_s;
+  // Completions of the running requests (the wait adds latency, not throughput; recomputing
+  // preempted prompts takes GPU time from them).
+  const double completions_per_s = running / (ttft + (out - 1.0) * run_tpot);  // per instance
   pt.output_tokens_per_s_per_gpu = completions_per_s * out / p.gpus();
   pt.total_tokens_per_s_per_gpu = completions_per_s * (in + out) / p.gpus();
   pt.output_tokens_per_s = completions_per_s * out * replicas;

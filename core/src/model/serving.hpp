@@ -245,7 +245,8 @@ struct ServingPoint {
   double e2e_s = 0.0;
   double prefill_s = 0.0;             // prefill of the prompts one prefill step takes
   double prefill_batch = 0.0;         // prompts per prefill step
-  double queue_s = 0.0;               // waiting for a KV slot (users > max_sequences)
+  double queue_s = 0.0;               // waiting for admission to the KV pool (users > max_sequences)
+  double preempted_s = 0.0;           // waiting preempted after the first token (in tpot_s)
   double tokens_per_s_per_user = 0.0;  // 1 / tpot
   double output_tokens_per_s_per_gpu = 0.0;
   double total_tokens_per_s_per_gpu = 0.0;

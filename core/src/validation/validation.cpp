@@ -1014,3 +1014,47 @@ std::array<FoldFigures, kFoldKinds> band_coverage(const ServingValidationReport&
 }
 
 }  // namespace gpucalc
+
+namespace gpucalc {
+
+std::string band_coverage_to_text(const ServingValidationReport& report, const ErrorBandTable& table) {
+  const auto share = band_coverage(report, table);
+  static const char* const kMetricNames[kFoldMetrics] = {"interactivity", "throughput/GPU", "TTFT"};
+  std::string out = "\nError bands (data/error-bands.json): held-out points inside their own p80, per fold kind\n";
+  out += pad("held out", 22, false);
+  for (const char* m : kMetricNames) out += "  " + pad(m, 16, true);
+  out += "\n";
+  FoldFigures pooled{};
+  for (std::size_t kind = 0; kind < kFoldKinds; ++kind) {
+    out += pad(std::string("one ") + kFoldKindNames[kind], 22, false);
+    for (std::size_t m = 0; m < kFoldMetrics; ++m) {
+      out += "  " + pad(fmt("%.1f %%", 100.0 * share[kind][m]), 16, true);
+      pooled[m] += share[kind][m] / kFoldKinds;
+    }
+    out += "\n";
+  }
+  out += pad("mean over fold kinds", 22, false);
+  for (double v : pooled) out += "  " + pad(fmt("%.1f %%", 100.0 * v), 16, true);
+  out += "\n";
+  // The interactivity p80 a buyer reads: the median over the measured cells (nothing extrapolated).
+  std::vector<double> p80;
+  for (const auto& per_vendor : table.bands) {
+    for (const auto& per_format : per_vendor) {
+      for (const auto& cell : per_format) {
+        for (const ErrorBand& b : cell) {
+          if (b.metric == "interactivity" && b.points > 0) p80.push_back(b.p80);
+        }
+      }
+    }
+  }
+  if (!p80.empty()) {
+    std::sort(p80.begin(), p80.end());
+    const std::size_t n = p80.size();
+    const double median = n % 2 == 1 ? p80[n / 2] : 0.5 * (p80[n / 2 - 1] + p80[n / 2]);
+    out += "median interactivity p80 over the bands' cells: " + fmt("%.1f %%", 100.0 * median) + " (" +
+           std::to_string(n) + " cells)\n";
+  }
+  return out;
+}
+
+}  // namespace gpucalc

@@ -177,6 +177,11 @@ constexpr Label kLabels[] = {
     {"tpot_s", "TPOT"},
     {"usd_per_million_tokens", "US$ per million output tokens"},
     {"usd_per_million_total_tokens", "US$ per million total tokens (input + output)"},
+    {"at_speed_layout", "layout at the interactivity target"},
+    {"at_speed_tokens_per_s_per_user", "at the target: tok/s per user"},
+    {"at_speed_total_tokens_per_s_per_gpu", "at the target: total tok/s per GPU"},
+    {"at_speed_output_tokens_per_s", "at the target: output tok/s, deployment"},
+    {"at_speed_usd_per_million_tokens", "at the target: US$ per million output tokens"},
     {"scale_out_s", "inter-server time per step"},
     {"scale_out_strategy", "across servers"},
     {"all_in_power_w_per_gpu", "all-in power per GPU"},
@@ -643,7 +648,10 @@ void print_curve_json(const gpucalc::Evaluation& ev) {
                      {"tp", c.tp},
                      {"ep", c.ep},
                      {"dpa", c.dpa},
-                     {"users", c.users}});
+                     {"users", c.users},
+                     {"gpus", c.gpus},
+                     {"layout", c.layout},
+                     {"disaggregated", c.disaggregated}});
     }
     out.push_back({{"offering", r.offering_id}, {"engine", r.engine}, {"curve", pts}});
   }
@@ -658,7 +666,8 @@ void print_curve(const gpucalc::Evaluation& ev, const std::string& format) {
   }
   const std::vector<std::string> header = {"offering", "tokens/s/user", "total tok/s/GPU",
                                            "output tok/s/GPU", "TTFT s", "TPOT s",
-                                           "US$/M output tok", "tp", "ep", "dpa", "users"};
+                                           "US$/M output tok", "tp", "ep", "dpa", "users",
+                                           "gpus", "layout"};
   auto num = [](double x, const char* f) {
     char buf[64];
     std::snprintf(buf, sizeof buf, f, x);
@@ -675,7 +684,7 @@ void print_curve(const gpucalc::Evaluation& ev, const std::string& format) {
                       : format == "csv"            ? ""  // an empty cell, as the result's null
                                                    : "-",
                       std::to_string(c.tp), std::to_string(c.ep), c.dpa ? "1" : "0",
-                      num(c.users, "%.0f")});
+                      num(c.users, "%.0f"), std::to_string(c.gpus), c.layout});
     }
   }
   if (format != "csv") {

@@ -205,6 +205,22 @@ assert rows[0][6] == 'US\$/M output tok' and len(rows) > 1 and all(r[6] == '' fo
 check "curve JSON: unpriced cost is null, priced a number" py "$tmp/c.json" "
 assert d[0]['curve'] and all(p['usd_per_million_tokens'] is None for p in d[0]['curve'])
 assert all(p['usd_per_million_tokens'] > 0 for p in d[1]['curve'])"
+# pd=auto: the curve's points say their layout (disaggregated ones as prefill + decode pools),
+# in the table, CSV and JSON alike; the result says the operating point's layout.
+rack='v=1&model=deepseek-r1&weights=fp4&compare=ref-nvl72-gb200-hyperscaler&context=4096&input=1024&output=1024&interactivity=50&pd=auto'
+"$bin" --curve --format csv "$rack" >"$tmp/pd.csv"
+check "pd curve CSV: a layout column, a disaggregated point" python3 -c "
+import csv; rows = list(csv.reader(open('$tmp/pd.csv', newline='')))
+i = rows[0].index('layout'); assert rows[0][i - 1] == 'gpus', rows[0]
+assert all(r[i] for r in rows[1:]) and any('+' in r[i] for r in rows[1:]), rows"
+"$bin" --curve "$rack" >"$tmp/pd.txt"
+check "pd curve table: the layout column" grep -qE '^ref-nvl72-gb200-hyperscaler .* [0-9]+x\(tp[0-9]+,ep[0-9]+(,dpa)?\)\+[0-9]+x\(tp' "$tmp/pd.txt"
+"$bin" --curve --format json "$rack" >"$tmp/pd.json"
+check "pd curve JSON: layout and disaggregated on every point" py "$tmp/pd.json" "
+assert all(p['layout'] and isinstance(p['disaggregated'], bool) for p in d[0]['curve'])
+assert any(p['disaggregated'] for p in d[0]['curve'])"
+"$bin" "$rack" >"$tmp/pd-result.txt"
+check "result table: the operating point's layout" grep -qE '^layout at the interactivity target +[0-9]+x\(tp' "$tmp/pd-result.txt"
 head -c 1100000 /dev/zero | tr '\0' ' ' >"$tmp/big-config.json"
 expect_error "--hf-config over 1 MiB" "larger than 1 MiB" --hf-config "$tmp/big-config.json" 'v=1'
 printf '{"offerings":[{"id":"t","name":"t","gpu":"h200-sxm","gpu_count":8,"price_usd_per_mnth":9,"sources":["s"]}]}' >"$tmp/typo.json"

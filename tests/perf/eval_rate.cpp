@@ -5,7 +5,7 @@
 // tests/perf/eval_rate_wasm.mjs measures in the WASM module for the native/WASM ratio.
 // Targets: >= 1,000,000/s for the fit, >= 100,000/s at one concurrency, >= 5,000/s with
 // the curve. `perf_eval_rate --page-rate` prints only the page-call rate (a number per
-// second). `perf_eval_rate --calls fit|point|curve|page N` makes exactly N calls of one path and
+// second). `perf_eval_rate --calls fit|point|curve|pd-curve|page N` makes exactly N calls of one path and
 // prints nothing: for instruction counts on a shared machine, where rates are noisy, run it under
 // valgrind --tool=callgrind with N and with 0 and divide the difference by N.
 #include <algorithm>
@@ -121,18 +121,24 @@ int main(int argc, char** argv) {
     resolved.push_back(r);
   }
   const auto n = static_cast<long long>(scenarios.size());
+  // The same scenarios with pd=auto: the curve and its named points searched over the
+  // disaggregated layouts (the P:D split and the pools' worker shapes) too.
+  std::vector<Scenario> pd_auto = scenarios;
+  for (Scenario& s : pd_auto) s.pd = PdMode::kAuto;
+
 
   volatile long long sink = 0;
   if (argc > 3 && std::strcmp(argv[1], "--calls") == 0) {
     const std::string path = argv[2];
     const long long calls = std::atoll(argv[3]);
     EvaluateOptions options;
-    options.with_curve = path == "curve";
+    options.with_curve = path == "curve" || path == "pd-curve";
     // The path read once: the loop holds the calls and nothing else to count.
-    enum class Path { kFit, kPage, kEvaluate, kUnknown };
+    enum class Path { kFit, kPage, kEvaluate, kEvaluatePd, kUnknown };
     const Path which = path == "fit"                        ? Path::kFit
                        : path == "page"                     ? Path::kPage
                        : path == "point" || path == "curve" ? Path::kEvaluate
+                       : path == "pd-curve"                 ? Path::kEvaluatePd
                                                             : Path::kUnknown;
     for (long long i = 0; i < calls; ++i) {
       const auto k = static_cast<std::size_t>(i % n);
@@ -145,11 +151,11 @@ int main(int argc, char** argv) {
       } else if (which == Path::kPage) {
         auto ev = evaluate_text(catalog, kPageScenario, false);
         sink = sink + static_cast<long long>(ev ? evaluation_to_json(ev.value(), false).size() : 0);
-      } else if (which == Path::kEvaluate) {
-        auto ev = evaluate(catalog, scenarios[k], options);
+      } else if (which == Path::kEvaluate || which == Path::kEvaluatePd) {
+        auto ev = evaluate(catalog, which == Path::kEvaluate ? scenarios[k] : pd_auto[k], options);
         sink = sink + static_cast<long long>(ev ? ev.value().results.size() : 0);
       } else {
-        std::fprintf(stderr, "bench: --calls takes fit, point, curve or page\n");
+        std::fprintf(stderr, "bench: --calls takes fit, point, curve, pd-curve or page\n");
         return 2;
       }
     }
@@ -167,13 +173,13 @@ int main(int argc, char** argv) {
       0.4);
 
   long long failures = 0;
-  auto evaluation_rate = [&](bool with_curve, double min_s) {
+  auto evaluation_rate = [&](bool with_curve, double min_s, const std::vector<Scenario>& set) {
     EvaluateOptions options;
     options.with_curve = with_curve;
     return median_rate(
         [&](long long i) {
           const auto k = static_cast<std::size_t>(i % n);
-          auto ev = evaluate(catalog, scenarios[k], options);
+          auto ev = evaluate(catalog, set[k], options);
           if (!ev) {
             ++failures;
             return;
@@ -185,8 +191,9 @@ int main(int argc, char** argv) {
         },
         min_s);
   };
-  const Rate point_rate = evaluation_rate(false, 0.4);
-  const Rate curve_rate = evaluation_rate(true, 0.6);
+  const Rate point_rate = evaluation_rate(false, 0.4, scenarios);
+  const Rate curve_rate = evaluation_rate(true, 0.6, scenarios);
+  const Rate pd_curve_rate = evaluation_rate(true, 0.6, pd_auto);
 
   std::printf("scenario evaluations per second per core (%lld scenarios x 2 offerings, one thread;\n"
               "median of 5 windows after a warm-up, [min - max] of the windows)\n", n);
@@ -197,6 +204,7 @@ int main(int argc, char** argv) {
   line("memory fit only:", fit_rate, 1e6, "1,000,000");
   line("full evaluation, one concurrency:", point_rate, 1e5, "100,000");
   line("full evaluation with the curve:", curve_rate, 5e3, "5,000");
+  line("the curve with the P:D search (pd=auto):", pd_curve_rate, 5e3, "5,000");
   const double page_rate = page_call_rate(catalog, 1.0);
   std::printf("  decode + evaluate + JSON of '%s':  %10.0f /s  (the page's call, natively)\n",
               kPageScenario, page_rate);

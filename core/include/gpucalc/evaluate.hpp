@@ -40,6 +40,13 @@ enum class RatesSource { kPeak, kMeasured, kCalibrated, kOverride, kSupplied, kC
  *  calibration document corrects the serving figures: calibration_device holds its id) */
 const char* rates_source_name(RatesSource source);
 
+/** One pool of a disaggregated layout: `workers` engine workers of `tp` GPUs each, experts
+ *  split `ep` ways over them (1: by TP), with or without data-parallel attention. */
+struct PoolShape {
+  int workers = 0, tp = 0, ep = 0;
+  bool dpa = false;
+};
+
 /** One point of the serving curve: a layout at a concurrency. */
 struct ServingCurveEntry {
   double tokens_per_s_per_user = 0.0;
@@ -51,6 +58,15 @@ struct ServingCurveEntry {
   int tp = 0, ep = 0;
   bool dpa = false;
   double users = 0.0;  // over the offering (users per instance x replicas)
+  // The point's layout. Aggregated: `replicas` instances of tp GPUs (tp, ep, dpa above), layout
+  // "<replicas>x(tp<g>,ep<e>[,dpa])". Disaggregated (key pd): layout is disagg_layout_code's
+  // "<P>x(...)+<D>x(...)", prefill and decode its pools, tp, ep, dpa above the decode worker's,
+  // replicas 0. `gpus`: the deployed GPUs the layout uses (per-GPU figures divide by all of them).
+  int replicas = 0;
+  int gpus = 0;
+  bool disaggregated = false;
+  std::string layout;
+  PoolShape prefill, decode;  // workers 0 when aggregated
   // The validation band for this point's users per instance: an index into the result's
   // curve_error_bands (-1: none), so a point at 128 users does not borrow the band of 4.
   int error_band_index = -1;

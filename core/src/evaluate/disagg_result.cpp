@@ -11,6 +11,10 @@ namespace gpucalc {
 
 namespace {
 
+PoolShape pool_of(int workers, const Parallel& p) {
+  return PoolShape{workers, p.gpus(), p.ep * p.servers, p.dpa};
+}
+
 /** The point's figures per deployed GPU (idle GPUs of the offering are paid for too). */
 ServingCurveEntry entry_of(const DisaggPoint& p, int deployed_gpus, double price, double utilization) {
   const double share = static_cast<double>(p.layout.gpus()) / deployed_gpus;
@@ -25,7 +29,69 @@ ServingCurveEntry entry_of(const DisaggPoint& p, int deployed_gpus, double price
   e.ep = p.layout.decode.ep * p.layout.decode.servers;
   e.dpa = p.layout.decode.dpa;
   e.users = p.concurrency;
+  e.gpus = p.layout.gpus();
+  e.disaggregated = true;
+  e.layout = disagg_layout_code(p.layout);
+  e.prefill = pool_of(p.layout.prefill_workers, p.layout.prefill);
+  e.decode = pool_of(p.layout.decode_workers, p.layout.decode);
   return e;
+}
+
+/** Whether a point of `front` has at least `x` tokens/s per user and `y` throughput per GPU. */
+bool dominated(const std::vector<ServingCurveEntry>& front, double x, double y) {
+  return std::any_of(front.begin(), front.end(), [&](const ServingCurveEntry& e) {
+    return e.tokens_per_s_per_user >= x && e.total_tokens_per_s_per_gpu >= y;
+  });
+}
+
+/** The points no other beats on both axes, by tokens/s per user descending: serving_curve's
+ *  rule (a point stays when it has more throughput per GPU than every faster one). A
+ *  disaggregated point must beat them by kSweepGain: the layouts that differ by an idle GPU or
+ *  the prefill shape give near-copies of one point, and the curve keeps the fastest of them. */
+std::vector<ServingCurveEntry> front_of(std::vector<ServingCurveEntry> points) {
+  std::stable_sort(points.begin(), points.end(), [](const ServingCurveEntry& a, const ServingCurveEntry& b) {
+    return a.tokens_per_s_per_user > b.tokens_per_s_per_user;
+  });
+  std::vector<ServingCurveEntry> front;
+  double best = -1.0;
+  for (ServingCurveEntry& e : points) {
+    if (e.total_tokens_per_s_per_gpu <= (e.disaggregated ? best * (1.0 + kSweepGain) : best)) continue;
+    best = e.total_tokens_per_s_per_gpu;
+    front.push_back(std::move(e));
+  }
+  return front;
+}
+
+/** What one sweep of the disaggregated layouts gives the curve and its two named points. */
+struct DisaggSearch {
+  std::optional<DisaggPoint> best;      // most throughput within ttft_max / tpot_max
+  std::optional<DisaggPoint> at_speed;  // most throughput at >= the interactivity target
+  std::vector<ServingCurveEntry> front;  // per deployed GPU
+};
+
+DisaggSearch search_disaggregated(const ServingContext& c, const Scenario& s,
+                                  const std::vector<DisaggLayout>& layouts, int deployed_gpus,
+                                  double price) {
+  DisaggSearch out;
+  const auto more = [](const std::optional<DisaggPoint>& b, const DisaggPoint& pt) {
+    return !b || pt.output_tokens_per_s > b->output_tokens_per_s;  // the same deployed GPUs
+  };
+  sweep_disaggregated(c, layouts, 0.0, [&](const DisaggPoint& pt) {
+    if (meets_limits(pt, 0.0, s.ttft_max_s, s.tpot_max_s) && more(out.best, pt)) out.best = pt;
+    if (s.interactivity > 0.0 && meets_limits(pt, s.interactivity, 0.0, 0.0) && more(out.at_speed, pt)) {
+      out.at_speed = pt;
+    }
+    const double y = pt.total_tokens_per_s_per_gpu * pt.layout.gpus() / deployed_gpus;
+    if (dominated(out.front, pt.tokens_per_s_per_user, y)) return;
+    out.front.erase(std::remove_if(out.front.begin(), out.front.end(),
+                                   [&](const ServingCurveEntry& e) {
+                                     return e.tokens_per_s_per_user <= pt.tokens_per_s_per_user &&
+                                            e.total_tokens_per_s_per_gpu <= y;
+                                   }),
+                    out.front.end());
+    out.front.push_back(entry_of(pt, deployed_gpus, price, s.utilization));
+  });
+  return out;
 }
 
 }  // namespace
@@ -80,8 +146,16 @@ void apply_disaggregated(const ServingContext& c, const Scenario& s, int deploye
     return;
   }
   if (!with_curve) return;
-  if (const auto best = best_disaggregated(c, layouts, 0.0, 0.0, s.ttft_max_s, s.tpot_max_s)) {
-    const ServingCurveEntry e = entry_of(*best, deployed_gpus, price, s.utilization);
+  // One sweep of the layouts gives the curve, the highest-throughput point within the latency
+  // limits and the point at the interactivity target (each point computed once).
+  DisaggSearch found = search_disaggregated(c, s, layouts, deployed_gpus, price);
+  // The curve: pd=1 the disaggregated points alone; pd=auto the front of both, so a
+  // disaggregated point shows only where it beats every aggregated one at its interactivity.
+  if (forced) r.curve.clear();
+  for (ServingCurveEntry& e : found.front) r.curve.push_back(std::move(e));
+  r.curve = front_of(std::move(r.curve));
+  if (found.best) {
+    const ServingCurveEntry e = entry_of(*found.best, deployed_gpus, price, s.utilization);
     if (forced || !r.max_throughput_point ||
         e.total_tokens_per_s_per_gpu > r.max_throughput_point->total_tokens_per_s_per_gpu) {
       r.max_throughput_tokens_per_s = e.output_tokens_per_s_per_gpu * gpus;
@@ -89,17 +163,14 @@ void apply_disaggregated(const ServingContext& c, const Scenario& s, int deploye
       r.warnings.emplace_back("pd_max_throughput");  // the point is a disaggregated layout
     }
   }
-  if (s.interactivity > 0.0) {
-    const auto at = best_disaggregated(c, layouts, 0.0, s.interactivity, 0.0, 0.0);
-    if (at) {
-      const ServingCurveEntry e = entry_of(*at, deployed_gpus, price, s.utilization);
-      if (forced || !r.interactivity_point ||
-          e.total_tokens_per_s_per_gpu > r.interactivity_point->total_tokens_per_s_per_gpu) {
-        r.interactivity_point = e;
-        r.warnings.emplace_back("pd_at_speed");  // the point is a disaggregated layout
-        const auto it = std::find(r.warnings.begin(), r.warnings.end(), "interactivity_unreachable");
-        if (it != r.warnings.end()) r.warnings.erase(it);
-      }
+  if (found.at_speed) {
+    const ServingCurveEntry e = entry_of(*found.at_speed, deployed_gpus, price, s.utilization);
+    if (forced || !r.interactivity_point ||
+        e.total_tokens_per_s_per_gpu > r.interactivity_point->total_tokens_per_s_per_gpu) {
+      r.interactivity_point = e;
+      r.warnings.emplace_back("pd_at_speed");  // the point is a disaggregated layout
+      const auto it = std::find(r.warnings.begin(), r.warnings.end(), "interactivity_unreachable");
+      if (it != r.warnings.end()) r.warnings.erase(it);
     }
   }
 }

@@ -90,6 +90,9 @@ ServingCurveEntry curve_entry(const ServingPoint& p, double usd_per_mtok) {
   e.ep = p.par.ep * p.par.servers;
   e.dpa = p.par.dpa;
   e.users = p.users_per_instance * p.replicas;
+  e.replicas = p.replicas;
+  e.gpus = p.par.gpus() * p.replicas;
+  e.layout = pool_code(p.replicas, p.par);
   return e;
 }
 

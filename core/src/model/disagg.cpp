@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "gpucalc/memory.hpp"
 
@@ -14,22 +15,15 @@ namespace {
 /** Fixed-point rounds of the closed loop (arrivals -> prefill batch -> latency -> arrivals);
  *  the aggregated loop (serving.cpp) takes three, the queueing term here a few more. */
 constexpr int kLoopRounds = 8;
+/** ... or until TTFT moves by under 0.1 % in a round (the loop has settled; the decode rounds
+ *  below stop at the same share). */
+constexpr double kLoopTolerance = 1e-3;
+/** Prefill worker sizes the layout search tries (disagg_layouts). */
+constexpr int kPrefillSizes = 1;
 /** Rounds of the decode batch against the loop's rate (Little's law, serve_disaggregated): they
  *  stop once the step moves by under 0.1 %, or after this many. */
 constexpr int kDecodeRounds = 3;
 
-/** The same context with no prefill mixed into decode steps: a prefill worker only
- *  prefills (it pays its own weight streaming), a decode worker only decodes. */
-ServingContext unmixed(const ServingContext& c) {
-  ServingContext u = c;
-  u.mixes_prefill = false;
-  return u;
-}
-
-void append_pool(std::string& out, int workers, const Parallel& p) {
-  out += std::to_string(workers) + "x(tp" + std::to_string(p.gpus()) + ",ep" +
-         std::to_string(p.ep * p.servers) + (p.dpa ? ",dpa)" : ")");
-}
 
 /** A decode worker's step at `sequences` sequences: the step model's, plus with data-parallel
  *  attention dpa_sequence_overhead_s for each sequence on a rank (data/performance.json: per
@@ -48,12 +42,35 @@ StepBreakdown pool_decode_step(const ServingContext& c, const Parallel& p, doubl
 
 }  // namespace
 
+ServingContext unmixed(const ServingContext& c) {
+  ServingContext u = c;
+  u.mixes_prefill = false;
+  return u;
+}
+
+ShapeTerms shape_terms(const ServingContext& c, const Parallel& p) {
+  ShapeTerms t;
+  t.shape = p;
+  t.max_sequences = max_sequences(c, p);
+  if (t.max_sequences >= 1.0) t.fit = prefill_fit(c, p);
+  return t;
+}
+
+const ShapeTerms& ShapeCache::get(const ServingContext& c, const Parallel& p) {
+  for (const ShapeTerms& t : shapes) {
+    if (t.shape.tp == p.tp && t.shape.ep == p.ep && t.shape.dpa == p.dpa && t.shape.servers == p.servers) return t;
+  }
+  shapes.push_back(shape_terms(c, p));
+  return shapes.back();
+}
+
+std::string pool_code(int workers, const Parallel& p) {
+  return std::to_string(workers) + "x(tp" + std::to_string(p.gpus()) + ",ep" +
+         std::to_string(p.ep * p.servers) + (p.dpa ? ",dpa)" : ")");
+}
+
 std::string disagg_layout_code(const DisaggLayout& l) {
-  std::string out;
-  append_pool(out, l.prefill_workers, l.prefill);
-  out += '+';
-  append_pool(out, l.decode_workers, l.decode);
-  return out;
+  return pool_code(l.prefill_workers, l.prefill) + '+' + pool_code(l.decode_workers, l.decode);
 }
 
 KvLink kv_link(const ServingContext& c, const DisaggLayout& l) {
@@ -73,18 +90,37 @@ KvLink kv_link(const ServingContext& c, const DisaggLayout& l) {
   return k;
 }
 
+DisaggTerms disagg_terms(const ServingContext& c, const DisaggLayout& l, ShapeCache* cache) {
+  DisaggTerms t;
+  t.link = kv_link(c, l);
+  if (!(t.link.bytes_per_s > 0.0)) return t;
+  const ShapeTerms* pre = cache != nullptr ? &cache->get(c, l.prefill) : nullptr;
+  const ShapeTerms own_pre = pre != nullptr ? ShapeTerms{} : shape_terms(c, l.prefill);
+  if (pre == nullptr) pre = &own_pre;
+  if (pre->max_sequences < 1.0) return t;  // the prefill worker holds the weights
+  t.fit = pre->fit;
+  t.slots = cache != nullptr ? cache->get(c, l.decode).max_sequences : max_sequences(c, l.decode);
+  if (t.slots < 1.0) return t;
+  Deployment whole;  // one request's KV over the whole model (every head, every layer)
+  t.kv_bytes_per_request = kv_bytes_per_sequence_per_gpu(*c.model, c.kv, whole, c.input_tokens);
+  t.usable = true;
+  return t;
+}
+
 DisaggPoint serve_disaggregated(const ServingContext& given, const DisaggLayout& l,
                                 double concurrency) {
+  const ServingContext c = unmixed(given);
+  return serve_disaggregated(c, l, concurrency, disagg_terms(c, l, nullptr));
+}
+
+DisaggPoint serve_disaggregated(const ServingContext& c, const DisaggLayout& l, double concurrency,
+                                const DisaggTerms& terms) {
   DisaggPoint pt;
   pt.layout = l;
   pt.concurrency = concurrency;
-  if (concurrency < 1.0 || l.prefill_workers < 1 || l.decode_workers < 1) return pt;
-  const ServingContext c = unmixed(given);
-  const KvLink link = kv_link(c, l);
-  if (!(link.bytes_per_s > 0.0)) return pt;
-  if (max_sequences(c, l.prefill) < 1.0) return pt;  // the prefill worker holds the weights
-  const double slots = max_sequences(c, l.decode);
-  if (slots < 1.0) return pt;
+  if (concurrency < 1.0 || l.prefill_workers < 1 || l.decode_workers < 1 || !terms.usable) return pt;
+  const KvLink& link = terms.link;
+  const double slots = terms.slots;
 
   const double in = c.input_tokens, out = std::max(1.0, c.output_tokens);
   const double per_decoder = concurrency / l.decode_workers;
@@ -95,12 +131,11 @@ DisaggPoint serve_disaggregated(const ServingContext& given, const DisaggLayout&
   double step = pt.decode.total_s;
   double tpot = step / c.mtp_tokens_per_step;
 
-  Deployment whole;  // one request's KV over the whole model (every head, every layer)
-  pt.kv_bytes_per_request = kv_bytes_per_sequence_per_gpu(*c.model, c.kv, whole, in);
+  pt.kv_bytes_per_request = terms.kv_bytes_per_request;
   pt.kv_transfer_s = link.latency_s + pt.kv_bytes_per_request / link.bytes_per_s;
   pt.kv_over_scale_up = link.scale_up;
 
-  const PrefillFit fit = prefill_fit(c, l.prefill);
+  const PrefillFit& fit = terms.fit;
   // A dedicated prefill worker runs at prefill_worker_fraction of the step model's prefill
   // (data/performance.json; validation-disagg.json re-sets it in every fold).
   const double slowdown = 1.0 / std::max(1e-3, c.constants->prefill_worker_fraction);
@@ -124,7 +159,9 @@ DisaggPoint serve_disaggregated(const ServingContext& given, const DisaggLayout&
       // A prompt waits for the step in progress and for the steps queued before its own (M/D/1).
       wait = busy * pre / 2.0 + busy * busy / (2.0 * (1.0 - busy)) * pre;
       pt.prefill_utilization = busy;
+      const double before = ttft;
       ttft = c.request_overhead_s + wait + pre + pt.kv_transfer_s + step;
+      if (std::fabs(ttft - before) <= kLoopTolerance * ttft) break;  // settled
     }
     // Little's law: a decode worker's batch is the completions per second times the time a
     // request spends decoding. The rest of the requests it holds are waiting for a prefill
@@ -162,16 +199,79 @@ DisaggPoint serve_disaggregated(const ServingContext& given, const DisaggLayout&
   return pt;
 }
 
+namespace {
+
+/** Of one worker size's variants (expert split, DP attention), the ones the search keeps, picked
+ *  as the aggregated search picks its split (the lowest step, serve_at_users): for prefill the
+ *  shortest prefill of a full chunk; for decode the shortest step at one sequence and the most
+ *  sequences per second at the worker's KV slots (the two ends of its curve). */
+std::vector<Parallel> keep_variants(const ServingContext& u, const std::vector<Parallel>& v, bool prefill) {
+  if (v.size() <= 1) return v;
+  const double query = 1.0 + u.mtp_draft_tokens, context = u.input_tokens + u.output_tokens / 2.0;
+  std::size_t first = 0, second = 0;
+  double best_first = 0.0, best_second = 0.0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    double a = 0.0, b = 0.0;  // lower is better, higher is better
+    if (prefill) {
+      const double prompts = std::max(1.0, u.chunk_tokens / std::max(1.0, u.input_tokens));
+      a = prefill_time_s(u, prefill_fit(u, v[i]), prompts);
+    } else {
+      const double slots = std::max(1.0, max_sequences(u, v[i]));
+      a = pool_decode_step(u, v[i], 1.0, query, context).total_s;
+      b = slots / pool_decode_step(u, v[i], slots, query, context).total_s;
+    }
+    if (i == 0 || a < best_first) best_first = a, first = i;
+    if (i == 0 || b > best_second) best_second = b, second = i;
+  }
+  if (prefill || first == second) return {v[first]};
+  return {v[first], v[second]};
+}
+
+/** One pool's worker shapes: legal_layouts' instances of n GPUs for n = 1, 2, 4 ... inside the
+ *  domain (or the asked tp), with data-parallel attention both ways when `search_dpa`, each
+ *  size's variants narrowed by keep_variants; at most `sizes` sizes from the smallest that holds
+ *  the model (0: all). */
+std::vector<Parallel> pool_shapes(const ServingContext& u, int domain, int tp, int ep, int dpa,
+                                  bool search_dpa, int sizes, bool prefill) {
+  std::vector<Parallel> out;
+  int smallest = 0;
+  auto add = [&](int n) {
+    std::vector<Parallel> v = legal_layouts(u, n, n, ep, dpa);
+    if (search_dpa && dpa == 0) {
+      for (const Parallel& p : legal_layouts(u, n, n, ep, 1)) v.push_back(p);
+    }
+    for (const Parallel& p : keep_variants(u, v, prefill)) out.push_back(p);
+  };
+  if (tp > 0) {
+    if (tp <= domain) add(tp);
+  } else {
+    for (int n = 1; n <= domain; n *= 2) {
+      if (sizes > 0 && smallest > 0 && n >= smallest << sizes) break;
+      const std::size_t before = out.size();
+      add(n);
+      if (smallest == 0 && out.size() > before) smallest = n;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<DisaggLayout> disagg_layouts(const ServingContext& c, int gpus, const DisaggRequest& q) {
   std::vector<DisaggLayout> out;
   const int domain = std::min(gpus, c.gpu->scale_up_gpus());
-  const std::vector<Parallel> prefill = legal_layouts(c, domain, q.prefill_tp, q.prefill_ep, q.prefill_dpa);
-  const std::vector<Parallel> decode = legal_layouts(c, domain, q.decode_tp, q.decode_ep, q.decode_dpa);
+  // Prefill is compute-bound: its GPUs, not its workers' size, set its rate, so prefill workers
+  // take the smallest size that holds the model (the search's bound; prefill_tp asks for another).
+  const ServingContext u = unmixed(c);
+  const std::vector<Parallel> prefill =
+      pool_shapes(u, domain, q.prefill_tp, q.prefill_ep, q.prefill_dpa, false, kPrefillSizes, true);
+  const std::vector<Parallel> decode =
+      pool_shapes(u, domain, q.decode_tp, q.decode_ep, q.decode_dpa, u.model->is_moe(), 0, false);
   for (const Parallel& p : prefill) {
     for (const Parallel& d : decode) {
       const int pw_max = q.prefill_workers > 0 ? q.prefill_workers : gpus / p.gpus();
-      // Prefill worker counts 1 to 8, then doubling: the P:D ratios a deployment picks from.
-      for (int pw = q.prefill_workers > 0 ? q.prefill_workers : 1; pw <= pw_max; pw = pw < 8 ? pw + 1 : 2 * pw) {
+      // Prefill worker counts 1, 2, 4, 8 ...: the P:D split searched coarsely.
+      for (int pw = q.prefill_workers > 0 ? q.prefill_workers : 1; pw <= pw_max; pw *= 2) {
         const int left = gpus - pw * p.gpus();
         if (left < d.gpus()) break;
         // Decode takes the GPUs prefill leaves (or the workers asked for).
@@ -184,26 +284,46 @@ std::vector<DisaggLayout> disagg_layouts(const ServingContext& c, int gpus, cons
   return out;
 }
 
+bool meets_limits(const DisaggPoint& pt, double min_tokens_per_s_per_user, double ttft_max_s,
+                  double tpot_max_s) {
+  return pt.fits && (min_tokens_per_s_per_user <= 0.0 || pt.tokens_per_s_per_user >= min_tokens_per_s_per_user) &&
+         (ttft_max_s <= 0.0 || pt.ttft_s <= ttft_max_s) && (tpot_max_s <= 0.0 || pt.tpot_s <= tpot_max_s);
+}
+
+void sweep_disaggregated(const ServingContext& given, const std::vector<DisaggLayout>& layouts,
+                         double concurrency, const std::function<void(const DisaggPoint&)>& visit) {
+  const ServingContext c = unmixed(given);
+  ShapeCache cache;  // the pools' shapes repeat over the layouts
+  for (const DisaggLayout& l : layouts) {
+    const DisaggTerms terms = disagg_terms(c, l, &cache);
+    if (!terms.usable) continue;
+    if (concurrency > 0.0) {
+      const DisaggPoint pt = serve_disaggregated(c, l, concurrency, terms);
+      if (pt.fits) visit(pt);
+      continue;
+    }
+    double last = 0.0;
+    for (double n = 1.0; n <= terms.slots * l.decode_workers; n *= kSweepStep) {
+      const DisaggPoint pt = serve_disaggregated(c, l, n, terms);
+      if (!pt.fits) continue;
+      if (last > 0.0 && pt.total_tokens_per_s_per_gpu <= last * (1.0 + kSweepGain)) break;
+      visit(pt);
+      last = pt.total_tokens_per_s_per_gpu;
+    }
+  }
+}
+
 std::optional<DisaggPoint> best_disaggregated(const ServingContext& c,
                                               const std::vector<DisaggLayout>& layouts,
                                               double concurrency, double min_tokens_per_s_per_user,
                                               double ttft_max_s, double tpot_max_s) {
   std::optional<DisaggPoint> best;
-  auto consider = [&](const DisaggPoint& pt) {
-    if (!pt.fits) return;
-    if (min_tokens_per_s_per_user > 0.0 && pt.tokens_per_s_per_user < min_tokens_per_s_per_user) return;
-    if (ttft_max_s > 0.0 && pt.ttft_s > ttft_max_s) return;
-    if (tpot_max_s > 0.0 && pt.tpot_s > tpot_max_s) return;
-    if (!best || pt.total_tokens_per_s_per_gpu > best->total_tokens_per_s_per_gpu) best = pt;
-  };
-  for (const DisaggLayout& l : layouts) {
-    if (concurrency > 0.0) {
-      consider(serve_disaggregated(c, l, concurrency));
-      continue;
-    }
-    const double slots = max_sequences(c, l.decode) * l.decode_workers;
-    for (double n = 1.0; n <= slots; n *= 2.0) consider(serve_disaggregated(c, l, n));
-  }
+  sweep_disaggregated(c, layouts, concurrency, [&](const DisaggPoint& pt) {
+    if (!meets_limits(pt, min_tokens_per_s_per_user, ttft_max_s, tpot_max_s)) return;
+    // The layouts share the deployed GPUs: the most tokens over them (per GPU of the layout
+    // would favour one that leaves GPUs idle).
+    if (!best || pt.output_tokens_per_s > best->output_tokens_per_s) best = pt;
+  });
   return best;
 }
 

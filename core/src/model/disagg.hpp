@@ -19,6 +19,7 @@
  * - TTFT = request overhead + queueing for a prefill worker + prefill + KV transfer + the first
  *   decode step; throughput per GPU divides by ALL GPUs of both pools (InferenceX's rule).
  */
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,8 @@ struct DisaggLayout {
 /** The layout as a code the edges word: "<P>x(tp<g>,ep<e>[,dpa])+<D>x(tp<g>,ep<e>[,dpa])",
  *  tp = GPUs per worker, ep = expert-parallel degree over them (1: experts split by TP). */
 std::string disagg_layout_code(const DisaggLayout& layout);
+/** One pool (or the aggregated instances) in those words: "<workers>x(tp<g>,ep<e>[,dpa])". */
+std::string pool_code(int workers, const Parallel& p);
 
 /** How a request's KV moves from prefill to decode. */
 struct KvLink {
@@ -78,23 +81,74 @@ struct DisaggPoint {
 DisaggPoint serve_disaggregated(const ServingContext& c, const DisaggLayout& layout,
                                 double concurrency);
 
+/** The same context with no prefill mixed into decode steps: a prefill worker only prefills
+ *  (it pays its own weight streaming), a decode worker only decodes. */
+ServingContext unmixed(const ServingContext& c);
+
+/** What one worker shape's points share: its KV slots and its prefill fit. */
+struct ShapeTerms {
+  Parallel shape;
+  double max_sequences = 0.0;
+  PrefillFit fit;  // computed where max_sequences >= 1
+};
+ShapeTerms shape_terms(const ServingContext& c, const Parallel& p);
+/** The shapes met so far in a search (the pools' shapes repeat over its layouts). */
+struct ShapeCache {
+  std::vector<ShapeTerms> shapes;
+  const ShapeTerms& get(const ServingContext& c, const Parallel& p);
+};
+
+/** What one layout's points share: the KV link, the prefill fit, the decode worker's KV
+ *  slots and a request's KV bytes. `usable` false: no point of the layout fits. */
+struct DisaggTerms {
+  bool usable = false;
+  KvLink link;
+  PrefillFit fit;
+  double slots = 0.0;
+  double kv_bytes_per_request = 0.0;
+};
+/** `c` already unmixed; `cache` may be null. */
+DisaggTerms disagg_terms(const ServingContext& c, const DisaggLayout& layout, ShapeCache* cache);
+/** serve_disaggregated on an unmixed context with the layout's terms computed once. */
+DisaggPoint serve_disaggregated(const ServingContext& c, const DisaggLayout& layout,
+                                double concurrency, const DisaggTerms& terms);
+
 /** The pool shapes a scenario fixes (0 = chosen by the search). */
 struct DisaggRequest {
   int prefill_workers = 0, prefill_tp = 0, prefill_ep = 0, prefill_dpa = 0;
   int decode_workers = 0, decode_tp = 0, decode_ep = 0, decode_dpa = 0;
 };
 
-/** Legal disaggregated layouts on `gpus` GPUs (worker shapes from legal_layouts over one
- *  scale-up domain, worker counts that fit in `gpus`), restricted by `request`. */
+/** Legal disaggregated layouts on `gpus` GPUs, restricted by `request`. Worker shapes are
+ *  legal_layouts' instances of 1, 2, 4, ... GPUs inside one scale-up domain; a worker need not
+ *  divide the domain (an NVL72 rack holds 8 prefill GPUs beside a 64-GPU wide-EP decode worker).
+ *  Decode workers of a MoE model are tried with and without data-parallel attention unless
+ *  decode_dpa is asked for; prefill workers use it only when asked. The P:D split is searched
+ *  coarsely: 1, 2, 4, 8 ... prefill workers, decode taking the GPUs they leave. */
 std::vector<DisaggLayout> disagg_layouts(const ServingContext& c, int gpus, const DisaggRequest& request);
 
-/** The best point over `layouts` and the concurrencies 1, 2, 4 ... up to the decode pools' KV
- *  slots: the most throughput per GPU with tokens/s per user >= `min_tokens_per_s_per_user`,
- *  TTFT <= `ttft_max_s` and TPOT <= `tpot_max_s` (0 = no limit); `concurrency` > 0 fixes it. */
+/** Every point of the search over `layouts`: at `concurrency` when > 0, else at 1, 4, 16 ...
+ *  (kSweepStep, twice the aggregated curve's step: the layouts are many) up to the decode pools'
+ *  KV slots, stopping at the first step of the requests that adds under kSweepGain of
+ *  throughput per GPU (that point and those past it serve fewer tokens/s per
+ *  user, later first tokens and barely more throughput: the requests queue for a prefill worker
+ *  or a KV slot). A bound on the search, not a figure of the model. Each layout's terms and each
+ *  worker shape's are computed once. Calls `visit(point)` for each point kept that fits. */
+constexpr double kSweepGain = 0.01;
+constexpr double kSweepStep = 4.0;
+void sweep_disaggregated(const ServingContext& c, const std::vector<DisaggLayout>& layouts,
+                         double concurrency, const std::function<void(const DisaggPoint&)>& visit);
+
+/** The best point over `layouts` and the concurrencies of sweep_disaggregated: the most
+ *  throughput per GPU with tokens/s per user >= `min_tokens_per_s_per_user`, TTFT <=
+ *  `ttft_max_s` and TPOT <= `tpot_max_s` (0 = no limit); `concurrency` > 0 fixes it. */
 std::optional<DisaggPoint> best_disaggregated(const ServingContext& c,
                                               const std::vector<DisaggLayout>& layouts,
                                               double concurrency, double min_tokens_per_s_per_user,
                                               double ttft_max_s, double tpot_max_s);
+/** Whether `pt` meets those limits. */
+bool meets_limits(const DisaggPoint& pt, double min_tokens_per_s_per_user, double ttft_max_s,
+                  double tpot_max_s);
 
 /** Key `pd` on one result (disagg_result.cpp): with pd=1 the serving figures at the users, the
  *  highest-throughput point within the latency limits and the point at the interactivity

@@ -44,6 +44,20 @@ void write_curve_entry(JsonWriter& w, const std::optional<ServingCurveEntry>& e)
   w.field("ep", e->ep);
   w.field("dpa", e->dpa);
   w.field("users", e->users);
+  // The layout: its code in every case, the replicas (aggregated) or the pools (disaggregated).
+  w.field("layout", e->layout);
+  w.field("disaggregated", e->disaggregated);
+  w.field("gpus", e->gpus);
+  w.field("replicas", e->replicas);
+  for (const auto& [name, pool] : {std::pair{"prefill", &e->prefill}, std::pair{"decode", &e->decode}}) {
+    w.key(name);
+    if (pool->workers < 1) {
+      w.null();
+      continue;
+    }
+    w.begin_object().field("workers", pool->workers).field("tp", pool->tp).field("ep", pool->ep);
+    w.field("dpa", pool->dpa).end_object();
+  }
   w.key("error_band_index");  // into the result's curve_error_bands; null: no band
   if (e->error_band_index >= 0) {
     w.value(e->error_band_index);

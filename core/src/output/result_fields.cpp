@@ -200,6 +200,25 @@ std::vector<ResultField> price_and_serving_fields() {
      [](const R& r) { return v(r.usd_per_million_total_tokens); }},
     {"total_tokens_per_s_per_gpu", U::kTokensPerS, S::kInference,
      [](const R& r) { return v(r.total_tokens_per_s_per_gpu); }},
+    // The operating point chosen for the interactivity target (interactivity_point): its layout,
+    // its throughput per GPU and per deployment (a rack, for an NVL72 offering) and its cost.
+    {"at_speed_layout", U::kText, S::kInference,
+     [](const R& r) { return r.interactivity_point ? text_or_null(r.interactivity_point->layout) : FieldValue{}; }},
+    {"at_speed_tokens_per_s_per_user", U::kTokensPerS, S::kInference,
+     [](const R& r) { return r.interactivity_point ? v(r.interactivity_point->tokens_per_s_per_user) : FieldValue{}; }},
+    {"at_speed_total_tokens_per_s_per_gpu", U::kTokensPerS, S::kInference,
+     [](const R& r) { return r.interactivity_point ? v(r.interactivity_point->total_tokens_per_s_per_gpu) : FieldValue{}; }},
+    {"at_speed_output_tokens_per_s", U::kTokensPerS, S::kInference,
+     [](const R& r) {
+       return r.interactivity_point ? v(r.interactivity_point->output_tokens_per_s_per_gpu * r.deployed_gpus)
+                                    : FieldValue{};
+     }},
+    {"at_speed_usd_per_million_tokens", U::kUsd, S::kInference,
+     [](const R& r) {
+       return r.interactivity_point && r.interactivity_point->usd_per_million_tokens > 0.0
+                  ? v(r.interactivity_point->usd_per_million_tokens)
+                  : FieldValue{};
+     }},
     {"output_tokens_per_s_per_gpu", U::kTokensPerS, S::kInference,
      [](const R& r) { return v(r.output_tokens_per_s_per_gpu); }},
     {"e2e_latency_s", U::kSeconds, S::kInference, [](const R& r) { return v(r.e2e_latency_s); }},
@@ -298,6 +317,9 @@ const char* token_kind(std::string_view field) {
       {"usd_per_million_total_tokens", "total"},    // the same point, input + output counted
       {"energy_usd_per_million_tokens", "output"},  // energy per output token
       {"max_throughput_tokens_per_s", "output"},
+      {"at_speed_total_tokens_per_s_per_gpu", "total"},
+      {"at_speed_output_tokens_per_s", "output"},      // the whole deployment
+      {"at_speed_usd_per_million_tokens", "output"},
       {"output_tokens_per_s_per_gpu", "output"},
       {"total_tokens_per_s_per_gpu", "total"},
       {"output_tokens_per_s_per_mw", "output"},

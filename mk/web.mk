@@ -2,7 +2,9 @@
 #   make wasm       build the modules (build/wasm: the page's first, gpucalc_wasm_page, and the
 #                   whole one, gpucalc_wasm; wasm/CMakeLists.txt) and copy them into web/gen/
 #   make web-dist   the page as it ships: web/ + web/gen/ bundled and minified into build/web-dist/
-#                   (scripts/build-web.mjs, esbuild from scripts/package-lock.json); what
+#                   (scripts/build-web.mjs, esbuild from scripts/package-lock.json; the first
+#                   answer is drawn into index.html in headless Chromium, with playwright-core
+#                   from tests/js/package-lock.json: web-node-modules); what
 #                   `make serve`, test-web and perf-web serve (`make serve-src` serves web/ itself)
 #   make test-wasm  doctest suite under Emscripten in node + node tests of the binding
 #   make test-web   the built page in headless Chromium (tests/js/browser.test.mjs, interactivity.test.mjs, buyer.test.mjs, answer.test.mjs,
@@ -46,7 +48,7 @@ scripts/node_modules/.package-lock.json: scripts/package.json scripts/package-lo
 
 web-build-node-modules: deps-web scripts/node_modules/.package-lock.json
 
-web-dist: wasm web-build-node-modules
+web-dist: wasm web-build-node-modules web-node-modules
 	node scripts/build-web.mjs --src web --out $(WEB_DIST)
 
 serve-src: wasm

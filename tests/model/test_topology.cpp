@@ -13,6 +13,7 @@
 #include "model/disagg.hpp"
 #include "model/scale_out.hpp"
 #include "model/serving.hpp"
+#include "model/throughput.hpp"
 
 using namespace gpucalc;
 
@@ -175,4 +176,80 @@ TEST_CASE("all-reduce: a curve measured over 4 GPUs is read as a 4-GPU ring") {
   const double base = alltoall_s(bus, 16, 7168, 8);
   bus.alltoall_latency_s = 2e-6;
   CHECK(alltoall_s(bus, 16, 7168, 8) == doctest::Approx(base - 2.0 * 3e-6));
+}
+
+TEST_CASE("wide expert parallelism: DeepSeek-R1 on a GB200 NVL72 rack runs one EP 64 instance with DP attention, 8 GPUs idle and paid for") {
+  const Catalog& cat = default_catalog();
+  auto ev = evaluate_text(cat,
+                          "v=1&model=deepseek-r1-0528&compare=ref-nvl72-gb200-neocloud&engine=trtllm&ep=64&dpa=1&users=4096",
+                          false);
+  REQUIRE(ev);
+  const OfferingResult& r = ev.value().results.front();
+  CHECK(std::find(r.warnings.begin(), r.warnings.end(), "no_split_fits_for_throughput") == r.warnings.end());
+  CHECK(r.serving_tensor_parallel == 64);
+  CHECK(r.expert_parallel == 64);
+  CHECK(r.data_parallel_attention);
+  CHECK(r.serving_replicas == 1);
+  REQUIRE(r.total_tokens_per_s_per_gpu);
+  CHECK(*r.total_tokens_per_s_per_gpu > 0.0);
+  REQUIRE(r.price_usd_per_month);
+  REQUIRE(!r.curve.empty());
+  for (const ServingCurveEntry& e : r.curve) {
+    CAPTURE(e.layout);
+    CHECK(e.layout == "1x(tp64,ep64,dpa)");
+    CHECK(e.replicas == 1);
+    CHECK(e.gpus == 64);
+    // The price is of all 72 GPUs and the per-GPU figure divides by all 72: the cost per
+    // million tokens computed from it is the point's own.
+    CHECK(e.usd_per_million_tokens ==
+          doctest::Approx(usd_per_million_tokens(*r.price_usd_per_month, e.output_tokens_per_s_per_gpu * 72.0,
+                                                 ev.value().scenario.utilization)).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("wide expert parallelism: instances past the power-of-two ones only where the domain is wider than they reach") {
+  auto sc = decode_scenario("v=1&model=kimi-k2.5&context=8192&engine=sglang");
+  REQUIRE(sc);
+  const Model& m = *default_catalog().find_model("kimi-k2.5");
+  const EngineProfile& e = *default_engines().find("sglang");
+  // 8-GPU baseboards: the auto search is the powers of two up to 8, as before (384 experts
+  // would split 3 or 6 ways, but no wide instance is offered there).
+  const Catalog hgx = rack_catalog(8, 8);
+  const ServingContext c8 = make_serving_context(hgx, sc.value(), m, *hgx.find_gpu("test-rack-gpu"), e, "");
+  for (const Parallel& p : legal_layouts(c8, 8, 0, 0, 0)) {
+    CHECK((p.tp & (p.tp - 1)) == 0);
+    CHECK(p.tp <= 8);
+  }
+  // A 72-GPU domain: 16, 32 and 64 GPUs (dividing the 384 experts and the 64 heads), experts
+  // split as wide as the instance, attention data parallel.
+  const Catalog rack = rack_catalog(72, 72);
+  const ServingContext c72 = make_serving_context(rack, sc.value(), m, *rack.find_gpu("test-rack-gpu"), e, "");
+  std::vector<int> wide;
+  for (const Parallel& p : legal_layouts(c72, 72, 0, 0, 0)) {
+    if (72 % p.tp == 0) continue;
+    CHECK(p.ep == p.tp);
+    CHECK(p.dpa);
+    wide.push_back(p.tp);
+  }
+  CHECK(wide == std::vector<int>{16, 32, 64});
+  // Asked for by ep: only the instance as wide as it.
+  const std::vector<Parallel> ep32 = legal_layouts(c72, 72, 0, 32, 1);
+  REQUIRE(ep32.size() == 1);
+  CHECK(ep32.front().tp == 32);
+}
+
+TEST_CASE("count_deployed_gpus: idle GPUs of the offering lower the per-GPU figures, a divisible layout is unchanged") {
+  ServingPoint pt;
+  pt.par = Parallel{64, 64, true};
+  pt.replicas = 1;
+  pt.total_tokens_per_s_per_gpu = 900.0;
+  pt.output_tokens_per_s_per_gpu = 450.0;
+  count_deployed_gpus(pt, 72);
+  CHECK(pt.total_tokens_per_s_per_gpu == doctest::Approx(800.0));
+  CHECK(pt.output_tokens_per_s_per_gpu == doctest::Approx(400.0));
+  ServingPoint whole = pt;
+  whole.par = Parallel{8, 8, true};
+  whole.replicas = 9;
+  count_deployed_gpus(whole, 72);
+  CHECK(whole.total_tokens_per_s_per_gpu == 800.0);
 }

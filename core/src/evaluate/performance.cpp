@@ -150,10 +150,13 @@ std::optional<ServingPoint> serve_at_users(const ServingContext& c, const std::v
     // serve() would take the same step again (the same sequences, query and context) where
     // the engine does not mix prefill rows into it.
     const bool same_step = layouts.size() > 1 && !c.mixes_prefill && c.output_tokens >= 1.0;
-    const ServingPoint pt =
+    ServingPoint pt =
         same_step ? serve(c, *pick, replicas, per_instance, fit, pick_sequences, pick_step)
                   : serve(c, *pick, replicas, per_instance, fit, pick_sequences);
-    if (pt.fits) return pt;
+    if (pt.fits) {
+      count_deployed_gpus(pt, gpu_count);  // idle GPUs of a wide instance are paid for
+      return pt;
+    }
   }
   return std::nullopt;
 }

@@ -650,14 +650,39 @@ std::vector<Parallel> legal_layouts(const ServingContext& c, int gpu_count, int 
     const Parallel p{scale_up, m.is_moe() ? scale_up : 1, false, n / scale_up};
     if (max_sequences(c, p) >= 1.0) out.push_back(p);
   };
+  // Wide expert parallelism (MoE): one instance of n GPUs inside the scale-up domain with its
+  // experts split n ways and attention data parallel, for the n the power-of-two instances
+  // above do not reach (wider than the widest of them, n dividing the routed experts); when n
+  // does not divide the offering, floor(gpus / n) replicas run and the rest stay idle, paid
+  // for (count_deployed_gpus). Not offered where every instance already divides the domain
+  // (8-GPU servers).
+  int widest = 1;
+  for (int n = 2; n <= std::min(gpu_count, scale_up) && gpu_count % n == 0; n *= 2) widest = n;
+  auto add_wide = [&](int n) {
+    if (!m.is_moe() || n <= widest || n > scale_up || n > gpu_count) return;
+    if (m.experts_routed % n != 0 || (ep > 0 && ep != n)) return;
+    if (!deployment_is_valid(m, n, scale_up)) return;
+    const Parallel p{n, n, true};
+    if (max_sequences(c, p) >= 1.0) out.push_back(p);
+  };
   if (tp > 0) {
     add(tp);
+    if (out.empty()) add_wide(tp);
     add_spanning(tp);
   } else {
     for (int n = 1; n <= std::min(gpu_count, scale_up); n *= 2) add(n);
+    for (int n = widest + 1; n <= std::min(gpu_count, scale_up); ++n) add_wide(n);
     for (int n = 2 * scale_up; out.empty() && n <= gpu_count; n *= 2) add_spanning(n);
   }
   return out;
+}
+
+void count_deployed_gpus(ServingPoint& pt, int gpu_count) {
+  const int used = pt.par.gpus() * pt.replicas;
+  if (used <= 0 || used >= gpu_count) return;
+  const double share = static_cast<double>(used) / gpu_count;
+  pt.output_tokens_per_s_per_gpu *= share;
+  pt.total_tokens_per_s_per_gpu *= share;
 }
 
 std::vector<LayoutTerms> layout_terms(const ServingContext& c,
@@ -695,6 +720,7 @@ std::vector<CurvePoint> serving_curve(const ServingContext& c, int gpu_count,
     for (double u = 1.0; u <= top; u *= 2.0) {
       CurvePoint cp{serve(c, p, replicas, u, fit, seqs), 0.0};
       if (!cp.point.fits) continue;
+      count_deployed_gpus(cp.point, gpu_count);
       all.push_back(cp);
     }
   }
@@ -767,6 +793,7 @@ std::optional<ServingPoint> best_within(const ServingContext& c, int gpu_count,
     if (lo >= 1.0) consider(serve(c, p, replicas, lo, fit, seqs));
     for (double u = 1.0; u < lo; u *= 2.0) consider(serve(c, p, replicas, u, fit, seqs));
   }
+  if (best) count_deployed_gpus(*best, gpu_count);
   return best;
 }
 

@@ -291,10 +291,18 @@ ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
                    const StepBreakdown& decode);
 
 /** Legal layouts of the model on `gpu_count` GPUs: instance sizes that divide the offering
- *  and hold the weights, ep in {1, tp} for MoE, dpa for MoE models with tp > 1; restricted by
- *  the scenario's tp / ep / dpa when set. */
+ *  and hold the weights, ep in {1, tp} for MoE, dpa for MoE models with tp > 1; for MoE also
+ *  wide expert-parallel instances (ep = n, dpa) inside the scale-up domain wider than the
+ *  widest power-of-two instance dividing the offering, n dividing the routed experts, leftover
+ *  GPUs idle; restricted by the scenario's tp / ep / dpa when set. */
 std::vector<Parallel> legal_layouts(const ServingContext& c, int gpu_count, int tp, int ep,
                                     int dpa);
+
+/** A point's per-GPU figures over all `gpu_count` GPUs of the offering: an instance size that
+ *  does not divide it (wide expert parallelism on a 72-GPU domain) leaves GPUs idle, and they
+ *  are paid for, as the disaggregated pools count them (evaluate/disagg_result.cpp). The
+ *  point's replicas and instance GPUs still say how many serve. */
+void count_deployed_gpus(ServingPoint& pt, int gpu_count);
 
 /** KV pool bytes per GPU as the engine sizes it (engines.md section 1): kUtilization
  *  capacity x fraction - weights; kFreeFraction fraction x (capacity - weights); kReserved

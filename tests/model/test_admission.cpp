@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gpucalc/catalog.hpp"
+#include "gpucalc/evaluate.hpp"
 #include "gpucalc/memory.hpp"
 #include "gpucalc/scenario.hpp"
 #include "model/serving.hpp"
@@ -124,4 +125,50 @@ TEST_CASE("property: across the KV pool's edge TPOT never falls and TTFT never f
       last_ttft = pt.ttft_s;
     }
   }
+}
+
+TEST_CASE("explain: the terms of TPOT sum to it, the preempted wait among them") {
+  const EngineProfile& vllm = *default_engines().find("vllm");
+  const ServingContext od = llama_1k8k(vllm);
+  const Parallel p{1, 1, false};
+  const PrefillFit fit = prefill_fit(od, p);
+  const double slots = max_sequences(od, p);
+  REQUIRE(slots < 64.0);
+  for (const double users : {4.0, 64.0}) {
+    CAPTURE(users);
+    const ServingPoint a = serve(od, p, 1, users, fit, slots);
+    REQUIRE(a.fits);
+    CHECK(a.tpot_step_s + a.tpot_prefill_pause_s + a.tpot_recompute_s + a.tpot_preempted_s ==
+          doctest::Approx(a.tpot_s).epsilon(1e-12));
+    CHECK(a.tpot_step_s == doctest::Approx(a.decode.total_s / od.mtp_tokens_per_step).epsilon(1e-12));
+    CHECK(a.tpot_preempted_s == doctest::Approx(a.preempted_s / (7373.0 - 1.0)).epsilon(1e-12));
+    CHECK((users > slots) == (a.tpot_preempted_s > 0.0));
+    CHECK((users > slots) == (a.tpot_recompute_s > 0.0));
+  }
+  // The same terms in --explain: the trace's "tpot_terms" sums to the result's tpot_s.
+  auto ev = evaluate_text(default_catalog(),
+                          "v=1&model=llama-3.1-70b&weights=fp8&kv=bf16&input=922&output=7373&engine=vllm"
+                          "&users=64&tp=1&compare=fullgpu-1x-h200",
+                          true);
+  REQUIRE_MESSAGE(ev.ok(), (ev.ok() ? "" : ev.error().to_string()));
+  const OfferingResult& r = ev.value().results.at(0);
+  REQUIRE(r.tpot_s);
+  bool found = false;
+  for (const TraceEntry& e : r.trace) {
+    if (e.field != "tpot_terms") continue;
+    found = true;
+    double sum = 0.0, preempted = 0.0, tpot = 0.0;
+    for (const auto& [name, v] : e.inputs) {
+      if (name == "step_per_token_s" || name == "prefill_pause_s" || name == "recompute_s" ||
+          name == "preempted_s") {
+        sum += v;
+      }
+      if (name == "preempted_s") preempted = v;
+      if (name == "tpot_s") tpot = v;
+    }
+    CHECK(preempted > 0.0);  // 64 users on one H200 at 1k/8k exceed vLLM's KV pool
+    CHECK(tpot == doctest::Approx(*r.tpot_s).epsilon(1e-12));
+    CHECK(sum == doctest::Approx(*r.tpot_s).epsilon(1e-12));
+  }
+  CHECK(found);
 }

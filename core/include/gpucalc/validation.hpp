@@ -74,6 +74,13 @@ struct ServingValidationRow {
   // not its median), else on the mean (the Llama rows).
   bool ttft_median = false;
   double measured_mean_ttft_s = 0;  // verbatim from the CSV
+  // Throughput is scored as the row would read with its median TTFT in place of its mean
+  // (steady_throughput in core/src/validation/validation.cpp): a run's throughput is its
+  // users x tokens over (mean TTFT + output x mean TPOT), so a warm-up stall that moves the
+  // mean TTFT moves it too. measured_throughput_per_gpu is that figure (0 = none); the
+  // verbatim one is here.
+  double measured_run_throughput_per_gpu = 0;
+  double measured_mean_tpot_s = 0;  // verbatim from the CSV (0 = none)
   std::string scenario;  // the calculator's scenario string for the row
   std::vector<std::string> set_constants;  // the "calibration" entries whose rows include it
   // Per fold kind, the prediction of the fold that held this row out (0 = not held out).

@@ -204,6 +204,17 @@ void set_at_users(const Catalog& catalog, const Scenario& s, const Model& model,
                "decode step at the users per instance, mean context input + output / 2; "
                "tpot = step / MTP tokens per step + prefill pauses: (running / prefill "
                "batch) x prefill_s / output");
+    trace(r, "tpot_terms",
+          "tpot_s = step_s / tokens per step + prefill pauses ((running / prefill batch) x "
+          "prefill_s / output) + recompute of preempted prompts + preempted wait / (output - 1)",
+          {{"step_s", u.decode.total_s},
+           {"tokens_per_step", c.mtp_tokens_per_step},
+           {"step_per_token_s", u.tpot_step_s},
+           {"prefill_pause_s", u.tpot_prefill_pause_s},
+           {"recompute_s", u.tpot_recompute_s},
+           {"preempted_wait_s", u.preempted_s},
+           {"preempted_s", u.tpot_preempted_s},
+           {"tpot_s", u.tpot_s}});
     trace(r, "ttft_s",
           "ttft = request overhead + step / 2 (wait for the running step) + prefill of the "
           "prompts that arrived meanwhile + wait for a KV slot; arrivals = running / "

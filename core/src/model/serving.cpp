@@ -590,7 +590,11 @@ ServingPoint serve_with(const ServingContext& c, const Parallel& p, int replicas
   pt.preempted_s = wait.preempted_s;
   pt.prefill_batch = batch;
   pt.prefill_s = pre;
-  pt.tpot_s = run_tpot + (out > 1.0 ? wait.preempted_s / (out - 1.0) : 0.0);
+  pt.tpot_step_s = per_token;
+  pt.tpot_prefill_pause_s = tpot - per_token;
+  pt.tpot_recompute_s = run_tpot - tpot;
+  pt.tpot_preempted_s = out > 1.0 ? wait.preempted_s / (out - 1.0) : 0.0;
+  pt.tpot_s = run_tpot + pt.tpot_preempted_s;
   pt.ttft_s = ttft + pt.queue_s + (out > 1.0 ? 0.0 : wait.preempted_s);
   pt.ttft_median_s = steady_ttft + pt.queue_s;
   pt.e2e_s = pt.ttft_s + (out - 1.0) * pt.tpot_s;

@@ -247,6 +247,12 @@ struct ServingPoint {
   double prefill_batch = 0.0;         // prompts per prefill step
   double queue_s = 0.0;               // waiting for admission to the KV pool (users > max_sequences)
   double preempted_s = 0.0;           // waiting preempted after the first token (in tpot_s)
+  // tpot_s, term by term (they sum to it): the decode step per token it yields, the prefill
+  // steps that pause decode, the preempted prompts recomputed, the preempted wait per token.
+  double tpot_step_s = 0.0;
+  double tpot_prefill_pause_s = 0.0;
+  double tpot_recompute_s = 0.0;
+  double tpot_preempted_s = 0.0;
   double tokens_per_s_per_user = 0.0;  // 1 / tpot
   double output_tokens_per_s_per_gpu = 0.0;
   double total_tokens_per_s_per_gpu = 0.0;

@@ -135,3 +135,45 @@ TEST_CASE("pd curve: DeepSeek-R1 FP4 on an NVL72 rack, its curve has disaggregat
   const auto agg = evaluate_text(default_catalog(), text, false);
   for (const ServingCurveEntry& e : first_result(agg).curve) CHECK_FALSE(e.disaggregated);
 }
+
+TEST_CASE("pd curve: a point whose TTFT breaks ttft_max is neither on the disaggregated curve nor the operating point") {
+  // Disaggregated points that queue their prompts for the prefill pool reach TTFTs of many
+  // seconds; without ttft_max they stay on the curve (the check below can fail).
+  const std::string base =
+      "v=1&model=deepseek-r1&weights=fp4&compare=ref-nvl72-gb200-hyperscaler&context=4096&input=1024"
+      "&output=1024&users=256&interactivity=20&pd=1";
+  const auto loose_ev = evaluate_text(default_catalog(), base, false);
+  const OfferingResult& loose = first_result(loose_ev);
+  double slowest = 0.0;
+  for (const ServingCurveEntry& e : loose.curve) slowest = std::max(slowest, e.ttft_s);
+  REQUIRE(loose.interactivity_point);
+  const double limit = 2.0;
+  CAPTURE(slowest);
+  REQUIRE(slowest > limit);  // some point breaks the limit we set below
+  const auto ev = evaluate_text(default_catalog(), base + "&ttft_max=2", false);
+  const OfferingResult& r = first_result(ev);
+  REQUIRE_FALSE(r.curve.empty());
+  for (const ServingCurveEntry& e : r.curve) {
+    CAPTURE(e.layout);
+    CHECK(e.ttft_s <= limit);
+  }
+  REQUIRE(r.interactivity_point);
+  CHECK(r.interactivity_point->ttft_s <= limit);
+  CHECK(r.interactivity_point->tokens_per_s_per_user >= 20.0);
+  if (r.max_throughput_point) CHECK(r.max_throughput_point->ttft_s <= limit);
+
+  // The aggregated operating point at the target keeps within ttft_max the same way.
+  const std::string agg = "v=1&model=deepseek-r1&weights=fp4&compare=ref-8x-b200-hyperscaler&context=4096"
+                          "&input=1024&output=1024&users=256&interactivity=20";
+  const auto a_loose_ev = evaluate_text(default_catalog(), agg, false);
+  const OfferingResult& a_loose = first_result(a_loose_ev);
+  REQUIRE(a_loose.interactivity_point);
+  const double a_limit = a_loose.interactivity_point->ttft_s * 0.5;
+  const auto a_ev = evaluate_text(default_catalog(), agg + "&ttft_max=" + std::to_string(a_limit), false);
+  const OfferingResult& a = first_result(a_ev);
+  if (a.interactivity_point) {
+    CHECK(a.interactivity_point->ttft_s <= a_limit);
+  } else {
+    CHECK(std::find(a.warnings.begin(), a.warnings.end(), "interactivity_unreachable") != a.warnings.end());
+  }
+}

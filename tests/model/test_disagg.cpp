@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -181,7 +182,24 @@ TEST_CASE("disaggregated: the measured table runs, in sample and leave one group
   REQUIRE(r.folds.size() == kDisaggFoldKinds);
   CHECK(r.all.n_throughput > 0);
   CHECK(r.folds[0].all.n_throughput == r.all.n_throughput);  // every newest row held out once
-  MESSAGE(disagg_report_to_text(r));
+  const std::string listing = disagg_report_to_text(r);
+  MESSAGE(listing);
+  // Every scored row is listed with its layout and measured throughput, so residuals can be read.
+  std::size_t listed = 0;
+  for (const auto& row : r.rows) {
+    if (!row.newest) continue;
+    char measured[32];
+    std::snprintf(measured, sizeof measured, "%10.1f", row.measured_throughput_per_gpu);
+    const std::string head = row.layout + " ";
+    for (std::size_t at = listing.find(head); at != std::string::npos; at = listing.find(head, at + 1)) {
+      const std::size_t eol = listing.find('\n', at);
+      if (listing.substr(at, eol - at).find(measured) != std::string::npos) {
+        ++listed;
+        break;
+      }
+    }
+  }
+  CHECK(listed == static_cast<std::size_t>(r.all.n_throughput));
 }
 
 TEST_CASE("disaggregated: a prefill-bound deployment decodes the batch Little's law gives") {

@@ -80,6 +80,7 @@ struct ServingValidationRow {
   // mean TTFT moves it too. measured_throughput_per_gpu is that figure (0 = none); the
   // verbatim one is here.
   double measured_run_throughput_per_gpu = 0;
+  double predicted_run_throughput_per_gpu = 0;  // the figure the calculator shows for the row
   double measured_mean_tpot_s = 0;  // verbatim from the CSV (0 = none)
   std::string scenario;  // the calculator's scenario string for the row
   std::vector<std::string> set_constants;  // the "calibration" entries whose rows include it
@@ -113,6 +114,9 @@ struct ServingValidationReport {
   std::vector<Mape> per_gpu;  // newest rows, one per GPU (in sample)
   Mape all;                   // newest rows (in sample)
   Mape drift;                 // the older rows
+  // Newest rows, throughput only: the calculator's figure against the run's verbatim figure
+  // (no median-TTFT footing on either side), printed beside the scored one.
+  Mape verbatim_throughput;
   std::vector<Mape> groups;   // newest rows by model, engine, vendor and precision
   bool has_folds = false;
   std::vector<FoldReport> folds;  // kFoldKinds, in kFoldKindNames order

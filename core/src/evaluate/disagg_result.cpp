@@ -78,6 +78,9 @@ DisaggSearch search_disaggregated(const ServingContext& c, const Scenario& s,
   };
   sweep_disaggregated(c, layouts, 0.0, [&](const DisaggPoint& pt) {
     if (meets_limits(pt, 0.0, s.ttft_max_s, s.tpot_max_s) && more(out.best, pt)) out.best = pt;
+    // A point queueing its prompts past ttft_max is no operating point: neither the one at the
+    // interactivity target (as the aggregated one, performance.cpp) nor one on the curve.
+    if (!meets_limits(pt, 0.0, s.ttft_max_s, 0.0)) return;
     if (s.interactivity > 0.0 && meets_limits(pt, s.interactivity, 0.0, 0.0) && more(out.at_speed, pt)) {
       out.at_speed = pt;
     }

@@ -310,8 +310,10 @@ void set_curve(const Catalog& catalog, const Scenario& s, const Model& model, co
     r.curve.back().error_band_index = band_index(cp.point.users_per_instance);
   }
   if (s.interactivity > 0.0) {
+    // The operating point at the target keeps within ttft_max (a point whose first token
+    // comes later than the scenario allows is not one to run at).
     const auto at = best_within(c, offering.gpu_count, layouts, terms,
-                                ServingTargets{0.0, 0.0, s.interactivity});
+                                ServingTargets{s.ttft_max_s, 0.0, s.interactivity});
     if (at) {
       r.interactivity_point = curve_entry(
           *at, price > 0.0 ? usd_per_million_tokens(price, at->output_tokens_per_s, s.utilization) : 0.0);

@@ -360,6 +360,43 @@ Result<DisaggValidationReport> run_disagg_validation(const Catalog& catalog, std
   return report;
 }
 
+namespace {
+
+/** Signed error of `predicted` against `measured` in percent ("-" where the model does not fit). */
+std::string disagg_signed_pct(double predicted, double measured) {
+  if (!(predicted > 0.0) || !(measured > 0.0)) return "     -";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+6.0f", (predicted / measured - 1.0) * 100.0);
+  return buf;
+}
+
+/** Every scored (newest) row: measured and predicted throughput per GPU and interactivity, the
+ *  signed error in sample and in each fold that held the row out, so residuals can be read. */
+void disagg_rows_to_text(const DisaggValidationReport& r, std::string& out) {
+  out += "  rows (newest; error % = predicted / measured - 1, in sample then held out by gpu, engine, layout):\n";
+  out += "    gpu    engine         weights mtp layout                          conc   tput meas  pred  err  gpu  eng  lay |  inter meas  pred  err  gpu  eng  lay\n";
+  for (const DisaggValidationRow& row : r.rows) {
+    if (!row.newest) continue;
+    char head[160];
+    std::snprintf(head, sizeof head, "    %-6s %-14s %-7s %3d %-30s %6.0f ", row.gpu.c_str(), row.engine.c_str(),
+                  row.weights.c_str(), row.mtp, row.layout.c_str(), row.concurrency);
+    out += head;
+    for (int metric = 1; metric >= 0; --metric) {
+      const double measured = metric == 1 ? row.measured_throughput_per_gpu : row.measured_interactivity;
+      const double predicted = metric == 1 ? row.predicted_throughput_per_gpu : row.predicted_interactivity;
+      char figs[64];
+      std::snprintf(figs, sizeof figs, "%10.1f %6.1f", measured, predicted);
+      out += figs;
+      out += disagg_signed_pct(predicted, measured);
+      for (const FoldFigures& f : row.out_of_sample) out += disagg_signed_pct(f[static_cast<std::size_t>(metric)], measured);
+      if (metric == 1) out += " |";
+    }
+    out += "\n";
+  }
+}
+
+}  // namespace
+
 std::string disagg_report_to_text(const DisaggValidationReport& r) {
   std::string out = "Disaggregated prefill/decode (validation-disagg.json, newest rows), MAPE:\n";
   auto line = [&out](const std::string& label, const Mape& m) {
@@ -375,6 +412,7 @@ std::string disagg_report_to_text(const DisaggValidationReport& r) {
   if (r.constants.empty()) {
     out += "  (no constant is set against this table: each held-out prediction is the in-sample one)\n";
   }
+  disagg_rows_to_text(r, out);
   for (const RefitConstant& c : r.constants) {
     char buf[160];
     std::snprintf(buf, sizeof buf, "  %s: data %.3g, all rows %.3g, folds %.3g to %.3g\n", c.name.c_str(),

@@ -1,11 +1,19 @@
-// Embind bindings of gpucalc::core for the web page. Thin on purpose: every function takes and
-// returns plain values (strings holding JSON, arrays of plain objects); the friendlier API
-// (GpucalcError, parsed objects) lives in web/gpucalc.js.
-#include <emscripten/bind.h>
-#include <emscripten/val.h>
+// The module's exports for the web page: plain C functions (no embind), each taking UTF-8 text
+// the caller wrote into the module's memory (pointer, length) and returning its reply there. Thin
+// on purpose: the replies are JSON text (or numbers for evaluateFields); web/gpucalc.js wraps
+// them into the JS API (the method names below, GpucalcError, parsed objects).
+//
+// Reply: each call returns a pointer to its reply and gpucalc_reply_size() its length in bytes;
+// the reply stays valid until the next call. A list argument (evaluateFields, calibrateServing)
+// is an array of `count` (pointer, length) pairs of 32-bit words.
+#include <emscripten/emscripten.h>
 
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -20,8 +28,6 @@
 
 namespace {
 
-using emscripten::val;
-
 #ifdef GPUCALC_WASM_PAGE
 // The page's first module cannot extend its catalog (no loadCatalog or importHfConfig): it reads
 // the compiled-in default itself, without the copy the whole module's working catalog starts as
@@ -35,69 +41,91 @@ gpucalc::Catalog& working_catalog() {
 }
 #endif
 
-/** JSON text as a JS string, decoded by TextDecoder straight from the module's memory. Returning
- *  std::string makes embind copy the text into a new buffer and scan it byte by byte in JS for
- *  NUL before decoding (a tenth of the page call, node --cpu-prof). */
-val to_js(const std::string& json) {
-  static const val decoder = val::global("TextDecoder").new_(std::string("utf-8"));
-  return decoder.call<val>("decode", val(emscripten::typed_memory_view(
-                                         json.size(), reinterpret_cast<const unsigned char*>(json.data()))));
+// The last call's reply: text (JSON) or, for evaluateFields, numbers.
+std::string reply_text;
+std::vector<double> reply_numbers;
+std::size_t reply_size = 0;
+
+const char* reply(std::string text) {
+  reply_text = std::move(text);
+  reply_size = reply_text.size();
+  return reply_text.data();
 }
 
-val error_json(const gpucalc::Error& error) { return to_js(gpucalc::error_to_json(error)); }
+const char* error_reply(const gpucalc::Error& error) { return reply(gpucalc::error_to_json(error)); }
+
+std::string arg(const char* text, std::size_t size) { return std::string(text, size); }
+
+/** The `count` strings of a list argument ((pointer, length) pairs). */
+std::vector<std::string> list_arg(const std::uint32_t* pairs, std::size_t count) {
+  std::vector<std::string> out;
+  out.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    out.emplace_back(reinterpret_cast<const char*>(static_cast<std::uintptr_t>(pairs[2 * i])), pairs[2 * i + 1]);
+  }
+  return out;
+}
+
+using Field = const gpucalc::ResultField*;
+
+}  // namespace
+
+extern "C" {
+
+/** The byte length of the last call's reply (a count of doubles for gpucalc_evaluate_fields). */
+EMSCRIPTEN_KEEPALIVE std::size_t gpucalc_reply_size() { return reply_size; }
 
 /** Evaluation JSON (the CLI's public output) or {"error": {...}}. */
-val evaluate(const std::string& scenario_text, bool with_trace) {
-  auto result = gpucalc::evaluate_text(working_catalog(), scenario_text, with_trace);
-  if (!result) return error_json(result.error());
-  return to_js(gpucalc::evaluation_to_json(result.value(), with_trace));
+EMSCRIPTEN_KEEPALIVE const char* gpucalc_evaluate(const char* text, std::size_t size, int with_trace) {
+  auto result = gpucalc::evaluate_text(working_catalog(), arg(text, size), with_trace != 0);
+  if (!result) return error_reply(result.error());
+  return reply(gpucalc::evaluation_to_json(result.value(), with_trace != 0));
 }
 
 /** The "what fits" table for the scenario, or {"error": {...}}. */
-val fit_table(const std::string& scenario_text) {
-  auto scenario = gpucalc::decode_scenario(scenario_text);
-  if (!scenario) return error_json(scenario.error());
+EMSCRIPTEN_KEEPALIVE const char* gpucalc_fit_table(const char* text, std::size_t size) {
+  auto scenario = gpucalc::decode_scenario(arg(text, size));
+  if (!scenario) return error_reply(scenario.error());
   auto table = gpucalc::fit_table_json(working_catalog(), scenario.value());
-  if (!table) return error_json(table.error());
-  return to_js(table.value());
+  if (!table) return error_reply(table.error());
+  return reply(std::move(table).value());
 }
 
 /** {"gpus": [...]} | {"models": [...]} | {"offerings": [...]}, or {"error": {...}}. */
-val catalog_json(const std::string& what) {
-  auto listing = gpucalc::catalog_to_json(working_catalog(), what);
-  if (!listing) return error_json(listing.error());
-  return to_js(listing.value());
+EMSCRIPTEN_KEEPALIVE const char* gpucalc_catalog_json(const char* what, std::size_t size) {
+  auto listing = gpucalc::catalog_to_json(working_catalog(), arg(what, size));
+  if (!listing) return error_reply(listing.error());
+  return reply(std::move(listing).value());
 }
 
-#ifndef GPUCALC_WASM_PAGE
+#ifdef GPUCALC_WASM_PAGE
+EMSCRIPTEN_KEEPALIVE void gpucalc_reset_catalog() {}  // always the default
+#else
+EMSCRIPTEN_KEEPALIVE void gpucalc_reset_catalog() { working_catalog() = gpucalc::default_catalog(); }
+
 /** Extends the working catalog by a JSON document. `trust`: "user" (the user's own file: may
  *  replace anything, named as supplied), "serving_calibration" (an embedding host's serving
  *  calibration: that document only, named as supplied) or "price_list" (a link's or an
  *  embedding host's list: offerings, prices and names only), as gpucalc::CatalogTrust. */
-val load_catalog(const std::string& json_text, const std::string& source_name,
-                 const std::string& trust) {
-  const auto level = trust == "user"                  ? gpucalc::CatalogTrust::kUser
-                     : trust == "serving_calibration" ? gpucalc::CatalogTrust::kServingCalibration
-                                                      : gpucalc::CatalogTrust::kPriceList;
-  auto extended = gpucalc::extend_catalog(working_catalog(), json_text, source_name, level);
-  if (!extended) return error_json(extended.error());
+EMSCRIPTEN_KEEPALIVE const char* gpucalc_load_catalog(const char* json, std::size_t json_size, const char* name,
+                                                      std::size_t name_size, const char* trust,
+                                                      std::size_t trust_size) {
+  const std::string_view t(trust, trust_size);
+  const auto level = t == "user"                  ? gpucalc::CatalogTrust::kUser
+                     : t == "serving_calibration" ? gpucalc::CatalogTrust::kServingCalibration
+                                                  : gpucalc::CatalogTrust::kPriceList;
+  auto extended = gpucalc::extend_catalog(working_catalog(), arg(json, json_size), arg(name, name_size), level);
+  if (!extended) return error_reply(extended.error());
   working_catalog() = std::move(extended).value();
-  return to_js("{\"ok\":true}");
+  return reply("{\"ok\":true}");
 }
-#endif  // GPUCALC_WASM_PAGE
 
-#ifdef GPUCALC_WASM_PAGE
-void reset_catalog() {}  // always the default
-#else
-void reset_catalog() { working_catalog() = gpucalc::default_catalog(); }
-#endif
-
-#ifndef GPUCALC_WASM_PAGE
 /** Imports a Hugging Face config.json as model `id` (replacing one with the same id) and
  *  returns its catalog listing {"models": [model]}, or {"error": {...}}. */
-val import_hf_config(const std::string& config_json, const std::string& id) {
-  auto model = gpucalc::import_hf_config(config_json, id);
-  if (!model) return error_json(model.error());
+EMSCRIPTEN_KEEPALIVE const char* gpucalc_import_hf_config(const char* config, std::size_t config_size,
+                                                          const char* id, std::size_t id_size) {
+  auto model = gpucalc::import_hf_config(arg(config, config_size), arg(id, id_size));
+  if (!model) return error_reply(model.error());
   auto& models = working_catalog().models;
   bool replaced = false;
   for (auto& existing : models) {
@@ -110,117 +138,83 @@ val import_hf_config(const std::string& config_json, const std::string& id) {
   gpucalc::Catalog single;
   single.models.push_back(std::move(model).value());
   auto listing = gpucalc::catalog_to_json(single, "models");
-  if (!listing) return error_json(listing.error());
-  return to_js(listing.value());
+  if (!listing) return error_reply(listing.error());
+  return reply(std::move(listing).value());
+}
+
+/** A serving calibration document fitted to benchmark result files (names[i], texts[i]: read in
+ *  the page, never uploaded) for the scenario's offering and engine, or {"error": {...}}. The
+ *  page loads it with loadCatalog and keeps it. */
+EMSCRIPTEN_KEEPALIVE const char* gpucalc_calibrate_serving(const char* scenario, std::size_t scenario_size,
+                                                           const std::uint32_t* names, const std::uint32_t* texts,
+                                                           std::size_t count, const char* date,
+                                                           std::size_t date_size) {
+  const auto name_list = list_arg(names, count);
+  const auto text_list = list_arg(texts, count);
+  std::vector<gpucalc::BenchRun> runs;
+  for (std::size_t i = 0; i < count; ++i) {
+    auto file = gpucalc::parse_bench_results(text_list[i], name_list[i]);
+    if (!file) return error_reply(file.error());
+    for (auto& run : file.value()) runs.push_back(std::move(run));
+  }
+  auto cal = gpucalc::calibrate_serving(working_catalog(), arg(scenario, scenario_size), runs, arg(date, date_size));
+  if (!cal) return error_reply(cal.error());
+  return reply(gpucalc::serving_calibration_to_json(cal.value()));
 }
 #endif  // GPUCALC_WASM_PAGE
 
-/** [{key, defaultText, description}] in schema order (kept for the page until it reads
- *  scenarioSchema). */
-val scenario_keys() {
-  val keys = val::array();
-  for (const auto& info : gpucalc::scenario_keys()) {
-    val row = val::object();
-    row.set("key", std::string(info.key));
-    row.set("defaultText", std::string(info.default_text));
-    row.set("description", std::string(info.description));
-    keys.call<void>("push", row);
-  }
-  return keys;
-}
-
-int scenario_version() { return gpucalc::kScenarioVersion; }
+EMSCRIPTEN_KEEPALIVE int gpucalc_scenario_version() { return gpucalc::kScenarioVersion; }
 
 /** The schema of the scenario keys as JSON text: [{key, kind, min, max, min_exclusive,
  *  choices, default, default_text, description, fit_key}] (scenario.hpp). */
-val scenario_schema() { return to_js(gpucalc::scenario_schema_json()); }
+EMSCRIPTEN_KEEPALIVE const char* gpucalc_scenario_schema() { return reply(gpucalc::scenario_schema_json()); }
 
 /** Lenient decode for the page's fragment: {scenario, inputs, errors: [{code, field, message,
  *  params}]}; a bad key is reported and the others are kept. */
-val decode_scenario(const std::string& text) { return to_js(gpucalc::scenario_decode_json(text)); }
+EMSCRIPTEN_KEEPALIVE const char* gpucalc_decode_scenario(const char* text, std::size_t size) {
+  return reply(gpucalc::scenario_decode_json(arg(text, size)));
+}
 
 /** The result-field registry as JSON text: [{name, unit, scope}]. */
-val result_fields() { return to_js(gpucalc::result_fields_json()); }
+EMSCRIPTEN_KEEPALIVE const char* gpucalc_result_fields() { return reply(gpucalc::result_fields_json()); }
 
 /** The validation summary for the page's accuracy panel, precomputed from the validation tables
  *  into data/error-bands.json (make error-bands), so nothing runs the tables in the page: the
  *  subset of `gpucalc --validate --format json` the panel reads ({mlperf: {rows, median_abs_error,
  *  ...}, serving: {mape_per_gpu, mape_all}}, error_bands.hpp), or {"error": {...}}. */
-val validation_json() { return to_js(gpucalc::validation_summary_json(working_catalog())); }
-
-#ifndef GPUCALC_WASM_PAGE
-/** A serving calibration document fitted to benchmark result files (names[i], texts[i]: read in
- *  the page, never uploaded) for the scenario's offering and engine, or {"error": {...}}. The
- *  page loads it with loadCatalog and keeps it. */
-val calibrate_serving(const std::string& scenario, const val& names, const val& texts,
-                      const std::string& date) {
-  const auto name_list = emscripten::vecFromJSArray<std::string>(names);
-  const auto text_list = emscripten::vecFromJSArray<std::string>(texts);
-  std::vector<gpucalc::BenchRun> runs;
-  for (std::size_t i = 0; i < name_list.size() && i < text_list.size(); ++i) {
-    auto file = gpucalc::parse_bench_results(text_list[i], name_list[i]);
-    if (!file) return error_json(file.error());
-    for (auto& run : file.value()) runs.push_back(std::move(run));
-  }
-  auto cal = gpucalc::calibrate_serving(working_catalog(), scenario, runs, date);
-  if (!cal) return error_json(cal.error());
-  return to_js(gpucalc::serving_calibration_to_json(cal.value()));
+EMSCRIPTEN_KEEPALIVE const char* gpucalc_validation_json() {
+  return reply(gpucalc::validation_summary_json(working_catalog()));
 }
-#endif  // GPUCALC_WASM_PAGE
 
-using Field = const gpucalc::ResultField*;
-
-/** For the page's sweeps, without JSON: evaluates every scenario text without the curve search
- *  and returns [scenario][offering][field] numbers (null: empty field or unknown name, and the
- *  fields the curve search fills), or null for a scenario that fails. */
-val evaluate_fields(const val& texts, const val& field_names) {
+/** For the page's sweeps, without JSON: evaluates every scenario text without the curve search.
+ *  Reply (doubles; gpucalc_reply_size() counts them): per scenario, its number of offerings n
+ *  (-1: the scenario fails), then n rows of one number per field (NaN: empty field or unknown
+ *  name, and the fields the curve search fills). */
+EMSCRIPTEN_KEEPALIVE const double* gpucalc_evaluate_fields(const std::uint32_t* texts, std::size_t text_count,
+                                                           const std::uint32_t* names, std::size_t name_count) {
   std::vector<Field> getters;
-  for (const auto& name : emscripten::vecFromJSArray<std::string>(field_names)) {
-    getters.push_back(gpucalc::find_result_field(name));
-  }
-  val out = val::array();
-  for (const auto& text : emscripten::vecFromJSArray<std::string>(texts)) {
+  for (const auto& name : list_arg(names, name_count)) getters.push_back(gpucalc::find_result_field(name));
+  reply_numbers.clear();
+  for (const auto& text : list_arg(texts, text_count)) {
     // A sweep reads the figures at the scenario's users: the curve search is skipped.
     auto scenario = gpucalc::decode_scenario(text);
     auto evaluation = scenario ? gpucalc::evaluate(working_catalog(), scenario.value(),
                                                    gpucalc::EvaluateOptions{false, false})
                                : gpucalc::Result<gpucalc::Evaluation>(scenario.error());
     if (!evaluation) {
-      out.call<void>("push", val::null());
+      reply_numbers.push_back(-1.0);
       continue;
     }
-    val per_offering = val::array();
+    reply_numbers.push_back(static_cast<double>(evaluation.value().results.size()));
     for (const auto& result : evaluation.value().results) {
-      val row = val::array();
       for (Field get : getters) {
         const auto v = get ? get->get(result).as_number() : std::nullopt;
-        row.call<void>("push", v ? val(*v) : val::null());
+        reply_numbers.push_back(v ? *v : std::nan(""));
       }
-      per_offering.call<void>("push", row);
     }
-    out.call<void>("push", per_offering);
   }
-  return out;
+  reply_size = reply_numbers.size();
+  return reply_numbers.data();
 }
 
-}  // namespace
-
-EMSCRIPTEN_BINDINGS(gpucalc) {
-  emscripten::function("evaluate", &evaluate);
-  emscripten::function("evaluateFields", &evaluate_fields);
-  emscripten::function("fitTable", &fit_table);
-  emscripten::function("catalogJson", &catalog_json);
-  emscripten::function("resetCatalog", &reset_catalog);
-  emscripten::function("scenarioKeys", &scenario_keys);
-  emscripten::function("scenarioVersion", &scenario_version);
-  emscripten::function("scenarioSchema", &scenario_schema);
-  emscripten::function("decodeScenario", &decode_scenario);
-  emscripten::function("resultFields", &result_fields);
-  emscripten::function("validationJson", &validation_json);
-#ifndef GPUCALC_WASM_PAGE
-  // Not in the page's first module (wasm/CMakeLists.txt): web/gpucalc.js loads the whole one.
-  emscripten::function("loadCatalog", &load_catalog);
-  emscripten::function("importHfConfig", &import_hf_config);
-  emscripten::function("calibrateServing", &calibrate_serving);
-#endif
-}
+}  // extern "C"

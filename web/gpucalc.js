@@ -29,11 +29,89 @@ let loadingWhole = null;
 const WHOLE = './gen/gpucalc_wasm.mjs';
 const PAGE = './gen/gpucalc_wasm_page.mjs';
 
-async function instantiate(url, options) {
+/**
+ * The module's C exports (wasm/bindings.cpp) as the methods the rest of this file calls, each
+ * taking and returning strings (JSON text; evaluateFields: arrays of numbers). Text goes into the
+ * module's memory as UTF-8 (malloc'd, freed after the call) and the reply is decoded from there.
+ * The page's first module lacks loadCatalog, importHfConfig and calibrateServing.
+ */
+export function wrapModule(raw) {
+  const encoder = new TextEncoder();
+  const decoder = new TextDecoder();
+  const held = [];
+  const alloc = (bytes) => {
+    const p = raw._malloc(Math.max(1, bytes));
+    held.push(p);
+    return p;
+  };
+  /** `s` in the module's memory: [pointer, byte length]. */
+  const put = (s) => {
+    const bytes = encoder.encode(s);
+    const p = alloc(bytes.length);
+    raw.HEAPU8.set(bytes, p);
+    return [p, bytes.length];
+  };
+  /** A list of strings: a pointer to its (pointer, length) pairs. */
+  const putList = (strings) => {
+    const pairs = strings.flatMap(put);
+    const p = alloc(pairs.length * 4);
+    raw.HEAPU32.set(pairs, p >> 2);
+    return p;
+  };
+  /** Calls `fn` on `args()` (the arguments, written now) and frees them. */
+  const call = (fn, args, read) => {
+    try {
+      const out = fn(...args());
+      return read(out, raw._gpucalc_reply_size());
+    } finally {
+      for (const p of held.splice(0)) raw._free(p);
+    }
+  };
+  const textReply = (out, size) => decoder.decode(raw.HEAPU8.subarray(out, out + size));
+  /** A function of string arguments with a text reply. */
+  const texts = (fn) => (...strings) => call(fn, () => strings.flatMap(put), textReply);
+  const m = {
+    evaluate: (scenario, trace) => call(raw._gpucalc_evaluate, () => [...put(scenario), trace ? 1 : 0], textReply),
+    evaluateFields: (scenarios, fields) => call(raw._gpucalc_evaluate_fields,
+      () => [putList(scenarios), scenarios.length, putList(fields), fields.length], (out, size) => {
+        const v = raw.HEAPF64.subarray(out >> 3, (out >> 3) + size);
+        const result = [];
+        let i = 0;
+        while (i < size) {
+          const n = v[i++];
+          if (n < 0) { result.push(null); continue; }
+          const rows = [];
+          for (let r = 0; r < n; r++, i += fields.length) rows.push(Array.from(v.subarray(i, i + fields.length), (x) => (Number.isNaN(x) ? null : x)));
+          result.push(rows);
+        }
+        return result;
+      }),
+    fitTable: texts(raw._gpucalc_fit_table),
+    catalogJson: texts(raw._gpucalc_catalog_json),
+    resetCatalog: () => raw._gpucalc_reset_catalog(),
+    scenarioVersion: () => raw._gpucalc_scenario_version(),
+    scenarioSchema: texts(raw._gpucalc_scenario_schema),
+    scenarioKeys: () => JSON.parse(m.scenarioSchema()).map((k) => ({ key: k.key, defaultText: k.default_text, description: k.description })),
+    decodeScenario: texts(raw._gpucalc_decode_scenario),
+    resultFields: texts(raw._gpucalc_result_fields),
+    validationJson: texts(raw._gpucalc_validation_json),
+  };
+  if (typeof raw._gpucalc_load_catalog === 'function') {
+    m.loadCatalog = texts(raw._gpucalc_load_catalog);
+    m.importHfConfig = texts(raw._gpucalc_import_hf_config);
+    m.calibrateServing = (scenario, names, files, date) => call(raw._gpucalc_calibrate_serving,
+      () => [...put(scenario), putList(names), putList(files), Math.min(names.length, files.length), ...put(date)], textReply);
+  }
+  return m;
+}
+
+/** Instantiates the module at `url` (its ES module factory; `wasmBinary`: its bytes, e.g. in
+ *  Node) and returns it wrapped (wrapModule). */
+export async function instantiate(url, options = {}) {
   const { default: factory } = await import(url);
   const init = {};
   if (options.wasmBinary) init.wasmBinary = options.wasmBinary;
-  return factory(init);
+  return wrapModule(await factory(init));
 }
 
 /**

@@ -226,10 +226,8 @@ test('validationJson: the precomputed validation summary (data/error-bands.json)
 // The page's first module (gpucalc_wasm_page, wasm/CMakeLists.txt) is the whole one less three
 // functions: every reply the page reads before it needs them is the same, byte for byte.
 test('the page\'s first module: no loadCatalog, importHfConfig or calibrateServing; every other reply as the whole module\'s', async () => {
-  const instance = async (name) => {
-    const { default: factory } = await import(new URL(`web/gen/${name}.mjs`, root).href);
-    return factory({ wasmBinary: fs.readFileSync(new URL(`web/gen/${name}.wasm`, root)) });
-  };
+  const instance = (name) => gpucalc.instantiate(new URL(`web/gen/${name}.mjs`, root).href,
+    { wasmBinary: fs.readFileSync(new URL(`web/gen/${name}.wasm`, root)) });
   const [page, whole] = [await instance('gpucalc_wasm_page'), await instance('gpucalc_wasm')];
   for (const name of ['loadCatalog', 'importHfConfig', 'calibrateServing']) {
     assert.equal(typeof page[name], 'undefined', name);

@@ -11,8 +11,11 @@ import fs from 'node:fs';
 const root = new URL('../../', import.meta.url);
 const scenario = 'v=1';  // kPageScenario in eval_rate.cpp
 // The module the page calls: its first one (gpucalc_wasm_page, wasm/CMakeLists.txt).
-const { default: factory } = await import(new URL('web/gen/gpucalc_wasm_page.mjs', root).href);
-const m = await factory({ wasmBinary: fs.readFileSync(new URL('web/gen/gpucalc_wasm_page.wasm', root)) });
+// Its C exports through web/gpucalc.js's wrapper, as the page calls them (text in and out of the
+// module's memory).
+const { instantiate } = await import(new URL('web/gpucalc.js', root).href);
+const m = await instantiate(new URL('web/gen/gpucalc_wasm_page.mjs', root).href,
+  { wasmBinary: fs.readFileSync(new URL('web/gen/gpucalc_wasm_page.wasm', root)) });
 
 /** CPU seconds of this process (as perf_eval_rate counts): on a shared machine wall time counts
  *  the other jobs too. */

@@ -134,6 +134,12 @@ TEST_CASE("property: a 16-GPU expert-parallel group moved from two 8-GPU servers
     const ServingContext inside = make_serving_context(rack, sc.value(), m, *rack.find_gpu("test-rack-gpu"), e, "");
     const Parallel spanning{8, 8, true, 2};
     const Parallel domain{16, 16, true, 1};
+    // The 72-GPU domain's own search offers that group (a wide instance: 16 does not divide
+    // 72), so the comparison below is one the calculator can choose.
+    const std::vector<Parallel> offered = legal_layouts(inside, 72, 0, 16, 1);
+    CHECK(std::any_of(offered.begin(), offered.end(), [&](const Parallel& p) {
+      return p.tp == domain.tp && p.ep == domain.ep && p.dpa && p.servers == 1;
+    }));
     REQUIRE(max_sequences(inside, domain) >= max_sequences(across, spanning));
     for (double users : {1.0, 16.0, 128.0, 1024.0}) {
       CAPTURE(users);

@@ -173,7 +173,8 @@ constexpr Label kLabels[] = {
     {"price_delta_month_usd", "vs first, per month"},
     {"max_throughput_tokens_per_s", "max throughput (output tok/s)"},
     {"decode_tokens_per_s_per_user", "decode tok/s per user"},
-    {"ttft_s", "TTFT"},
+    {"ttft_s", "TTFT, mean (first wave included)"},
+    {"ttft_median_s", "TTFT, median"},
     {"tpot_s", "TPOT"},
     {"usd_per_million_tokens", "US$ per million output tokens"},
     {"usd_per_million_total_tokens", "US$ per million total tokens (input + output)"},
@@ -301,7 +302,9 @@ void print_evaluation_table(const gpucalc::Evaluation& ev, bool explain) {
     std::string line = "  " + r.offering_id + ":";
     bool extrapolated = false;
     for (const auto& b : r.error_band) {
-      line += " " + b.metric + " ±" + fmt(100.0 * b.p80, 0) + " % (80 % of " + std::to_string(b.points) + " unseen points);";
+      // The TTFT band names its statistic: the median TTFT row (the mean where the rows were).
+      const std::string metric = b.statistic.empty() ? b.metric : b.metric + " (" + b.statistic + ")";
+      line += " " + metric + " ±" + fmt(100.0 * b.p80, 0) + " % (80 % of " + std::to_string(b.points) + " unseen points);";
       extrapolated = extrapolated || b.model_unmeasured || b.users_beyond_measured || b.engine_unmeasured || b.gpu_unmeasured;
     }
     if (extrapolated) {
@@ -641,6 +644,7 @@ void print_curve_json(const gpucalc::Evaluation& ev) {
                      {"total_tokens_per_s_per_gpu", c.total_tokens_per_s_per_gpu},
                      {"output_tokens_per_s_per_gpu", c.output_tokens_per_s_per_gpu},
                      {"ttft_s", c.ttft_s},
+                     {"ttft_median_s", c.ttft_median_s},
                      {"tpot_s", c.tpot_s},
                      // null for an unpriced offering, as in the result (never US$0)
                      {"usd_per_million_tokens", c.usd_per_million_tokens > 0 ? Json(c.usd_per_million_tokens) : Json()},
@@ -665,9 +669,9 @@ void print_curve(const gpucalc::Evaluation& ev, const std::string& format) {
     return;
   }
   const std::vector<std::string> header = {"offering", "tokens/s/user", "total tok/s/GPU",
-                                           "output tok/s/GPU", "TTFT s", "TPOT s",
+                                           "output tok/s/GPU", "TTFT mean s", "TPOT s",
                                            "US$/M output tok", "tp", "ep", "dpa", "users",
-                                           "gpus", "layout"};
+                                           "gpus", "layout", "TTFT median s"};
   auto num = [](double x, const char* f) {
     char buf[64];
     std::snprintf(buf, sizeof buf, f, x);
@@ -684,7 +688,8 @@ void print_curve(const gpucalc::Evaluation& ev, const std::string& format) {
                       : format == "csv"            ? ""  // an empty cell, as the result's null
                                                    : "-",
                       std::to_string(c.tp), std::to_string(c.ep), c.dpa ? "1" : "0",
-                      num(c.users, "%.0f"), std::to_string(c.gpus), c.layout});
+                      num(c.users, "%.0f"), std::to_string(c.gpus), c.layout,
+                      num(c.ttft_median_s, "%.3f")});  // last: the columns before keep their places
     }
   }
   if (format != "csv") {

@@ -85,14 +85,18 @@ export const fieldNames = () => [...units.keys()];
 // keyed by metric: interactivity, throughput_per_gpu, ttft).
 const BAND_METRIC = {
   decode_tokens_per_s_per_user: 'interactivity', tpot_s: 'interactivity', tokens_per_s_per_user: 'interactivity',
-  ttft_s: 'ttft', total_tokens_per_s_per_gpu: 'throughput_per_gpu', output_tokens_per_s_per_gpu: 'throughput_per_gpu',
+  ttft_s: 'ttft', ttft_median_s: 'ttft', total_tokens_per_s_per_gpu: 'throughput_per_gpu', output_tokens_per_s_per_gpu: 'throughput_per_gpu',
   max_throughput_tokens_per_s: 'throughput_per_gpu', usd_per_million_tokens: 'throughput_per_gpu',
   usd_per_million_total_tokens: 'throughput_per_gpu',
 };
 /** The error band of a predicted figure of `result`: {p50, p80, points, flags...} or null. */
+// The TTFT band sits beside the TTFT statistic it was measured on (the core's `statistic`: the
+// median, or the mean for a calibration's band); the other TTFT figure has none.
+const TTFT_STATISTIC = { ttft_s: 'mean', ttft_median_s: 'median' };
 export function bandOf(result, field) {
   const bands = result.error_band;
   const b = bands && typeof bands === 'object' ? bands[BAND_METRIC[field]] : null;
+  if (b && TTFT_STATISTIC[field] && (b.statistic === 'mean' ? 'mean' : 'median') !== TTFT_STATISTIC[field]) return null;
   return b && typeof b.p80 === 'number' && b.points > 0 ? b : null;
 }
 

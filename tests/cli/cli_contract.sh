@@ -129,6 +129,14 @@ check "changed performance.json changes the answer" python3 -c "
 import json; a = json.load(open('$tmp/base.json')); b = json.load(open('$tmp/slow-out.json'))
 assert b['results'][0]['ttft_s'] > a['results'][0]['ttft_s'], (a['results'][0]['ttft_s'], b['results'][0]['ttft_s'])"
 expect_error "performance.json without a constant" "hbm_fraction" --catalog "$tmp/broken-perf.json" 'v=1'
+# TTFT: the mean and the median, each named; the band printed beside the median, naming it.
+check "json: median TTFT at most the mean, band says median" python3 -c "
+import json; r = json.load(open('$tmp/base.json'))['results'][0]
+assert 0 < r['ttft_median_s'] <= r['ttft_s'], (r['ttft_median_s'], r['ttft_s'])
+assert r['error_band']['ttft']['statistic'].startswith('median'), r['error_band']['ttft']"
+"$bin" 'v=1' >"$tmp/table.txt"
+check "table: TTFT rows name mean and median" grep -q "TTFT, median" "$tmp/table.txt"
+check "table: TTFT band names its statistic" grep -q "ttft (median[^)]*) ±" "$tmp/table.txt"
 # Hostile input: bounded reads, escaped control characters, the fixtures' errors.
 hostile="$src/tests/fixtures/hostile"
 bounded() {  # bounded NAME FIELD ARGS...: refused within 5 s, one line naming FIELD

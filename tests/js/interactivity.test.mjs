@@ -17,7 +17,7 @@ const THREE = 'compare=fullgpu-8x-mi355x,fullgpu-8x-h200,server-8x-b200';
 const LLAMA = `v=1&model=llama-2-70b&${THREE}`;
 // Throughput and latency figures the serving model predicts (the test's own list: the page's
 // mapping to error bands must cover every one of them).
-const PREDICTED = ['decode_tokens_per_s_per_user', 'ttft_s', 'tpot_s', 'max_throughput_tokens_per_s',
+const PREDICTED = ['decode_tokens_per_s_per_user', 'ttft_median_s', 'tpot_s', 'max_throughput_tokens_per_s',
   'total_tokens_per_s_per_gpu', 'output_tokens_per_s_per_gpu', 'tokens_per_s_per_user',
   'usd_per_million_tokens', 'usd_per_million_total_tokens'];
 
@@ -89,10 +89,13 @@ test('the chart draws one front per compared offering, and the table holds the s
     return [b.throughput_per_gpu, b.ttft].map((m) => `±${Math.round(m.p80 * 100)} %`);
   }));
   assert.deepEqual(bands.map((b) => [b[1], b[3]]), expected);
-  assert.ok(bands.every((b) => b.slice(0, 5).every((x) => x)), 'a band beside every figure of the curve table');
+  // Columns: per user, per GPU, output per GPU, median TTFT (banded), mean TTFT (no band: the
+  // TTFT band was measured on the median), TPOT.
+  assert.ok(bands.every((b) => [0, 1, 2, 3, 5].every((i) => b[i])), 'a band beside every predicted figure of the curve table');
+  assert.ok(bands.every((b) => b[4] === null), 'no band beside the mean TTFT');
   assert.ok(new Set(rs[0].curve.map((p) => p.error_band_index)).size >= 2, 'the front spans more than one users regime');
   // The label a point carries, rebuilt from its table row: config, layout, per user, per GPU, ..., TTFT.
-  const fromTable = rows.map(([name, layout, user, gpu, , ttft]) => `${name}: ${layout}: ${gpu} tokens/s per GPU at ${user} tokens/s per user, TTFT ${ttft}`);
+  const fromTable = rows.map(([name, layout, user, gpu, , ttft]) => `${name}: ${layout}: ${gpu} tokens/s per GPU at ${user} tokens/s per user, median TTFT ${ttft}`);
   assert.deepEqual([...chart.flat().map((d) => d.label)].sort(), [...fromTable].sort());
   // The geometry follows the numbers: within a front, more tokens/s per user is further right,
   // more tokens/s per GPU higher up.
@@ -134,19 +137,27 @@ test('every predicted throughput and latency figure has an error band beside it'
   assert.deepEqual(missing, []);
   const banded = await page.evaluate((fields) => [...document.querySelectorAll('#results [data-f]')]
     .filter((el) => fields.includes(el.dataset.f)).map((el) => el.dataset.f), PREDICTED);
-  for (const f of ['decode_tokens_per_s_per_user', 'ttft_s', 'tpot_s', 'total_tokens_per_s_per_gpu', 'max_throughput_tokens_per_s']) {
+  for (const f of ['decode_tokens_per_s_per_user', 'ttft_median_s', 'ttft_s', 'tpot_s', 'total_tokens_per_s_per_gpu', 'max_throughput_tokens_per_s']) {
     assert.ok(banded.includes(f), `${f} is shown`);
   }
+  // The TTFT band is the median's (its statistic): the mean TTFT, labelled as the mean, has none.
+  const meanBands = await page.evaluate(() => [...document.querySelectorAll('#results [data-f="ttft_s"]')]
+    .filter((el) => el.parentElement.querySelector('.band')).length);
+  assert.equal(meanBands, 0, 'no band beside the mean TTFT');
+  const labels = await page.evaluate(() => [...document.querySelectorAll('#perf-table tbody tr')]
+    .filter((tr) => tr.querySelector('[data-f^="ttft"]')).map((tr) => tr.firstElementChild.textContent));
+  assert.deepEqual(labels, ['Time to first token, median', 'Time to first token, mean (first wave included)']);
   // The band is the core's: ±p80 % of the result's error_band, out of sample.
   const rs = await results(page);
   const cells = await page.evaluate(() => [...document.querySelectorAll('#perf-table tbody tr')]
-    .filter((tr) => tr.querySelector('[data-f="ttft_s"]')).map((tr) => [...tr.querySelectorAll('.band')].map((b) => b.textContent))[0]);
+    .filter((tr) => tr.querySelector('[data-f="ttft_median_s"]')).map((tr) => [...tr.querySelectorAll('.band')].map((b) => b.textContent))[0]);
   const words = { model_unmeasured: 'no measured point for this model', users_beyond_measured: 'more users than any measured point',
     engine_unmeasured: 'this engine never measured on this vendor', gpu_unmeasured: 'this GPU never measured' };
   const extrapolated = (b) => {
     const what = Object.keys(words).filter((f) => b[f]).map((f) => words[f]);
     return what.length ? ` Extrapolated: ${what.join(', ')}.` : '';
   };
+  assert.ok(rs.every((r) => r.error_band.ttft.statistic.startsWith('median')), 'the built-in TTFT band is the median\'s');
   assert.deepEqual(cells, rs.map((r) => `±${Math.round(r.error_band.ttft.p80 * 100)} % (80 % of ${r.error_band.ttft.points} measured serving points the model had not seen lay within this band${extrapolated(r.error_band.ttft)})`));
 });
 

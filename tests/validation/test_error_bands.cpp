@@ -73,7 +73,7 @@ TEST_CASE("error bands: data/error-bands.json is fresh") {
         for (std::size_t k = 0; k < a.size(); ++k) {
           if (a[k].metric != b[k].metric || a[k].group != b[k].group || a[k].points != b[k].points ||
               !same(a[k].mape, b[k].mape) || !same(a[k].p50, b[k].p50) || !same(a[k].p80, b[k].p80) ||
-              a[k].basis != b[k].basis) {
+              a[k].basis != b[k].basis || a[k].statistic != b[k].statistic) {
             differs(cell + " " + b[k].metric + ": file " + std::to_string(a[k].mape) + " on " +
                     std::to_string(a[k].points) + " (" + a[k].group + "), model " +
                     std::to_string(b[k].mape) + " on " + std::to_string(b[k].points) + " (" + b[k].group + ")");
@@ -306,4 +306,91 @@ TEST_CASE("error bands: a prediction beyond what was measured is flagged and its
   CHECK(many[0].users_beyond_measured);
   const auto mi350 = band_of("v=1&model=deepseek-v3&weights=fp8&compare=server-8x-mi350x&users=32");
   CHECK(mi350[0].gpu_unmeasured);
+}
+
+TEST_CASE("error bands: the TTFT band names the statistic its rows were compared on") {
+  // By hand: four rows of one group, TTFT predicted 10 % high; the last published only a mean.
+  ServingValidationReport report;
+  for (int i = 0; i < 4; ++i) {
+    ServingValidationRow r;
+    r.vendor = "nvidia";
+    r.weights = "fp8";
+    r.concurrency = 4;
+    r.newest = true;
+    r.measured_ttft_s = 1.0;
+    r.ttft_median = i < 3;
+    r.out_of_sample[kFoldShape] = FoldFigures{0.0, 0.0, 1.1};
+    report.rows.push_back(r);
+  }
+  auto mixed = error_band_for(report, "nvidia", "fp8", 4);
+  REQUIRE(mixed.size() == 3);
+  CHECK(mixed[2].metric == "ttft");
+  CHECK(mixed[2].points == 4);
+  CHECK(mixed[2].statistic == "median+mean");
+  CHECK(mixed[2].basis.find("1 of 4 points published only the mean") != std::string::npos);
+  CHECK(mixed[0].statistic.empty());  // interactivity: no TTFT statistic
+  report.rows[3].ttft_median = true;
+  CHECK(error_band_for(report, "nvidia", "fp8", 4)[2].statistic == "median");
+  for (auto& r : report.rows) r.ttft_median = false;
+  CHECK(error_band_for(report, "nvidia", "fp8", 4)[2].statistic == "mean");
+}
+
+TEST_CASE("error bands: a result's TTFT band is the median's, and its median TTFT is at most its mean") {
+  // The built-in table: the statistic of every TTFT band is what the newest rows published.
+  const Catalog& catalog = default_catalog();
+  REQUIRE(static_cast<bool>(catalog.error_bands));
+  auto base = build_default_catalog("error-bands.json");
+  REQUIRE(base);
+  auto serving = run_serving_validation(base.value(), embedded_table("validation-serving.json"), false);
+  REQUIRE(serving);
+  int newest = 0, mean_only = 0;
+  for (const auto& r : serving.value().rows) {
+    if (!r.newest || !(r.measured_ttft_s > 0.0)) continue;
+    ++newest;
+    if (!r.ttft_median) ++mean_only;
+  }
+  REQUIRE(newest > mean_only);  // most rows published a median
+  const ErrorBandTable& t = *catalog.error_bands;
+  for (const auto& by_format : t.bands) {
+    for (const auto& by_regime : by_format) {
+      for (const auto& bands : by_regime) {
+        for (const ErrorBand& b : bands) {
+          if (b.metric != "ttft") continue;
+          CHECK((b.statistic == "median" || b.statistic == "median+mean" || b.statistic == "mean"));
+          if (mean_only == 0) CHECK(b.statistic == "median");
+          if (b.statistic == "mean") CHECK(b.points <= mean_only);
+        }
+      }
+    }
+  }
+  int served = 0;
+  for (const char* key : {"v=1&model=llama-3.1-70b&weights=fp8&compare=fullgpu-8x-h200,fullgpu-8x-mi355x&users=4",
+                          "v=1&model=deepseek-r1-0528&compare=fullgpu-8x-h200,server-8x-b200&users=64",
+                          "v=1&model=deepseek-v3&users=64&pd=1"}) {
+    CAPTURE(key);
+    auto s = decode_scenario(key);
+    REQUIRE(s);
+    auto ev = evaluate(catalog, s.value(), false);
+    REQUIRE(ev);
+    for (const OfferingResult& r : ev.value().results) {
+      CAPTURE(r.offering_id);
+      if (!r.ttft_s) {
+        CHECK_FALSE(r.ttft_median_s);
+        continue;
+      }
+      ++served;
+      REQUIRE(r.ttft_median_s);
+      CHECK(*r.ttft_median_s > 0.0);
+      CHECK(*r.ttft_median_s <= *r.ttft_s);
+      for (const ServingCurveEntry& e : r.curve) {
+        CHECK(e.ttft_median_s > 0.0);
+        CHECK(e.ttft_median_s <= e.ttft_s);
+      }
+      // The band the CLI and the page print beside the median TTFT was measured on the median.
+      for (const ErrorBand& b : r.error_band) {
+        if (b.metric == "ttft" && b.points > 0) CHECK(b.statistic.rfind("median", 0) == 0);
+      }
+    }
+  }
+  CHECK(served >= 4);  // the comparisons above are served, disaggregated one included
 }

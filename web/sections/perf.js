@@ -10,7 +10,7 @@ import { memo, chartReady, chartWidth, drawChart } from '../schedule.js';
 import { state } from '../state.js';
 import { computeSweeps, contextSweep, BATCH_SWEEP } from '../compute.js';
 
-const INFERENCE = ['max_throughput_tokens_per_s', 'decode_tokens_per_s_per_user', 'ttft_s', 'tpot_s', 'usd_per_million_tokens', 'usd_per_million_total_tokens'];
+const INFERENCE = ['max_throughput_tokens_per_s', 'decode_tokens_per_s_per_user', 'ttft_median_s', 'ttft_s', 'tpot_s', 'usd_per_million_tokens', 'usd_per_million_total_tokens'];
 const TRAINING = ['train_tokens_per_s', 'train_hours', 'gpu_hours', 'run_cost_usd', 'train_memory_bytes_per_gpu'];
 
 /** The rates behind an offering's throughput, in words of the page's language. */

@@ -29,7 +29,7 @@ function layout(p) {
 
 function pointLabel(p) {
   return t('curve_point', { layout: layout(p), gpu: fmtField('total_tokens_per_s_per_gpu', p.total_tokens_per_s_per_gpu),
-    user: fmtField('tokens_per_s_per_user', p.tokens_per_s_per_user), ttft: i18n.seconds(p.ttft_s) });
+    user: fmtField('tokens_per_s_per_user', p.tokens_per_s_per_user), ttft: i18n.seconds(p.ttft_median_s) });
 }
 
 /** A curve point's figure with the band of its metric at the point's own users per instance. */
@@ -73,6 +73,7 @@ export function renderServing(ev, inputs) {
     ...atSpeed(),
     { cells: [limited ? t('best_within_limits') : t('best_no_limits'), ...at((r) => (best(r) ? layout(best(r)) : t('cannot_meet')))] },
     { cells: [t('f_total_tokens_per_s_per_gpu'), ...at((r) => (best(r) ? pointFigure(r, best(r), 'total_tokens_per_s_per_gpu') : i18n.DASH))] },
+    { cells: [t('f_ttft_median_s'), ...at((r) => (best(r) ? pointFigure(r, best(r), 'ttft_median_s') : i18n.DASH))] },
     { cells: [t('f_ttft_s'), ...at((r) => (best(r) ? pointFigure(r, best(r), 'ttft_s') : i18n.DASH))] },
     { cells: [t('f_tpot_s'), ...at((r) => (best(r) ? pointFigure(r, best(r), 'tpot_s') : i18n.DASH))] },
   ];
@@ -136,11 +137,11 @@ function pick(p) {
 function drawCurveTable(ev, names) {
   const rows = [];
   // Every predicted figure with its band: the one of the point's own users per instance.
-  const fields = ['tokens_per_s_per_user', 'total_tokens_per_s_per_gpu', 'output_tokens_per_s_per_gpu', 'ttft_s', 'tpot_s', 'usd_per_million_tokens'];
+  const fields = ['tokens_per_s_per_user', 'total_tokens_per_s_per_gpu', 'output_tokens_per_s_per_gpu', 'ttft_median_s', 'ttft_s', 'tpot_s', 'usd_per_million_tokens'];
   ev.results.forEach((r, i) => (r.curve || []).forEach((p) => rows.push({ cells: [names[i], layout(p),
     ...fields.map((f) => pointFigure(r, p, f))] })));
   table($('curve-table'), { caption: t('curve_title'), rows, offeringColumns: false,
-    head: [t('config_col'), t('layout_col'), t('curve_x'), t('curve_y'), t('f_output_tokens_per_s_per_gpu'), t('f_ttft_s'), t('f_tpot_s'), t('usd_per_mtok_at_point')] });
+    head: [t('config_col'), t('layout_col'), t('curve_x'), t('curve_y'), t('f_output_tokens_per_s_per_gpu'), t('f_ttft_median_s'), t('f_ttft_s'), t('f_tpot_s'), t('usd_per_mtok_at_point')] });
 }
 
 /** "How accurate is this?": the core's validation summary (both tables, precomputed into

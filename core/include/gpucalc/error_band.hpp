@@ -19,6 +19,9 @@ struct ErrorBand {
   std::string group;   // e.g. "nvidia fp8 1-8 users"
   double p50 = 0.0, p80 = 0.0;  // fractions: percentiles of the out-of-sample |relative error|
   std::string basis;   // which folds, and the widening applied for extrapolation
+  // The statistic the measured rows gave and the band was measured on (ttft only, "" for the
+  // others): "median" | "mean" | "median+mean" (some rows published only the mean: basis counts them).
+  std::string statistic;
   // Extrapolation (the band is widened by the factor data/error-bands.json "widening" gives):
   bool model_unmeasured = false;       // no measured point for the model or its architecture
   bool users_beyond_measured = false;  // users per instance above the measured range

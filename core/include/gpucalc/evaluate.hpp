@@ -52,7 +52,8 @@ struct ServingCurveEntry {
   double tokens_per_s_per_user = 0.0;
   double total_tokens_per_s_per_gpu = 0.0;
   double output_tokens_per_s_per_gpu = 0.0;
-  double ttft_s = 0.0;
+  double ttft_s = 0.0;         // mean over the run's requests (the closed loop's first wave included)
+  double ttft_median_s = 0.0;  // median: a steady-state request (the TTFT error band's statistic)
   double tpot_s = 0.0;
   double usd_per_million_tokens = 0.0;  // 0 when unpriced
   int tp = 0, ep = 0;
@@ -127,7 +128,8 @@ struct OfferingResult {
   // --- performance (core/src/evaluate/performance.cpp) ---
   std::optional<double> max_throughput_tokens_per_s;  // whole offering, output tokens
   std::optional<double> decode_tokens_per_s_per_user;
-  std::optional<double> ttft_s;
+  std::optional<double> ttft_s;         // mean, the closed-loop client's first wave included
+  std::optional<double> ttft_median_s;  // median (<= the mean); error_band's ttft is measured on it
   std::optional<double> tpot_s;
   std::optional<double> usd_per_million_tokens;        // per million output tokens
   std::optional<double> usd_per_million_total_tokens;  // per million input + output tokens, same point

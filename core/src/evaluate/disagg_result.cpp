@@ -23,6 +23,7 @@ ServingCurveEntry entry_of(const DisaggPoint& p, int deployed_gpus, double price
   e.total_tokens_per_s_per_gpu = p.total_tokens_per_s_per_gpu * share;
   e.output_tokens_per_s_per_gpu = p.output_tokens_per_s_per_gpu * share;
   e.ttft_s = p.ttft_s;
+  e.ttft_median_s = p.ttft_s;  // the disaggregated model has no first wave apart: median = its TTFT
   e.tpot_s = p.tpot_s;
   e.usd_per_million_tokens = price > 0.0 ? usd_per_million_tokens(price, p.output_tokens_per_s, utilization) : 0.0;
   e.tp = p.layout.decode.gpus();
@@ -116,6 +117,7 @@ void apply_disaggregated(const ServingContext& c, const Scenario& s, int deploye
     const ServingCurveEntry e = entry_of(*at, deployed_gpus, price, s.utilization);
     if (forced || !r.total_tokens_per_s_per_gpu || e.total_tokens_per_s_per_gpu > *r.total_tokens_per_s_per_gpu) {
       r.ttft_s = at->ttft_s;
+      r.ttft_median_s = at->ttft_s;  // as entry_of(): no separate median on this path
       r.tpot_s = at->tpot_s;
       r.decode_tokens_per_s_per_user = at->tokens_per_s_per_user;
       r.total_tokens_per_s_per_gpu = e.total_tokens_per_s_per_gpu;

@@ -38,6 +38,7 @@ const char* point_violation(const ServingCurveEntry& p, double ceiling, int gpus
   if (!usable_rate(p.total_tokens_per_s_per_gpu, ceiling)) return "total_tokens_per_s_per_gpu";
   if (!usable_rate(p.output_tokens_per_s_per_gpu, ceiling)) return "output_tokens_per_s_per_gpu";
   if (!usable_latency(p.ttft_s)) return "ttft_s";
+  if (!usable_latency(p.ttft_median_s)) return "ttft_median_s";
   if (!usable_latency(p.tpot_s)) return "tpot_s";
   if (!finite_non_negative(p.usd_per_million_tokens)) return "usd_per_million_tokens";
   if (!finite_non_negative(p.users)) return "users";
@@ -73,6 +74,7 @@ const char* latency_violation(const OfferingResult& r, double ceiling) {
   }
   if (r.tpot_s && !usable_latency(r.tpot_s)) return "tpot_s";
   if (r.ttft_s && !usable_latency(r.ttft_s)) return "ttft_s";
+  if (r.ttft_median_s && !usable_latency(r.ttft_median_s)) return "ttft_median_s";
   if (r.e2e_latency_s && !positive_finite(r.e2e_latency_s)) return "e2e_latency_s";
   if (r.total_tokens_per_s_per_gpu && !usable_rate(r.total_tokens_per_s_per_gpu, ceiling)) {
     return "total_tokens_per_s_per_gpu";
@@ -275,6 +277,7 @@ Result<bool> enforce_output_invariants(Evaluation& ev) {
       clear(r.decode_tokens_per_s_per_user);
       clear(r.tpot_s);
       clear(r.ttft_s);
+      clear(r.ttft_median_s);
       clear(r.e2e_latency_s);
       clear(r.total_tokens_per_s_per_gpu);
       clear(r.output_tokens_per_s_per_gpu);

@@ -84,6 +84,7 @@ ServingCurveEntry curve_entry(const ServingPoint& p, double usd_per_mtok) {
   e.total_tokens_per_s_per_gpu = p.total_tokens_per_s_per_gpu;
   e.output_tokens_per_s_per_gpu = p.output_tokens_per_s_per_gpu;
   e.ttft_s = p.ttft_s;
+  e.ttft_median_s = p.ttft_median_s;
   e.tpot_s = p.tpot_s;
   e.usd_per_million_tokens = usd_per_mtok;
   e.tp = p.par.gpus();
@@ -166,6 +167,7 @@ void set_at_users(const Catalog& catalog, const Scenario& s, const Model& model,
                   const EngineProfile& e, const ServingContext& c, const ServingPoint& u,
                   bool with_trace, OfferingResult& r) {
   r.ttft_s = u.ttft_s;
+  r.ttft_median_s = u.ttft_median_s;
   r.tpot_s = u.tpot_s;
   r.decode_tokens_per_s_per_user = u.tokens_per_s_per_user;
   r.total_tokens_per_s_per_gpu = u.total_tokens_per_s_per_gpu;
@@ -233,7 +235,8 @@ void set_at_users(const Catalog& catalog, const Scenario& s, const Model& model,
            {"tensor_parallel", static_cast<double>(u.par.tp)},
            {"servers_spanned", static_cast<double>(u.par.servers)},
            {"expert_parallel", static_cast<double>(u.par.ep * u.par.servers)},
-           {"data_parallel_attention", u.par.dpa ? 1.0 : 0.0}},
+           {"data_parallel_attention", u.par.dpa ? 1.0 : 0.0},
+           {"ttft_median_s", u.ttft_median_s}},  // a steady-state request: the band's statistic
           std::string("engine ") + e.name + " " + e.version + ", all-reduce " + c.allreduce_impl);
     trace(r, "decode_tokens_per_s_per_user", "decode_tokens_per_s_per_user = 1 / tpot_s",
           {{"tpot_s", u.tpot_s}});

@@ -32,6 +32,7 @@ void write_curve_entry(JsonWriter& w, const std::optional<ServingCurveEntry>& e)
   w.field("total_tokens_per_s_per_gpu", e->total_tokens_per_s_per_gpu);
   w.field("output_tokens_per_s_per_gpu", e->output_tokens_per_s_per_gpu);
   w.field("ttft_s", e->ttft_s);
+  w.field("ttft_median_s", e->ttft_median_s);
   w.field("tpot_s", e->tpot_s);
   w.key("usd_per_million_tokens");  // an unpriced offering has no cost: null, never US$0
   if (e->usd_per_million_tokens > 0.0) {
@@ -77,6 +78,7 @@ void write_error_band(JsonWriter& w, const std::vector<ErrorBand>& bands) {
     w.field("points", b.points);
     w.field("group", b.group);
     w.field("basis", b.basis);
+    if (!b.statistic.empty()) w.field("statistic", b.statistic);  // what the band was measured on
     w.field("model_unmeasured", b.model_unmeasured);
     w.field("users_beyond_measured", b.users_beyond_measured);
     w.field("engine_unmeasured", b.engine_unmeasured);

@@ -193,6 +193,7 @@ std::vector<ResultField> price_and_serving_fields() {
      [](const R& r) { return text_or_null(r.kv_transfer_fabric); }},
     {"prefill_utilization", U::kRatio, S::kInference, [](const R& r) { return v(r.prefill_utilization); }},
     {"ttft_s", U::kSeconds, S::kInference, [](const R& r) { return v(r.ttft_s); }},
+    {"ttft_median_s", U::kSeconds, S::kInference, [](const R& r) { return v(r.ttft_median_s); }},
     {"tpot_s", U::kSeconds, S::kInference, [](const R& r) { return v(r.tpot_s); }},
     {"usd_per_million_tokens", U::kUsd, S::kInference,
      [](const R& r) { return v(r.usd_per_million_tokens); }},

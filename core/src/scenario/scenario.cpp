@@ -704,7 +704,7 @@ const std::vector<Row>& rows() {
         number<&Scenario::recovery_fraction>("recovery", 0, 10, false, "fraction of compute lost to failures and restarts"),
         number<&Scenario::flops_efficiency>("flops_eff", 0, 1, false, "matmul fraction of peak; 0 = calibrated default"),
         number<&Scenario::bandwidth_efficiency>("bw_eff", 0, 1, false, "HBM fraction of peak; 0 = calibrated default"),
-        number<&Scenario::ttft_max_s>("ttft_max", 0, 3600, false, "TTFT limit in seconds for max_throughput and the point at the interactivity target (and the disaggregated curve points); 0 = none"),
+        number<&Scenario::ttft_max_s>("ttft_max", 0, 3600, false, "Mean TTFT limit in seconds (ttft_s, the first wave included; not the median) for max_throughput and the point at the interactivity target (and the disaggregated curve points); 0 = none"),
         number<&Scenario::tpot_max_s>("tpot_max", 0, 60, false, "TPOT limit in seconds for max_throughput; 0 = none"),
         number<&Scenario::interactivity>("interactivity", 0, 100000, false, "tokens/s per user: the curve's operating point at it; 0 = none"),
         integer<&Scenario::ep>("ep", 0, 1024, "expert-parallel degree inside an instance (MoE only); 0 = auto"),

@@ -347,6 +347,7 @@ std::string error_bands_to_json(const ErrorBandTable& t) {
           w.begin_object().field("metric", b.metric).field("mape", rounded(b.mape));
           w.field("p50", rounded(b.p50)).field("p80", rounded(b.p80));
           w.field("points", b.points).field("group", b.group).field("basis", b.basis);
+          if (!b.statistic.empty()) w.field("statistic", b.statistic);
           w.field("source", kServingSource).end_object();
         }
         w.end_array().end_object();
@@ -481,7 +482,7 @@ Result<ErrorBandTable> parse_error_bands(std::string_view json_text) {
     std::size_t k = 0;
     for (const Json& m : b.at("metrics")) {
       const std::string mpath = path + ".metrics[" + std::to_string(k++) + "]";
-      if (auto e = unknown(m, mpath, {"metric", "mape", "p50", "p80", "points", "group", "basis", "source"})) {
+      if (auto e = unknown(m, mpath, {"metric", "mape", "p50", "p80", "points", "group", "basis", "statistic", "source"})) {
         return *e;
       }
       const auto metric = read<std::string>(m, "metric");
@@ -507,6 +508,13 @@ Result<ErrorBandTable> parse_error_bands(std::string_view json_text) {
       band.p50 = *p50;
       band.p80 = *p80;
       band.basis = *basis;
+      if (m.contains("statistic")) {
+        const auto statistic = read<std::string>(m, "statistic");
+        if (!statistic || (*statistic != "median" && *statistic != "mean" && *statistic != "median+mean")) {
+          return bands_error(mpath + ".statistic", "must be \"median\", \"mean\" or \"median+mean\"");
+        }
+        band.statistic = *statistic;
+      }
       t.bands[v][f][r].push_back(std::move(band));
     }
   }

@@ -966,6 +966,16 @@ double fold_error(const ServingValidationRow& r, std::size_t kind, std::size_t m
   return p > 0.0 && x > 0.0 ? std::fabs(p / x - 1.0) : -1.0;
 }
 
+/** The TTFT band's statistic: a row is compared on its median TTFT where it published one
+ *  (the model's ttft_median_s), else on its mean (the model's ttft_s); the basis counts the latter. */
+void set_ttft_statistic(ErrorBand& b, int mean_only) {
+  b.statistic = mean_only == 0 ? "median" : mean_only == b.points ? "mean" : "median+mean";
+  if (mean_only > 0 && mean_only < b.points) {
+    b.basis += "; median TTFT, but " + std::to_string(mean_only) + " of " + std::to_string(b.points) +
+               " points published only the mean (compared on the mean)";
+  }
+}
+
 }  // namespace
 
 std::vector<ErrorBand> error_band_for(const ServingValidationReport& report,
@@ -985,6 +995,7 @@ std::vector<ErrorBand> error_band_for(const ServingValidationReport& report,
   for (std::size_t mi = 0; mi < kFoldMetrics; ++mi) {
     for (const Level& l : levels) {
       std::vector<double> errors;
+      int mean_only = 0;  // ttft: rows that published only the mean TTFT (measured on it)
       for (const auto& r : report.rows) {
         if (!r.newest) continue;
         if (l.use_vendor && r.vendor != vendor) continue;
@@ -992,6 +1003,7 @@ std::vector<ErrorBand> error_band_for(const ServingValidationReport& report,
         if (l.use_regime && users_regime(r.concurrency) != regime) continue;
         const double e = fold_error(r, kFoldShape, mi);
         if (e >= 0.0) errors.push_back(e);
+        if (e >= 0.0 && !r.ttft_median) ++mean_only;
       }
       if (errors.size() >= 3 || !l.use_vendor) {
         ErrorBand b;
@@ -1002,6 +1014,7 @@ std::vector<ErrorBand> error_band_for(const ServingValidationReport& report,
         b.p50 = quantile(errors, 0.5);
         b.p80 = quantile(errors, 0.8);
         b.basis = "request-shape folds: " + l.name;
+        if (mi == 2) set_ttft_statistic(b, mean_only);
         out.push_back(std::move(b));
         break;
       }

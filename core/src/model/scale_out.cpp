@@ -54,9 +54,9 @@ double rdma_all_to_all_s(const ScaleOutLink& link, int ep, double tokens_per_gpu
     if (x <= x_ref) return small_s * std::max(0.5, x / x_ref);
     return small_s + (x - x_ref) * bytes_per_value * crossing / (rdma_bytes_per_s * link.ep_bandwidth_scale);
   };
-  constexpr double kFp8Bytes = 1.0, kBf16Bytes = 2.0;  // DeepEP / MORI-EP: FP8 dispatch, BF16 combine
-  return one_way(a.dispatch_s[i]->value, kFp8Bytes, a.rdma_dispatch_bytes_per_s.value) +
-         one_way(a.combine_s[i]->value, kBf16Bytes, a.rdma_combine_bytes_per_s.value);
+  constexpr double kDispatchBytes = 1.0, kCombineBytes = 2.0;  // DeepEP / MORI-EP: FP8 dispatch, BF16 combine
+  return one_way(a.dispatch_s[i]->value, kDispatchBytes, a.rdma_dispatch_bytes_per_s.value) +
+         one_way(a.combine_s[i]->value, kCombineBytes, a.rdma_combine_bytes_per_s.value);
 }
 
 int servers_spanned(const ScaleOutLink& link, int instance_gpus) {

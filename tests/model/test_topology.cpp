@@ -317,9 +317,10 @@ TEST_CASE("RDMA all-to-all of wide expert parallelism: the DeepEP figures by han
   CHECK(slow.ep_bandwidth_scale == doctest::Approx(0.5));
   CHECK(rdma_all_to_all_s(slow, 16, 1024, 8, 7168) ==
         doctest::Approx(313e-6 + 2.0 * (extra * 1.0 * 0.5 / 45e9 + extra * 2.0 * 0.5 / 40.5e9)));
-  // MORI-EP on the RoCE network gives EP16 only.
+  // The RoCE network of the AMD servers carries no figures on purpose (the MORI-EP ones timed the
+  // measured two-server decode pools too fast: data/offerings.json, docs/serving.md).
   const ScaleOutLink roce = make_scale_out_link(*default_catalog().find_network("8x400g-roce"), 8, 4);
-  CHECK(rdma_all_to_all_s(roce, 16, 128, 8, 7168) == doctest::Approx(192e-6));
+  CHECK_FALSE(rdma_all_to_all_known(roce, 16));
   CHECK_FALSE(rdma_all_to_all_known(roce, 32));
 }
 
@@ -375,9 +376,9 @@ TEST_CASE("wide expert parallelism across servers: offered only for MoE models w
   CHECK(across(legal_layouts(b200_8, 8, 0, 0, 0)).empty());  // one server
   const std::vector<Parallel> asked = legal_layouts(b200_8, 64, 0, 32, 0);
   CHECK(across(asked) == std::vector<int>{32});
-  // MI355X, MORI-EP: EP16 only (no wider figure).
+  // MI355X: the RoCE network has no figures, so nothing crosses AMD servers.
   const ServingContext mi = across_servers(r1, "ref-8x-mi355x-neocloud", 8);
-  CHECK(across(legal_layouts(mi, 64, 0, 0, 0)) == std::vector<int>{16});
+  CHECK(across(legal_layouts(mi, 64, 0, 0, 0)).empty());
   // Dense: never; Mixtral's 8 experts do not split 16 ways.
   const ServingContext dense = across_servers("v=1&model=llama-3.1-70b&engine=sglang", "ref-8x-b200-neocloud", 2);
   CHECK(across(legal_layouts(dense, 16, 0, 0, 0)).empty());
@@ -401,7 +402,7 @@ TEST_CASE("property: offering wide expert parallelism across servers never lower
        {Case{"v=1&model=deepseek-r1-0528&engine=sglang&input=1024&output=1024", "ref-8x-b200-neocloud", 2},
         Case{"v=1&model=deepseek-r1-0528&engine=trtllm&input=1024&output=1024", "ref-8x-b200-neocloud", 4},
         Case{"v=1&model=kimi-k2.5&engine=sglang&input=8192&output=1024", "ref-8x-h200-neocloud", 8},
-        Case{"v=1&model=deepseek-r1-0528&engine=sglang&input=1024&output=1024", "ref-8x-mi355x-neocloud", 2}}) {
+        Case{"v=1&model=deepseek-r1-0528&engine=vllm&input=1024&output=1024", "ref-8x-h200-neocloud", 2}}) {
     const char* scenario = k.scenario;
     const char* offering = k.offering;
     const int servers = k.servers;

@@ -62,7 +62,9 @@ struct ServingCurveEntry {
   // The point's layout. Aggregated: `replicas` instances of tp GPUs (tp, ep, dpa above), layout
   // "<replicas>x(tp<g>,ep<e>[,dpa])". Disaggregated (key pd): layout is disagg_layout_code's
   // "<P>x(...)+<D>x(...)", prefill and decode its pools, tp, ep, dpa above the decode worker's,
-  // replicas 0. `gpus`: the deployed GPUs the layout uses (per-GPU figures divide by all of them).
+  // replicas 0. `gpus`: the GPUs the layout's instances or pools occupy (replicas x instance
+  // GPUs; prefill + decode GPUs). The per-GPU figures divide by every deployed GPU of the
+  // offering, not by `gpus`: GPUs a layout leaves idle are paid for (count_deployed_gpus).
   int replicas = 0;
   int gpus = 0;
   bool disaggregated = false;

@@ -403,6 +403,40 @@ void set_total_token_cost(const Scenario& scenario, bool with_trace, OfferingRes
   }
 }
 
+/** The model reads no further than its maximum context, however much KV room is left. */
+void cap_fit_context(const Model& model, OfferingResult& r) {
+  if (model.max_context_tokens > 0 && r.fit.max_context_tokens > model.max_context_tokens) {
+    r.fit.max_context_tokens = model.max_context_tokens;
+    if (std::find(r.warnings.begin(), r.warnings.end(), "context_capped_at_model_max") == r.warnings.end()) {
+      r.warnings.emplace_back("context_capped_at_model_max");
+    }
+  }
+}
+
+/** One deployment on the card: without the scenario's tp, the serving figures at the users run
+ *  on the instance the serving search picked (performance.cpp), and the fit is re-read for that
+ *  instance (its size and data-parallel attention) so that "GPUs per instance", the replicas
+ *  and the KV per GPU are said of it (a fit that held the users on no single instance, MLA's
+ *  latent on every rank, holds them on the served one with attention data parallel). Kept as
+ *  it was when a disaggregated layout serves the users or the fit's memory rule does not hold
+ *  the users on the served instance. True when the fit changed. */
+bool fit_served_instance(const Model& model, const Gpu& gpu, const Offering& off, const Scenario& scenario,
+                         const ServerSpan& span, const EngineProfile* engine, OfferingResult& r) {
+  if (scenario.workload != Workload::kInference || scenario.tp > 0 || !r.pd_layout.empty()) return false;
+  const int served = r.serving_tensor_parallel;
+  if (served <= 0) return false;
+  const bool dpa = r.data_parallel_attention;
+  if (r.fit.fits && served == r.fit.deployment.gpus && dpa == scenario.dpa) return false;
+  Scenario as_served = scenario;
+  as_served.tp = served;
+  as_served.dpa = dpa;
+  MemoryFit f = fit_memory(model, gpu, off, as_served, span, engine);
+  if (!f.fits || f.servers != r.fit.servers) return false;
+  r.fit = f;
+  cap_fit_context(model, r);
+  return true;
+}
+
 /** Fills `ev` (built in the caller's result from the checked scenario and its model: no copy
  *  or move of the large evaluation); an error leaves `ev` to be discarded. */
 std::optional<Error> evaluate_into(const Catalog& catalog, const Model& catalog_model,
@@ -460,11 +494,7 @@ std::optional<Error> evaluate_into(const Catalog& catalog, const Model& catalog_
       span.servers = r.fit.servers_needed;
       r.fit = fit_memory(*model, *gpu, *off, scenario, span, engine);
     }
-    // The model reads no further than its maximum context, however much KV room is left.
-    if (model->max_context_tokens > 0 && r.fit.max_context_tokens > model->max_context_tokens) {
-      r.fit.max_context_tokens = model->max_context_tokens;
-      r.warnings.emplace_back("context_capped_at_model_max");
-    }
+    cap_fit_context(*model, r);
     r.servers = r.fit.servers;
     r.deployed_gpus = r.gpu_count * r.servers;
     r.offering_hbm_marketed_bytes = gpu->hbm_marketed_bytes * r.deployed_gpus;
@@ -475,9 +505,21 @@ std::optional<Error> evaluate_into(const Catalog& catalog, const Model& catalog_
     if (r.capacity_assumed) r.warnings.emplace_back("capacity_assumed_gib");
     if (r.projected) r.warnings.emplace_back("projected_part");
     if (!r.stackable && r.fit.servers_needed > 1) r.warnings.emplace_back("not_stackable");
+    const std::size_t fit_trace_at = r.trace.size();
     if (with_trace) add_fit_trace(r, *model, *gpu, scenario);
+    const std::size_t fit_trace_end = r.trace.size();
     estimate_performance(catalog, scenario, *model, *gpu, *off, r.deployed_gpus, with_trace,
                          options.with_curve, engine, r);
+    if (fit_served_instance(*model, *gpu, *off, scenario, span, engine, r) && with_trace) {
+      // The fit's trace describes the deployment it now shows, in its place.
+      OfferingResult refit;
+      refit.fit = r.fit;
+      add_fit_trace(refit, *model, *gpu, scenario);
+      r.trace.erase(r.trace.begin() + static_cast<std::ptrdiff_t>(fit_trace_at),
+                    r.trace.begin() + static_cast<std::ptrdiff_t>(fit_trace_end));
+      r.trace.insert(r.trace.begin() + static_cast<std::ptrdiff_t>(fit_trace_at),
+                     refit.trace.begin(), refit.trace.end());
+    }
     detail::set_supplied_provenance(r, catalog, *model, *gpu, network);
     if (scenario.workload != Workload::kInference) {
       apply_training_fit(catalog, scenario, *model, *gpu, r.deployed_gpus, with_trace, r);

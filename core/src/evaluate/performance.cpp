@@ -121,28 +121,35 @@ void trace_step(OfferingResult& r, const char* field, const StepBreakdown& b, co
         what);
 }
 
-/** The client's view at the scenario's users: the expert split with the lowest decode step,
- *  then the closed loop once; empty when it does not fit. */
+/** The client's view at the scenario's users: the layout the serving search picks for them (of
+ *  those whose KV slots hold the users per instance, the lowest decode step: at a fixed number
+ *  of users the fastest step is also the most tokens per second), then the closed loop once;
+ *  empty when it does not fit. Instances beyond the users' count stay idle: the per-GPU figures
+ *  count the busy ones only (one user on nine replicas is one user's tokens). */
 std::optional<ServingPoint> serve_at_users(const ServingContext& c, const std::vector<Parallel>& layouts,
                                            int gpu_count, long long users) {
   const Parallel* pick = nullptr;
   double per_instance = 0.0, pick_sequences = 0.0;
+  bool pick_holds = false;
   StepBreakdown pick_step;  // computed only when there are layouts to compare
   for (const Parallel& p : layouts) {
     const int replicas = gpu_count / p.gpus();
     const double u = std::ceil(static_cast<double>(users) / replicas);
     const double seqs = max_sequences(c, p);
+    const bool holds = u <= seqs;
+    if (pick != nullptr && pick_holds && !holds) continue;
     // One layout is the pick whatever its step costs.
     const StepBreakdown step =
         layouts.size() == 1
             ? StepBreakdown{}
             : step_cost(c, p, std::max(1.0, std::min(u, seqs)), 1.0 + c.mtp_draft_tokens,
                         c.input_tokens + c.output_tokens / 2.0, true);
-    if (pick == nullptr || step.total_s < pick_step.total_s) {
+    if (pick == nullptr || (holds && !pick_holds) || step.total_s < pick_step.total_s) {
       pick = &p;
       pick_step = step;
       per_instance = u;
       pick_sequences = seqs;
+      pick_holds = holds;
     }
   }
   if (pick != nullptr) {
@@ -156,10 +163,45 @@ std::optional<ServingPoint> serve_at_users(const ServingContext& c, const std::v
                   : serve(c, *pick, replicas, per_instance, fit, pick_sequences);
     if (pt.fits) {
       count_deployed_gpus(pt, gpu_count);  // idle GPUs of a wide instance are paid for
+      if (users < replicas) {              // replicas without a user serve nothing
+        const double busy = static_cast<double>(users) / replicas;
+        pt.output_tokens_per_s_per_gpu *= busy;
+        pt.total_tokens_per_s_per_gpu *= busy;
+        pt.output_tokens_per_s *= busy;
+      }
       return pt;
     }
   }
   return std::nullopt;
+}
+
+/** The time a step spends across servers and how the result says it: wide expert parallelism
+ *  over RDMA (the network's all-to-all figures), the plain expert all-to-all, or pipeline. */
+void set_scale_out(const Model& model, const ServingContext& c, const ServingPoint& u, bool with_trace,
+                   OfferingResult& r) {
+  const bool rdma = rdma_wide_ep(c, u.par);
+  r.scale_out_s = rdma ? u.decode.alltoall_s : u.decode.scale_out_s;
+  r.scale_out_strategy = model.is_moe() ? "expert_parallel" : "pipeline";
+  if (!with_trace) return;
+  const char* formula =
+      rdma ? "wide expert parallelism, all-to-all across servers over RDMA (DeepEP / MORI-EP "
+             "figures of the network): moe_layers x (dispatch + combine), each the measured time "
+             "at EP n and 128 tokens per GPU (hidden 7168, top-8), scaled down to half below that "
+             "batch, plus (tokens x experts_active x hidden - the figure's) x 1 B (dispatch) or 2 B "
+             "(combine) x (servers - 1) / servers / RDMA bandwidth per GPU above it"
+      : model.is_moe()
+          ? "expert parallel across servers: moe_layers x 2 (dispatch, combine) x (latency + running x experts_active x (servers - 1) / servers / servers x hidden x 2 B / gpus_per_server / bandwidth_per_gpu)"
+          : "pipeline across servers: (servers - 1) x (latency + running x hidden x 2 B / tensor_parallel / bandwidth_per_gpu)";
+  trace(r, "scale_out_s", formula,
+        {{"servers_spanned", static_cast<double>(u.par.servers)},
+         {"running_per_instance", u.running_per_instance},
+         {"hidden_size", static_cast<double>(model.hidden_size)},
+         {"tensor_parallel", static_cast<double>(u.par.tp)},
+         {"bandwidth_per_gpu_bytes_per_s", c.scale_out.bytes_per_s_per_gpu},
+         {"latency_s", c.scale_out.latency_s}},
+        std::string(rdma ? "included in tpot_s and ttft_s; the all-to-all crosses servers (network "
+                         : "included in tpot_s and ttft_s (network ") +
+            r.scale_out_network + ")");
 }
 
 /** The result's figures at the scenario's users (point `u`), its error band and traces. */
@@ -177,23 +219,7 @@ void set_at_users(const Catalog& catalog, const Scenario& s, const Model& model,
   r.expert_parallel = model.is_moe() ? u.par.ep * u.par.servers : 0;
   r.serving_replicas = u.replicas;
   r.data_parallel_attention = u.par.dpa;
-  if (u.par.servers > 1) {
-    r.scale_out_s = u.decode.scale_out_s;
-    r.scale_out_strategy = model.is_moe() ? "expert_parallel" : "pipeline";
-    if (with_trace) {
-      trace(r, "scale_out_s",
-            model.is_moe()
-                ? "expert parallel across servers: moe_layers x 2 (dispatch, combine) x (latency + running x experts_active x (servers - 1) / servers / servers x hidden x 2 B / gpus_per_server / bandwidth_per_gpu)"
-                : "pipeline across servers: (servers - 1) x (latency + running x hidden x 2 B / tensor_parallel / bandwidth_per_gpu)",
-            {{"servers_spanned", static_cast<double>(u.par.servers)},
-             {"running_per_instance", u.running_per_instance},
-             {"hidden_size", static_cast<double>(model.hidden_size)},
-             {"tensor_parallel", static_cast<double>(u.par.tp)},
-             {"bandwidth_per_gpu_bytes_per_s", c.scale_out.bytes_per_s_per_gpu},
-             {"latency_s", c.scale_out.latency_s}},
-            "included in tpot_s and ttft_s (network " + r.scale_out_network + ")");
-    }
-  }
+  if (u.par.servers > 1) set_scale_out(model, c, u, with_trace, r);
   if (u.users_per_instance > u.running_per_instance) r.warnings.emplace_back("users_exceed_kv_slots");
   if (u.running_per_instance > e.graph_max_batch) r.warnings.emplace_back("batch_exceeds_cuda_graph");
   r.error_band = c.serving_calibration
@@ -257,7 +283,6 @@ void set_curve(const Catalog& catalog, const Scenario& s, const Model& model, co
                const EngineProfile& e, const ServingContext& c, const Deployed& offering,
                std::vector<Parallel> layouts, bool with_trace, OfferingResult& r) {
   r.measured_points = detail::measured_markers(catalog, s, model, gpu.id, e.id, c.serving_calibration.get());
-  if (s.tp == 0) layouts = legal_layouts(c, offering.gpu_count, 0, s.ep, s.dpa ? 1 : 0);
   const double price = r.price_usd_per_month ? *r.price_usd_per_month : 0.0;
   // Each point's band by its own users per instance; the few distinct bands are kept once.
   std::vector<const std::vector<ErrorBand>*> bands_seen;
@@ -362,11 +387,18 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
     r.warnings.emplace_back("no_rates");
     return;
   }
-  // The client's view at the scenario's users uses the fit's instance size (or tp); the curve
-  // and the searches range over every legal instance size.
-  const int instance = s.tp > 0 ? s.tp : r.fit.deployment.tensor_parallel;
-  std::vector<Parallel> layouts = legal_layouts(c, offering.gpu_count, instance, s.ep, s.dpa ? 1 : 0);
-  if (layouts.empty()) layouts = legal_layouts(c, offering.gpu_count, s.tp, s.ep, s.dpa ? 1 : 0);
+  // The curve and the searches range over every legal layout (or the scenario's tp).
+  std::vector<Parallel> layouts = legal_layouts(c, offering.gpu_count, s.tp, s.ep, s.dpa ? 1 : 0);
+  // The client's view at the scenario's users: the fit's instance where its replicas fill the
+  // offering (one copy over the largest legal instance, seed 002); where it would leave GPUs
+  // idle (a wide instance on a 72-GPU domain) or holds no layout, the layout the serving search
+  // picks of every legal one. The fit then describes that deployment (evaluate.cpp).
+  const int fit_gpus = std::max(1, r.fit.deployment.gpus);
+  std::vector<Parallel> at_users_layouts;
+  if (s.tp == 0 && offering.gpu_count % fit_gpus == 0) {
+    at_users_layouts = legal_layouts(c, offering.gpu_count, r.fit.deployment.tensor_parallel, s.ep, s.dpa ? 1 : 0);
+  }
+  const std::vector<Parallel>& at_users_from = at_users_layouts.empty() ? layouts : at_users_layouts;
   if (layouts.empty()) {
     // Nothing fits even across the offering's servers (separate VMs without a network, or a
     // model larger than every unit): no figure; the warnings say why (the fit says by how much).
@@ -378,8 +410,8 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
   if (with_trace) trace_rates(r, c.rates, *c.constants, rates_label(c.rates, catalog, gpu));
   if (c.kernels_estimated) r.warnings.emplace_back("kernel_latency_estimated");
 
-  // The expert split with the lowest decode step, then the closed loop once.
-  const std::optional<ServingPoint> at_users = serve_at_users(c, layouts, offering.gpu_count, s.users);
+  // The layout with the lowest decode step that holds the users, then the closed loop once.
+  const std::optional<ServingPoint> at_users = serve_at_users(c, at_users_from, offering.gpu_count, s.users);
   if (at_users) {
     set_at_users(catalog, s, model, gpu, e, c, *at_users, with_trace, r);
   } else {

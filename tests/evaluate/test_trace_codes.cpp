@@ -19,6 +19,7 @@ TEST_CASE("trace: every entry has a formula id, one id per formula, and a note i
       "v=1&model=qwen3-next-80b-a3b&weights=fp4",                                // linear attention, 4-bit MoE
       "v=1&model=deepseek-v4-flash",                                             // compressed attention
       "v=1&model=llama-3.1-405b&compare=fullgpu-1x-h200,ref-8x-mi355x-neocloud&servers=4,1",
+      "v=1&model=deepseek-r1-0528&compare=ref-8x-b200-neocloud&servers=2&ep=16&users=256",  // EP16 across servers, RDMA
       "v=1&model=llama-3.1-8b&workload=lora&tokens=100000000&compare=fullgpu-8x-h200,ref-8x-h200-neocloud",
       "v=1&model=llama-3.1-70b&workload=finetune&tokens=100000000&compare=fullgpu-8x-mi355x,server-8x-b200",
   };
@@ -67,7 +68,8 @@ TEST_CASE("trace: every entry has a formula id, one id per formula, and a note i
   // The variants are told apart: each attention kind's KV formula, the engine pool's fit.
   for (const char* id : {"kv_bytes_per_token_gqa", "kv_bytes_per_token_mla", "kv_bytes_per_token_mla_dsa",
                          "kv_bytes_per_token_compressed", "gpus_needed_engine_pool", "capacity_bytes_per_gpu_marketed",
-                         "capacity_bytes_per_gpu_device", "step_s", "run_cost_usd", "train_memory_bytes_per_gpu"}) {
+                         "capacity_bytes_per_gpu_device", "step_s", "run_cost_usd", "train_memory_bytes_per_gpu",
+                         "scale_out_s_expert_parallel_rdma"}) {
     CHECK_MESSAGE(formula_of.count(id) == 1, id);
   }
 }

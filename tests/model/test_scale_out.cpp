@@ -15,15 +15,24 @@ namespace {
 
 using test::param;
 
-/** The default catalog with both scale-out networks made ideal (no latency, 1 PB/s). */
+#define IDEAL_EP                                                                                       \
+  R"({"tokens_per_rank": 128, "hidden": 7168, "top_k": 8, "figure_nic_gbit_per_s": 400,)"              \
+  R"("dispatch_us_ep16": {"value": 0.001, "source": "test"}, "combine_us_ep16": {"value": 0.001, "source": "test"},)" \
+  R"("dispatch_us_ep32": {"value": 0.001, "source": "test"}, "combine_us_ep32": {"value": 0.001, "source": "test"},)" \
+  R"("dispatch_us_ep64": {"value": 0.001, "source": "test"}, "combine_us_ep64": {"value": 0.001, "source": "test"},)" \
+  R"("rdma_dispatch_gbps_per_gpu": {"value": 1000000, "source": "test"},)"                             \
+  R"("rdma_combine_gbps_per_gpu": {"value": 1000000, "source": "test"}, "sources": ["test"]})"
+
+/** The default catalog with both scale-out networks made ideal (no latency, 1 PB/s), their
+ *  RDMA all-to-all too (1 ns, 1 PB/s per GPU), so every layout across servers gets faster. */
 Catalog ideal_network_catalog() {
   const char* doc = R"({"networks": [
     {"id": "8x400g-connectx7", "name": "ideal", "nics_per_server": 8, "nic_gbit_per_s": 400,
      "achieved_gbps_per_nic": {"value": 1000000, "source": "test"}, "latency_us": {"value": 0, "source": "test"},
-     "sources": ["test"]},
+     "ep_all_to_all": )" IDEAL_EP R"(, "sources": ["test"]},
     {"id": "8x400g-roce", "name": "ideal", "nics_per_server": 8, "nic_gbit_per_s": 400,
      "achieved_gbps_per_nic": {"value": 1000000, "source": "test"}, "latency_us": {"value": 0, "source": "test"},
-     "sources": ["test"]}]})";
+     "ep_all_to_all": )" IDEAL_EP R"(, "sources": ["test"]}]})";
   auto c = extend_catalog(default_catalog(), doc, "ideal.json");
   REQUIRE_MESSAGE(c.ok(), (c.ok() ? "" : c.error().to_string()));
   return c.value();

@@ -14,6 +14,7 @@
 #include "model/scale_out.hpp"
 #include "model/serving.hpp"
 #include "model/throughput.hpp"
+#include "catalog/engines.hpp"
 
 using namespace gpucalc;
 
@@ -132,13 +133,20 @@ TEST_CASE("property: a 16-GPU expert-parallel group moved from two 8-GPU servers
     ServingContext across = make_serving_context(servers, sc.value(), m, *servers.find_gpu("test-rack-gpu"), e, "");
     across.scale_out = make_scale_out_link(*network, 8, 2);
     const ServingContext inside = make_serving_context(rack, sc.value(), m, *rack.find_gpu("test-rack-gpu"), e, "");
-    const Parallel spanning{8, 8, true, 2};
+    const Parallel spanning{8, 8, true, 2, true};
     const Parallel domain{16, 16, true, 1};
     // The 72-GPU domain's own search offers that group (a wide instance: 16 does not divide
     // 72), so the comparison below is one the calculator can choose.
     const std::vector<Parallel> offered = legal_layouts(inside, 72, 0, 16, 1);
     CHECK(std::any_of(offered.begin(), offered.end(), [&](const Parallel& p) {
       return p.tp == domain.tp && p.ep == domain.ep && p.dpa && p.servers == 1;
+    }));
+    // Across servers the group is the wide instance whose all-to-all the network's RDMA figures
+    // (DeepEP, ConnectX-7) time, and the 16-GPU search over the two servers offers it.
+    CHECK(rdma_wide_ep(across, spanning));
+    const std::vector<Parallel> offered_across = legal_layouts(across, 16, 0, 16, 1);
+    CHECK(std::any_of(offered_across.begin(), offered_across.end(), [&](const Parallel& p) {
+      return p.tp == spanning.tp && p.ep == spanning.ep && p.dpa && p.rdma && p.servers == spanning.servers;
     }));
     REQUIRE(max_sequences(inside, domain) >= max_sequences(across, spanning));
     for (double users : {1.0, 16.0, 128.0, 1024.0}) {
@@ -258,4 +266,166 @@ TEST_CASE("count_deployed_gpus: idle GPUs of the offering lower the per-GPU figu
   whole.replicas = 9;
   count_deployed_gpus(whole, 72);
   CHECK(whole.total_tokens_per_s_per_gpu == 800.0);
+}
+
+namespace {
+
+/** A serving context of `model` on `servers` 8-GPU servers of `offering` joined by its network. */
+ServingContext across_servers(const char* scenario, const char* offering, int servers) {
+  const Catalog& cat = default_catalog();
+  auto sc = decode_scenario(scenario);
+  REQUIRE(sc);
+  const Offering& o = *cat.find_offering(offering);
+  const Gpu& g = *cat.find_gpu(o.gpu_id);
+  const Model& m = *cat.find_model(sc.value().model);
+  auto e = select_engine(catalog_engines(cat), sc.value().engine, g, m);
+  REQUIRE(e);
+  ServingContext c = make_serving_context(cat, sc.value(), m, g, *e.value(), "");
+  REQUIRE(cat.scale_out_of(o) != nullptr);
+  c.scale_out = make_scale_out_link(*cat.scale_out_of(o), o.gpu_count, servers);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("RDMA all-to-all of wide expert parallelism: the DeepEP figures by hand") {
+  const Network& cx7 = *default_catalog().find_network("8x400g-connectx7");
+  const ScaleOutLink link = make_scale_out_link(cx7, 8, 2);
+  REQUIRE(link.ep_all_to_all != nullptr);
+  CHECK(link.ep_bandwidth_scale == doctest::Approx(1.0));  // one 400G NIC per GPU, as measured
+  CHECK(rdma_all_to_all_known(link, 16));
+  CHECK(rdma_all_to_all_known(link, 64));
+  CHECK_FALSE(rdma_all_to_all_known(link, 8));   // one server: no RDMA group
+  CHECK_FALSE(rdma_all_to_all_known(link, 24));  // no figure
+  // DeepSeek's shape (hidden 7168, top-8) at the figures' 128 tokens per GPU: EP16 118 + 195 us.
+  CHECK(rdma_all_to_all_s(link, 16, 128, 8, 7168) == doctest::Approx(313e-6));
+  CHECK(rdma_all_to_all_s(link, 64, 128, 8, 7168) == doctest::Approx(487e-6));
+  // Smaller batches shrink in proportion, to half the figure.
+  CHECK(rdma_all_to_all_s(link, 16, 64, 8, 7168) == doctest::Approx(313e-6 / 2));
+  CHECK(rdma_all_to_all_s(link, 16, 1, 8, 7168) == doctest::Approx(313e-6 / 2));
+  // Larger ones add the bytes past the figure's batch that cross to the other server (half),
+  // FP8 dispatch at 45 GB/s per GPU, BF16 combine at 40.5 GB/s.
+  const double extra = (1024.0 - 128.0) * 8 * 7168;
+  CHECK(rdma_all_to_all_s(link, 16, 1024, 8, 7168) ==
+        doctest::Approx(313e-6 + extra * 1.0 * 0.5 / 45e9 + extra * 2.0 * 0.5 / 40.5e9));
+  // A model of half the width moves half the bytes: at 256 tokens it is at the figure's batch.
+  CHECK(rdma_all_to_all_s(link, 16, 256, 8, 3584) == doctest::Approx(313e-6));
+  // Four GPUs per NIC pair's worth: a server with 4 NICs for 8 GPUs has half the bandwidth.
+  Network half = cx7;
+  half.nics_per_server = 4;
+  const ScaleOutLink slow = make_scale_out_link(half, 8, 2);
+  CHECK(slow.ep_bandwidth_scale == doctest::Approx(0.5));
+  CHECK(rdma_all_to_all_s(slow, 16, 1024, 8, 7168) ==
+        doctest::Approx(313e-6 + 2.0 * (extra * 1.0 * 0.5 / 45e9 + extra * 2.0 * 0.5 / 40.5e9)));
+  // MORI-EP on the RoCE network gives EP16 only.
+  const ScaleOutLink roce = make_scale_out_link(*default_catalog().find_network("8x400g-roce"), 8, 4);
+  CHECK(rdma_all_to_all_s(roce, 16, 128, 8, 7168) == doctest::Approx(192e-6));
+  CHECK_FALSE(rdma_all_to_all_known(roce, 32));
+}
+
+TEST_CASE("wide expert parallelism across servers: ep=16&servers=2 on 8x B200 runs one 16-GPU instance over RDMA") {
+  const Catalog& cat = default_catalog();
+  auto ev = evaluate_text(cat,
+                          "v=1&model=deepseek-r1-0528&compare=ref-8x-b200-neocloud&engine=sglang&servers=2&ep=16&users=512",
+                          true);
+  REQUIRE(ev);
+  const OfferingResult& r = ev.value().results.front();
+  CHECK(r.servers == 2);
+  CHECK(r.serving_tensor_parallel == 16);
+  CHECK(r.expert_parallel == 16);
+  CHECK(r.data_parallel_attention);
+  CHECK(r.serving_replicas == 1);
+  CHECK(r.scale_out_strategy == "expert_parallel");
+  REQUIRE(r.scale_out_s);
+  CHECK(*r.scale_out_s > 0.0);
+  // --explain says the all-to-all crosses servers, over RDMA.
+  const auto it = std::find_if(r.trace.begin(), r.trace.end(), [](const TraceEntry& e) { return e.field == "scale_out_s"; });
+  REQUIRE(it != r.trace.end());
+  CHECK(it->formula_id == "scale_out_s_expert_parallel_rdma");
+  CHECK(it->formula.find("across servers over RDMA") != std::string::npos);
+  // Every curve point is that instance; its cost is of both servers' 16 GPUs.
+  REQUIRE(r.price_usd_per_month);
+  REQUIRE(!r.curve.empty());
+  for (const ServingCurveEntry& e : r.curve) {
+    CAPTURE(e.layout);
+    CHECK(e.layout == "1x(tp16,ep16,dpa,rdma)");
+    CHECK(e.gpus == 16);
+    CHECK(e.usd_per_million_tokens ==
+          doctest::Approx(usd_per_million_tokens(*r.price_usd_per_month, e.output_tokens_per_s_per_gpu * 16.0,
+                                                 ev.value().scenario.utilization)).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("wide expert parallelism across servers: offered only for MoE models whose experts split, on two servers or more, with figures") {
+  const char* r1 = "v=1&model=deepseek-r1-0528&engine=sglang";
+  auto across = [](const std::vector<Parallel>& v) {
+    std::vector<int> n;
+    for (const Parallel& p : v) {
+      if (p.servers > 1 && p.dpa) {
+        CHECK(p.rdma);
+        n.push_back(p.gpus());
+      }
+    }
+    return n;
+  };
+  // 8x B200, ConnectX-7: EP 16, 32, 64 as the servers allow.
+  const ServingContext b200_8 = across_servers(r1, "ref-8x-b200-neocloud", 8);
+  CHECK(across(legal_layouts(b200_8, 64, 0, 0, 0)) == std::vector<int>{16, 32, 64});
+  CHECK(across(legal_layouts(b200_8, 16, 0, 0, 0)) == std::vector<int>{16});
+  CHECK(across(legal_layouts(b200_8, 8, 0, 0, 0)).empty());  // one server
+  const std::vector<Parallel> asked = legal_layouts(b200_8, 64, 0, 32, 0);
+  CHECK(across(asked) == std::vector<int>{32});
+  // MI355X, MORI-EP: EP16 only (no wider figure).
+  const ServingContext mi = across_servers(r1, "ref-8x-mi355x-neocloud", 8);
+  CHECK(across(legal_layouts(mi, 64, 0, 0, 0)) == std::vector<int>{16});
+  // Dense: never; Mixtral's 8 experts do not split 16 ways.
+  const ServingContext dense = across_servers("v=1&model=llama-3.1-70b&engine=sglang", "ref-8x-b200-neocloud", 2);
+  CHECK(across(legal_layouts(dense, 16, 0, 0, 0)).empty());
+  const ServingContext mixtral = across_servers("v=1&model=mixtral-8x22b&engine=sglang", "ref-8x-b200-neocloud", 2);
+  CHECK(across(legal_layouts(mixtral, 16, 0, 0, 0)).empty());
+  // A network without the RDMA figures: not offered.
+  ServingContext plain = b200_8;
+  plain.scale_out.ep_all_to_all = nullptr;
+  CHECK(across(legal_layouts(plain, 64, 0, 0, 0)).empty());
+}
+
+TEST_CASE("property: offering wide expert parallelism across servers never lowers the best throughput at a target") {
+  // The search with the RDMA option keeps every layout it had without it, so the best point
+  // within the same targets can only rise.
+  struct Case {
+    const char* scenario;
+    const char* offering;
+    int servers;
+  };
+  for (const Case& k :
+       {Case{"v=1&model=deepseek-r1-0528&engine=sglang&input=1024&output=1024", "ref-8x-b200-neocloud", 2},
+        Case{"v=1&model=deepseek-r1-0528&engine=trtllm&input=1024&output=1024", "ref-8x-b200-neocloud", 4},
+        Case{"v=1&model=kimi-k2.5&engine=sglang&input=8192&output=1024", "ref-8x-h200-neocloud", 8},
+        Case{"v=1&model=deepseek-r1-0528&engine=sglang&input=1024&output=1024", "ref-8x-mi355x-neocloud", 2}}) {
+    const char* scenario = k.scenario;
+    const char* offering = k.offering;
+    const int servers = k.servers;
+    CAPTURE(scenario);
+    CAPTURE(offering);
+    const ServingContext with = across_servers(scenario, offering, servers);
+    ServingContext without = with;
+    without.scale_out.ep_all_to_all = nullptr;
+    const int gpus = 8 * servers;
+    const std::vector<Parallel> more = legal_layouts(with, gpus, 0, 0, 0);
+    const std::vector<Parallel> fewer = legal_layouts(without, gpus, 0, 0, 0);
+    for (const Parallel& p : fewer) {
+      CHECK(std::any_of(more.begin(), more.end(), [&](const Parallel& q) {
+        return q.tp == p.tp && q.ep == p.ep && q.dpa == p.dpa && q.servers == p.servers && q.rdma == p.rdma;
+      }));
+    }
+    CHECK(more.size() > fewer.size());
+    for (double interactivity : {0.0, 10.0, 30.0, 60.0}) {
+      CAPTURE(interactivity);
+      const auto a = best_within(without, gpus, fewer, ServingTargets{0.0, 0.0, interactivity});
+      const auto b = best_within(with, gpus, more, ServingTargets{0.0, 0.0, interactivity});
+      if (!a) continue;
+      REQUIRE(b);
+      CHECK(b->output_tokens_per_s >= a->output_tokens_per_s * (1.0 - 1e-12));
+    }
+  }
 }

@@ -83,12 +83,30 @@ struct Gpu {
  * A scale-out (server-to-server) network: `nics_per_server` NICs, one per GPU on an 8-GPU
  * server (rail-aligned), each with its achieved bandwidth and a per-message latency.
  */
+/**
+ * Expert-parallel dispatch and combine of an EP group spread over servers on this network, as
+ * an RDMA all-to-all library measured them (DeepEP on ConnectX-7, MORI-EP on AMD): the time of
+ * each at a small batch (`tokens_per_rank` tokens per GPU of `hidden` values, `top_k` experts
+ * each) per EP size, and the bandwidth per GPU over the NIC at large batches, with the NIC line
+ * rate the figures were measured on. Absent: the plain latency + bytes / bandwidth model.
+ */
+struct EpAllToAll {
+  static constexpr int kSizes = 3;
+  static constexpr int kEp[kSizes] = {16, 32, 64};  // EP sizes a figure may be given for
+  double tokens_per_rank = 0.0, hidden = 0.0, top_k = 0.0;
+  std::optional<SourcedFigure> dispatch_s[kSizes], combine_s[kSizes];  // small batch, per EP size
+  SourcedFigure rdma_dispatch_bytes_per_s, rdma_combine_bytes_per_s;   // per GPU, large batch
+  double figure_nic_bytes_per_s = 0.0;  // line rate of one GPU's NIC where they were measured
+  std::vector<std::string> sources;
+};
+
 struct Network {
   std::string id, name, kind;
   int nics_per_server = 0;
   double nic_line_rate_bytes_per_s = 0.0;  // as marketed (400 Gbit/s = 50 GB/s)
   SourcedFigure achieved_bytes_per_s_per_nic;
   SourcedFigure latency_s;
+  std::optional<EpAllToAll> ep_all_to_all;  // RDMA all-to-all figures of wide expert parallelism
   std::vector<std::string> sources;
   std::string note;
   std::string supplied_by;  // the document that gave these figures; empty: gpucalc's data/

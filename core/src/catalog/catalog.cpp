@@ -245,6 +245,45 @@ Result<Offering> parse_offering(const Json& item, const std::string& path) {
   return o;
 }
 
+/** A network's "ep_all_to_all" object (EpAllToAll): the small batch, a dispatch and combine
+ *  time per EP size given ("dispatch_us_ep16" ...; both or neither), the large-batch bandwidth
+ *  per GPU and the NIC line rate they were measured on. */
+void read_ep_all_to_all(Fields& f, Network& n) {
+  auto sub = f.object("ep_all_to_all");
+  if (!sub) return;
+  EpAllToAll a;
+  sub->num("tokens_per_rank", a.tokens_per_rank, true, 1.0, 1e6);
+  sub->num("hidden", a.hidden, true, 1.0, 1e6);
+  sub->num("top_k", a.top_k, true, 1.0, 1024.0);
+  double nic_gbit = 0.0;
+  sub->num("figure_nic_gbit_per_s", nic_gbit, true, 0.001, 1e6);
+  a.figure_nic_bytes_per_s = nic_gbit * kBytesPerGB / kBitsPerByte;
+  sub->strings("sources", a.sources);
+  sub->strings("source", a.sources);
+  if (sub->ok() && a.sources.empty()) sub->fail("sources", "is required: every figure carries its source");
+  bool any = false;
+  for (int i = 0; i < EpAllToAll::kSizes; ++i) {
+    const std::string ep = std::to_string(EpAllToAll::kEp[i]);
+    const std::string d = "dispatch_us_ep" + ep, c = "combine_us_ep" + ep;
+    a.dispatch_s[i] = read_figure(*sub, d.c_str(), kSecondsPerMicrosecond, 0.001, 1e6);
+    a.combine_s[i] = read_figure(*sub, c.c_str(), kSecondsPerMicrosecond, 0.001, 1e6);
+    if (sub->ok() && a.dispatch_s[i].has_value() != a.combine_s[i].has_value()) {
+      sub->fail(a.dispatch_s[i] ? c : d, "is required beside " + (a.dispatch_s[i] ? d : c));
+    }
+    any = any || a.dispatch_s[i].has_value();
+  }
+  if (sub->ok() && !any) sub->fail("dispatch_us_ep16", "is required (a dispatch and combine time for EP 16, 32 or 64)");
+  auto dispatch = read_figure(*sub, "rdma_dispatch_gbps_per_gpu", kBytesPerGB, kMinGbps, 1e6);
+  auto combine = read_figure(*sub, "rdma_combine_gbps_per_gpu", kBytesPerGB, kMinGbps, 1e6);
+  if (sub->ok() && !dispatch) sub->fail("rdma_dispatch_gbps_per_gpu", "is required ({\"value\": GB/s, \"source\": ...})");
+  if (sub->ok() && !combine) sub->fail("rdma_combine_gbps_per_gpu", "is required ({\"value\": GB/s, \"source\": ...})");
+  f.adopt(*sub);
+  if (!f.ok()) return;
+  a.rdma_dispatch_bytes_per_s = *dispatch;
+  a.rdma_combine_bytes_per_s = *combine;
+  n.ep_all_to_all = std::move(a);
+}
+
 Result<Network> parse_network(const Json& item, const std::string& path) {
   if (!item.is_object()) return make_error(ErrorCode::kInvalidCatalog, path, "must be an object");
   Fields f(item, path, true);
@@ -260,6 +299,7 @@ Result<Network> parse_network(const Json& item, const std::string& path) {
   if (f.ok() && !achieved) f.fail("achieved_gbps_per_nic", "is required ({\"value\": GB/s, \"source\": ...})");
   if (f.ok() && !latency) f.fail("latency_us", "is required ({\"value\": us, \"source\": ...})");
   if (f.ok() && !(achieved->value > 0.0)) f.fail("achieved_gbps_per_nic", "must be more than 0");
+  read_ep_all_to_all(f, n);
   f.refuse_unread();
   if (!f.ok()) return f.error();
   n.achieved_bytes_per_s_per_nic = *achieved;

@@ -161,6 +161,35 @@ std::optional<ServingPoint> serve_at_users(const ServingContext& c, const std::v
   return std::nullopt;
 }
 
+/** The time a step spends across servers and how the result says it: wide expert parallelism
+ *  over RDMA (the network's all-to-all figures), the plain expert all-to-all, or pipeline. */
+void set_scale_out(const Model& model, const ServingContext& c, const ServingPoint& u, bool with_trace,
+                   OfferingResult& r) {
+  const bool rdma = rdma_wide_ep(c, u.par);
+  r.scale_out_s = rdma ? u.decode.alltoall_s : u.decode.scale_out_s;
+  r.scale_out_strategy = model.is_moe() ? "expert_parallel" : "pipeline";
+  if (!with_trace) return;
+  const char* formula =
+      rdma ? "wide expert parallelism, all-to-all across servers over RDMA (DeepEP / MORI-EP "
+             "figures of the network): moe_layers x (dispatch + combine), each the measured time "
+             "at EP n and 128 tokens per GPU (hidden 7168, top-8), scaled down to half below that "
+             "batch, plus (tokens x experts_active x hidden - the figure's) x 1 B (dispatch) or 2 B "
+             "(combine) x (servers - 1) / servers / RDMA bandwidth per GPU above it"
+      : model.is_moe()
+          ? "expert parallel across servers: moe_layers x 2 (dispatch, combine) x (latency + running x experts_active x (servers - 1) / servers / servers x hidden x 2 B / gpus_per_server / bandwidth_per_gpu)"
+          : "pipeline across servers: (servers - 1) x (latency + running x hidden x 2 B / tensor_parallel / bandwidth_per_gpu)";
+  trace(r, "scale_out_s", formula,
+        {{"servers_spanned", static_cast<double>(u.par.servers)},
+         {"running_per_instance", u.running_per_instance},
+         {"hidden_size", static_cast<double>(model.hidden_size)},
+         {"tensor_parallel", static_cast<double>(u.par.tp)},
+         {"bandwidth_per_gpu_bytes_per_s", c.scale_out.bytes_per_s_per_gpu},
+         {"latency_s", c.scale_out.latency_s}},
+        std::string(rdma ? "included in tpot_s and ttft_s; the all-to-all crosses servers (network "
+                         : "included in tpot_s and ttft_s (network ") +
+            r.scale_out_network + ")");
+}
+
 /** The result's figures at the scenario's users (point `u`), its error band and traces. */
 void set_at_users(const Catalog& catalog, const Scenario& s, const Model& model, const Gpu& gpu,
                   const EngineProfile& e, const ServingContext& c, const ServingPoint& u,
@@ -175,23 +204,7 @@ void set_at_users(const Catalog& catalog, const Scenario& s, const Model& model,
   r.expert_parallel = model.is_moe() ? u.par.ep * u.par.servers : 0;
   r.serving_replicas = u.replicas;
   r.data_parallel_attention = u.par.dpa;
-  if (u.par.servers > 1) {
-    r.scale_out_s = u.decode.scale_out_s;
-    r.scale_out_strategy = model.is_moe() ? "expert_parallel" : "pipeline";
-    if (with_trace) {
-      trace(r, "scale_out_s",
-            model.is_moe()
-                ? "expert parallel across servers: moe_layers x 2 (dispatch, combine) x (latency + running x experts_active x (servers - 1) / servers / servers x hidden x 2 B / gpus_per_server / bandwidth_per_gpu)"
-                : "pipeline across servers: (servers - 1) x (latency + running x hidden x 2 B / tensor_parallel / bandwidth_per_gpu)",
-            {{"servers_spanned", static_cast<double>(u.par.servers)},
-             {"running_per_instance", u.running_per_instance},
-             {"hidden_size", static_cast<double>(model.hidden_size)},
-             {"tensor_parallel", static_cast<double>(u.par.tp)},
-             {"bandwidth_per_gpu_bytes_per_s", c.scale_out.bytes_per_s_per_gpu},
-             {"latency_s", c.scale_out.latency_s}},
-            "included in tpot_s and ttft_s (network " + r.scale_out_network + ")");
-    }
-  }
+  if (u.par.servers > 1) set_scale_out(model, c, u, with_trace, r);
   if (u.users_per_instance > u.running_per_instance) r.warnings.emplace_back("users_exceed_kv_slots");
   if (u.running_per_instance > e.graph_max_batch) r.warnings.emplace_back("batch_exceeds_cuda_graph");
   r.error_band = c.serving_calibration

@@ -42,7 +42,11 @@ std::string formula_id(const TraceEntry& e, const Model& m, const Gpu& gpu, cons
     return "layer_group_full";
   }
   if (f == "tpot_s" || f == "max_throughput_step") return "step_s";
-  if (f == "scale_out_s") return f + (m.is_moe() ? "_expert_parallel" : "_pipeline");
+  // Data-parallel attention across servers is the wide expert-parallel instance whose
+  // all-to-all the network's RDMA figures time (the spanning instance has none).
+  if (f == "scale_out_s") {
+    return f + (!m.is_moe() ? "_pipeline" : r.data_parallel_attention ? "_expert_parallel_rdma" : "_expert_parallel");
+  }
   return f;
 }
 

@@ -66,7 +66,7 @@ const ShapeTerms& ShapeCache::get(const ServingContext& c, const Parallel& p) {
 
 std::string pool_code(int workers, const Parallel& p) {
   return std::to_string(workers) + "x(tp" + std::to_string(p.gpus()) + ",ep" +
-         std::to_string(p.ep * p.servers) + (p.dpa ? ",dpa)" : ")");
+         std::to_string(p.ep * p.servers) + (p.dpa ? ",dpa" : "") + (p.rdma ? ",rdma)" : ")");
 }
 
 std::string disagg_layout_code(const DisaggLayout& l) {

@@ -45,7 +45,8 @@ struct DisaggLayout {
 /** The layout as a code the edges word: "<P>x(tp<g>,ep<e>[,dpa])+<D>x(tp<g>,ep<e>[,dpa])",
  *  tp = GPUs per worker, ep = expert-parallel degree over them (1: experts split by TP). */
 std::string disagg_layout_code(const DisaggLayout& layout);
-/** One pool (or the aggregated instances) in those words: "<workers>x(tp<g>,ep<e>[,dpa])". */
+/** One pool (or the aggregated instances) in those words: "<workers>x(tp<g>,ep<e>[,dpa][,rdma])"; rdma:
+ *  a wide expert-parallel instance whose all-to-all crosses servers over RDMA (Parallel::rdma). */
 std::string pool_code(int workers, const Parallel& p);
 
 /** How a request's KV moves from prefill to decode. */

@@ -12,7 +12,51 @@ ScaleOutLink make_scale_out_link(const Network& network, int gpus_per_server, in
   link.bytes_per_s_per_gpu = network.achieved_bytes_per_s_per_nic.value * network.nics_per_server /
                              link.gpus_per_server;
   link.latency_s = network.latency_s.value;
+  if (network.ep_all_to_all && network.ep_all_to_all->figure_nic_bytes_per_s > 0.0 &&
+      network.nic_line_rate_bytes_per_s > 0.0) {
+    link.ep_all_to_all = &*network.ep_all_to_all;
+    // The figures' GPU had one NIC of its own; this server's GPUs share nics_per_server NICs.
+    link.ep_bandwidth_scale = network.nic_line_rate_bytes_per_s * network.nics_per_server /
+                              link.gpus_per_server / network.ep_all_to_all->figure_nic_bytes_per_s;
+  }
   return link;
+}
+
+namespace {
+
+/** Index of `ep` in EpAllToAll::kEp, -1 when not there. */
+int ep_size_index(int ep) {
+  for (int i = 0; i < EpAllToAll::kSizes; ++i) {
+    if (EpAllToAll::kEp[i] == ep) return i;
+  }
+  return -1;
+}
+
+}  // namespace
+
+bool rdma_all_to_all_known(const ScaleOutLink& link, int ep) {
+  const int i = ep_size_index(ep);
+  return link.ep_all_to_all != nullptr && i >= 0 && link.ep_all_to_all->dispatch_s[i] &&
+         link.ep_all_to_all->combine_s[i] && link.gpus_per_server > 0 && ep > link.gpus_per_server &&
+         ep % link.gpus_per_server == 0;
+}
+
+double rdma_all_to_all_s(const ScaleOutLink& link, int ep, double tokens_per_gpu, int experts_active,
+                         int hidden_size) {
+  if (!rdma_all_to_all_known(link, ep) || !(tokens_per_gpu > 0.0)) return 0.0;
+  const EpAllToAll& a = *link.ep_all_to_all;
+  const int i = ep_size_index(ep);
+  const double servers = static_cast<double>(ep) / link.gpus_per_server;
+  const double crossing = (servers - 1.0) / servers;
+  const double x = tokens_per_gpu * experts_active * hidden_size;
+  const double x_ref = a.tokens_per_rank * a.top_k * a.hidden;
+  auto one_way = [&](double small_s, double bytes_per_value, double rdma_bytes_per_s) {
+    if (x <= x_ref) return small_s * std::max(0.5, x / x_ref);
+    return small_s + (x - x_ref) * bytes_per_value * crossing / (rdma_bytes_per_s * link.ep_bandwidth_scale);
+  };
+  constexpr double kDispatchBytes = 1.0, kCombineBytes = 2.0;  // DeepEP / MORI-EP: FP8 dispatch, BF16 combine
+  return one_way(a.dispatch_s[i]->value, kDispatchBytes, a.rdma_dispatch_bytes_per_s.value) +
+         one_way(a.combine_s[i]->value, kCombineBytes, a.rdma_combine_bytes_per_s.value);
 }
 
 int servers_spanned(const ScaleOutLink& link, int instance_gpus) {

@@ -17,6 +17,11 @@ struct ScaleOutLink {
   int gpus_per_server = 1;
   double bytes_per_s_per_gpu = 0.0;  // achieved NIC bandwidth per GPU, one direction
   double latency_s = 0.0;            // per message
+  // Expert-parallel dispatch and combine as an RDMA all-to-all library measured them
+  // (Network::ep_all_to_all), bandwidths already scaled to this network's NIC line rate per
+  // GPU; null: no figures, wide expert parallelism across servers is not offered.
+  const EpAllToAll* ep_all_to_all = nullptr;
+  double ep_bandwidth_scale = 1.0;  // this network's line rate per GPU / the figures' NIC's
 };
 
 /** Link of `servers` servers of `gpus_per_server` GPUs on `network`: bandwidth per GPU =
@@ -43,6 +48,23 @@ double pipeline_boundaries_s(const ScaleOutLink& link, int boundaries, double ac
  */
 double expert_all_to_all_s(const ScaleOutLink& link, int moe_layers, double tokens,
                            int experts_active, int hidden_size, double bytes_per_value);
+
+/** Whether the network gives dispatch and combine figures for an EP group of `ep` GPUs. */
+bool rdma_all_to_all_known(const ScaleOutLink& link, int ep);
+
+/**
+ * One MoE layer's dispatch + combine for an EP group of `ep` GPUs over `ep / gpus_per_server`
+ * servers (one kernel for the NVLink and the RDMA peers, as DeepEP and MORI-EP run it), from the
+ * network's measured figures (ScaleOutLink::ep_all_to_all). Per direction, with x = tokens per
+ * GPU x experts_active x hidden and x_ref the figures' small batch (tokens_per_rank x top_k x
+ * hidden):
+ *   x <= x_ref: t_small(ep) x max(1/2, x / x_ref) (the kernel tables' rule below their first point);
+ *   x >  x_ref: t_small(ep) + (x - x_ref) x bytes per value x (servers - 1) / servers / rdma bandwidth
+ * (FP8 dispatch, BF16 combine, as the figures' kernels; the RDMA bandwidth scaled by this NIC's
+ * line rate over the figures'). 0 when the network has no figure for `ep` (rdma_all_to_all_known).
+ */
+double rdma_all_to_all_s(const ScaleOutLink& link, int ep, double tokens_per_gpu, int experts_active,
+                         int hidden_size);
 
 /**
  * Cross-server part of a hierarchical all-reduce of `bytes` per GPU (reduce-scatter inside the

@@ -243,6 +243,16 @@ void add_communication(const ServingContext& c, const Parallel& p, const StepRow
   const int tp = std::max(1, p.tp);
   const double tpd = t.tpd, instance_tokens = t.instance_tokens, tokens = t.tokens;
   const double layers = s.layers;
+  // Wide expert parallelism across servers (data-parallel attention over every server's GPUs):
+  // each MoE layer's dispatch and combine is one all-to-all over NVLink and RDMA peers, timed
+  // from the network's measured figures (model/scale_out.cpp).
+  if (rdma_wide_ep(c, p)) {
+    const int n = p.gpus();
+    b.allreduce_s = 2.0 * s.dense_layers * allreduce_s(fabric_of(c), tokens * m.hidden_size * kActivationBytes, tp);
+    b.alltoall_s = s.moe_layers * rdma_all_to_all_s(c.scale_out, n, instance_tokens / n, m.experts_active,
+                                                    m.hidden_size);
+    return;
+  }
   // Communication: two all-reduces per layer (attention out, FFN out) over TP; with
   // data-parallel attention the MoE layers dispatch and combine tokens instead.
   {
@@ -611,6 +621,24 @@ ServingPoint serve_with(const ServingContext& c, const Parallel& p, int replicas
 
 }  // namespace
 
+namespace {
+
+/** Wide expert parallelism across servers (MoE): one instance of n GPUs over n / gpus_per_server
+ *  servers, experts split n ways, attention data parallel, where the network's RDMA all-to-all
+ *  figures cover EP n and n divides the routed experts; floor(gpus / n) replicas, the rest idle
+ *  and paid for (count_deployed_gpus). The same instance inside one scale-up domain is add_wide. */
+void add_wide_across(const ServingContext& c, int gpu_count, int n, int ep, std::vector<Parallel>& out) {
+  const Model& m = *c.model;
+  const int per_server = c.scale_out.gpus_per_server;
+  if (!m.is_moe() || n > gpu_count || n <= c.gpu->scale_up_gpus() || (ep > 0 && ep != n)) return;
+  if (per_server < 1 || n % per_server != 0 || per_server > c.gpu->scale_up_gpus()) return;
+  if (m.experts_routed % n != 0 || !deployment_is_valid(m, per_server, c.gpu->scale_up_gpus())) return;
+  const Parallel p{per_server, per_server, true, n / per_server, true};
+  if (rdma_wide_ep(c, p) && max_sequences(c, p) >= 1.0) out.push_back(p);
+}
+
+}  // namespace
+
 std::vector<Parallel> legal_layouts(const ServingContext& c, int gpu_count, int tp, int ep,
                                     int dpa) {
   std::vector<Parallel> out;
@@ -669,12 +697,24 @@ std::vector<Parallel> legal_layouts(const ServingContext& c, int gpu_count, int 
     add(tp);
     if (out.empty()) add_wide(tp);
     add_spanning(tp);
+    if (ep > 0) add_wide_across(c, gpu_count, tp, ep, out);
   } else {
     for (int n = 1; n <= std::min(gpu_count, scale_up); n *= 2) add(n);
     for (int n = widest + 1; n <= std::min(gpu_count, scale_up); ++n) add_wide(n);
+    // An asked ep that no server holds is the wide instance across servers where the network
+    // times its all-to-all; the search (ep = 0) keeps the spanning instance beside it.
+    if (ep > 0) add_wide_across(c, gpu_count, ep, ep, out);
     for (int n = 2 * scale_up; out.empty() && n <= gpu_count; n *= 2) add_spanning(n);
+    if (ep == 0) {
+      for (const int n : EpAllToAll::kEp) add_wide_across(c, gpu_count, n, 0, out);
+    }
   }
   return out;
+}
+
+bool rdma_wide_ep(const ServingContext& c, const Parallel& p) {
+  return p.rdma && p.dpa && p.servers > 1 && c.model->is_moe() && c.shape.moe_layers > 0 &&
+         rdma_all_to_all_known(c.scale_out, p.gpus());
 }
 
 void count_deployed_gpus(ServingPoint& pt, int gpu_count) {

@@ -122,6 +122,11 @@ struct Parallel {
   // its experts over all servers' GPUs (expert parallel across servers, attention data parallel
   // across them); a dense model pipelines its layers over the servers.
   int servers = 1;
+  // Wide expert parallelism across servers (servers > 1, dpa): each MoE layer's dispatch and
+  // combine is one all-to-all over NVLink and RDMA peers timed from the network's DeepEP /
+  // MORI-EP figures (rdma_wide_ep). Set only by the aggregated search (legal_layouts); a
+  // disaggregated pool across servers keeps the plain expert all-to-all.
+  bool rdma = false;
   int gpus() const { return tp * servers; }
 };
 
@@ -294,9 +299,15 @@ ServingPoint serve(const ServingContext& c, const Parallel& p, int replicas,
  *  and hold the weights, ep in {1, tp} for MoE, dpa for MoE models with tp > 1; for MoE also
  *  wide expert-parallel instances (ep = n, dpa) inside the scale-up domain wider than the
  *  widest power-of-two instance dividing the offering, n dividing the routed experts, leftover
- *  GPUs idle; restricted by the scenario's tp / ep / dpa when set. */
+ *  GPUs idle; and wide expert-parallel instances across servers (16, 32, 64 GPUs, ep = n,
+ *  dpa) where the scale-out network gives RDMA all-to-all figures for that EP size
+ *  (rdma_wide_ep); restricted by the scenario's tp / ep / dpa when set. */
 std::vector<Parallel> legal_layouts(const ServingContext& c, int gpu_count, int tp, int ep,
                                     int dpa);
+
+/** Whether `p` is a wide expert-parallel instance across servers (rdma, dpa, servers > 1, MoE)
+ *  whose all-to-all the network's RDMA figures time (model/scale_out.hpp rdma_all_to_all_s). */
+bool rdma_wide_ep(const ServingContext& c, const Parallel& p);
 
 /** A point's per-GPU figures over all `gpu_count` GPUs of the offering: an instance size that
  *  does not divide it (wide expert parallelism on a 72-GPU domain) leaves GPUs idle, and they

@@ -273,6 +273,29 @@ void write_network(JsonWriter& w, const Network& n) {
   write_sourced(w, n.achieved_bytes_per_s_per_nic);
   w.key("latency_s");
   write_sourced(w, n.latency_s);
+  w.key("ep_all_to_all");
+  if (!n.ep_all_to_all) {
+    w.null();
+  } else {
+    const EpAllToAll& a = *n.ep_all_to_all;
+    w.begin_object();
+    w.field("tokens_per_rank", a.tokens_per_rank).field("hidden", a.hidden).field("top_k", a.top_k);
+    for (int i = 0; i < EpAllToAll::kSizes; ++i) {
+      const std::string ep = std::to_string(EpAllToAll::kEp[i]);
+      w.key("dispatch_s_ep" + ep);
+      write_sourced(w, a.dispatch_s[i]);
+      w.key("combine_s_ep" + ep);
+      write_sourced(w, a.combine_s[i]);
+    }
+    w.key("rdma_dispatch_bytes_per_s_per_gpu");
+    write_sourced(w, a.rdma_dispatch_bytes_per_s);
+    w.key("rdma_combine_bytes_per_s_per_gpu");
+    write_sourced(w, a.rdma_combine_bytes_per_s);
+    w.field("figure_nic_line_rate_bytes_per_s", a.figure_nic_bytes_per_s);
+    w.key("sources");
+    write_strings(w, a.sources);
+    w.end_object();
+  }
   w.key("sources");
   write_strings(w, n.sources);
   w.field("note", n.note);

@@ -6,7 +6,9 @@
 #                   answer is drawn into index.html in headless Chromium, with playwright-core
 #                   from tests/js/package-lock.json: web-node-modules); what
 #                   `make serve`, test-web and perf-web serve (`make serve-src` serves web/ itself)
-#   make test-wasm  doctest suite under Emscripten in node + node tests of the binding
+#   make test-wasm  doctest suite under Emscripten in node + node tests of the binding, and the
+#                   page module's replies against the native CLI's (tests/js/embedded-data.test.mjs:
+#                   the modules embed data/ stripped by scripts/embed-data.mjs)
 #   make test-web   the built page in headless Chromium (tests/js/browser.test.mjs, interactivity.test.mjs, buyer.test.mjs, answer.test.mjs,
 #                   trust.test.mjs,
 #                   calibrate.test.mjs, projected.test.mjs, layout.test.mjs, first-answer.test.mjs)
@@ -55,11 +57,12 @@ serve-src: wasm
 	@echo "gpucalc (sources, unbundled): http://127.0.0.1:8000/"
 	node scripts/serve.mjs --root web --host 127.0.0.1 --port 8000
 
-test-wasm: wasm
+test-wasm: wasm native
 	$(EMSDK_ENV) cmake --build $(WASM_BUILD) -j $(WASM_JOBS) --target gpucalc_tests
 	@echo "doctest suite under Emscripten, in node:"
 	node --no-experimental-fetch $(WASM_BUILD)/tests/gpucalc_tests.js
 	node --disallow-code-generation-from-strings --test tests/js/binding.test.mjs
+	GPUCALC_CLI=$(BUILD)/native/cli/gpucalc node --disallow-code-generation-from-strings --test tests/js/embedded-data.test.mjs
 
 test-web: web-dist web-node-modules
 	node --test tests/js/export.test.mjs

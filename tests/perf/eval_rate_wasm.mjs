@@ -2,7 +2,7 @@
 // tests/perf/eval_rate.cpp (`make perf` runs both).
 // usage: node eval_rate_wasm.mjs [NATIVE_RATE | PATH_TO_perf_eval_rate]
 // With a native rate (calls per second) it prints the native/WASM ratio as well. With the path of
-// perf_eval_rate it measures both in alternating rounds (native --page-rate, then the module) and
+// perf_eval_rate it measures both in alternating rounds (native --page-rate and the module) and
 // prints each round's ratio and their median: on a shared machine the speed drifts by a third
 // within a minute, and one window of each, a minute apart, reads that drift as well.
 import { execFileSync } from 'node:child_process';
@@ -46,12 +46,17 @@ const call = () => { sink += m.evaluate(scenario, false).length; };
 ratePerS(call, 0.5);  // warm up the JIT
 const arg = process.argv[2];
 const nativeBinary = arg && !/^[0-9.]+$/.test(arg) ? arg : null;
-const rounds = nativeBinary ? 5 : 1;
+// Nine rounds, each a pair measured back to back, the pair's order alternating (native first in
+// even rounds, the module first in odd ones), so a load that rises or falls through the run
+// weighs on both sides alike; the ratio is the median of the pairs' ratios.
+const rounds = nativeBinary ? 9 : 1;
 const wasmRates = [];
 const nativeRates = [];
+const nativeRate = () => Number(execFileSync(nativeBinary, ['--page-rate']).toString());
 for (let round = 0; round < rounds; ++round) {
-  if (nativeBinary) nativeRates.push(Number(execFileSync(nativeBinary, ['--page-rate']).toString()));
+  if (nativeBinary && round % 2 === 0) nativeRates.push(nativeRate());
   wasmRates.push(ratePerS(call, 2.0));
+  if (nativeBinary && round % 2 === 1) nativeRates.push(nativeRate());
 }
 if (!nativeBinary && Number(arg) > 0) nativeRates.push(Number(arg));
 const evaluateParsed = ratePerS(() => { sink += JSON.parse(m.evaluate(scenario, false)).results.length; }, 1.0);

@@ -45,10 +45,10 @@ const same = (page, cliReply, what) => {
 };
 
 // Every engine, both vendors' kernel tables, racks, disaggregated serving, MTP, training, the
-// error bands of each vendor and regime, a scenario that fails. Where the curve search leaves
-// expert parallelism free, two layouts can give the same figures, and the serving curve's sort
-// (std::sort, not stable) keeps one or the other by the standard library (libstdc++ natively,
-// libc++ in the module): such scenarios here name `ep`.
+// error bands of each vendor and regime, a scenario that fails. The last two leave expert
+// parallelism free where two layouts give identical figures: the serving curve's sort breaks
+// such ties by the order the layouts were tried in, so libstdc++ (native) and libc++ (the
+// module) keep the same layout (they kept different ones before).
 const SCENARIOS = [
   'v=1',
   'v=1&model=deepseek-r1-0528&users=64&interactivity=30',
@@ -62,6 +62,8 @@ const SCENARIOS = [
   'v=1&model=llama-3.1-8b&workload=lora&tokens=100000000&compare=fullgpu-8x-h200,ref-8x-h200-neocloud',
   'v=1&model=deepseek-v4-flash&users=8&ep=1',
   'v=1&model=nope',
+  'v=1&model=deepseek-v4-flash&users=8',
+  'v=1&model=kimi-k2.5&weights=fp4&compare=rack-72x-vr200,rack-72x-mi455x&users=64',
 ];
 
 test('the page module\'s replies are the native CLI\'s (data/ embedded whole)', async () => {

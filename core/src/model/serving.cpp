@@ -766,10 +766,13 @@ std::vector<CurvePoint> serving_curve(const ServingContext& c, int gpu_count,
   }
   // Pareto front: drop every point another beats on both axes. The sort moves indices, not
   // the points (a CurvePoint is some 300 bytes); the order is the one sorting the points gives.
+  // Ties keep the order the layouts were tried in, so every standard library (the native build's
+  // and the WASM module's) keeps the same one of two layouts with identical figures.
   std::vector<std::size_t> order(all.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&all](std::size_t x, std::size_t y) {
-    return all[x].point.tokens_per_s_per_user > all[y].point.tokens_per_s_per_user;
+    const double ux = all[x].point.tokens_per_s_per_user, uy = all[y].point.tokens_per_s_per_user;
+    return ux > uy || (ux == uy && x < y);
   });
   std::vector<CurvePoint> front;
   double best_tput = -1.0;

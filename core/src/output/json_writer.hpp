@@ -12,6 +12,8 @@
 #include <string_view>
 #include <type_traits>
 
+#include "catalog/decimal.hpp"
+
 namespace gpucalc::detail {
 
 /** Inlines a writer helper at every call even at -Oz, where clang keeps one-line helpers such as
@@ -21,23 +23,6 @@ namespace gpucalc::detail {
 #else
 #define GPUCALC_JSON_INLINE inline
 #endif
-
-/** Writes the decimal digits of `x` into `buf` (24 bytes) and returns the end (std::to_string
- *  goes through printf in Emscripten's libc, about ten times slower than this in the module). */
-inline char* format_integer(char* buf, long long x) {
-  char tmp[24];
-  char* end = tmp + sizeof tmp;
-  char* p = end;
-  unsigned long long u = x < 0 ? 0ULL - static_cast<unsigned long long>(x) : static_cast<unsigned long long>(x);
-  do {
-    *--p = static_cast<char>('0' + u % 10);
-    u /= 10;
-  } while (u != 0);
-  if (x < 0) *--p = '-';
-  const auto n = static_cast<std::size_t>(end - p);
-  std::memcpy(buf, p, n);
-  return buf + n;
-}
 
 /** Writes `x` as a JSON number into `buf` (64 bytes) and returns the end: integers up to 1e15
  *  as integers, others in the shortest form that reads back to the same double; non-finite as
@@ -50,11 +35,6 @@ inline char* format_number(char* buf, double x) {
   }
   if (x == std::floor(x) && std::fabs(x) < 1e15) return format_integer(buf, static_cast<long long>(x));
   return nlohmann::detail::to_chars(buf, buf + 64, x);
-}
-
-inline void append_integer(std::string& out, long long x) {
-  char buf[24];
-  out.append(buf, static_cast<std::size_t>(format_integer(buf, x) - buf));
 }
 
 /** Appends `x` as format_number() writes it. The CSV writer shares it. */

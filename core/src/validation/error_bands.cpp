@@ -264,7 +264,13 @@ unsigned band_flags(const ErrorBandTable& t, std::string_view model_id, std::str
   unsigned flags = 0;
   if (!has(m.models, model_id)) flags |= kBandModelUnmeasured;
   if (users_per_instance > m.users_max) flags |= kBandUsersBeyondMeasured;
-  if (!has(m.engines, std::string(engine_id) + "@" + std::string(vendor))) flags |= kBandEngineUnmeasured;
+  // "<engine>@<vendor>", matched in place: this runs once per serving curve point, and building
+  // the key allocated a string each time (a few % of the WASM module's page call).
+  const auto engine_at_vendor = [&](const std::string& x) {
+    return x.size() == engine_id.size() + 1 + vendor.size() && x.compare(0, engine_id.size(), engine_id) == 0 &&
+           x[engine_id.size()] == '@' && x.compare(engine_id.size() + 1, vendor.size(), vendor) == 0;
+  };
+  if (std::none_of(m.engines.begin(), m.engines.end(), engine_at_vendor)) flags |= kBandEngineUnmeasured;
   if (!has(m.gpus, gpu_id)) flags |= kBandGpuUnmeasured;
   return flags;
 }

@@ -46,10 +46,11 @@ export function wrapModule(raw) {
   };
   /** `s` in the module's memory: [pointer, byte length]. */
   const put = (s) => {
-    const bytes = encoder.encode(s);
-    const p = alloc(bytes.length);
-    raw.HEAPU8.set(bytes, p);
-    return [p, bytes.length];
+    // Encoded straight into the module's memory (no array in between): at most 3 bytes per
+    // UTF-16 unit.
+    const most = 3 * s.length;
+    const p = alloc(most);
+    return [p, encoder.encodeInto(s, raw.HEAPU8.subarray(p, p + most)).written];
   };
   /** A list of strings: a pointer to its (pointer, length) pairs. */
   const putList = (strings) => {

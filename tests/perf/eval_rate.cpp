@@ -5,7 +5,7 @@
 // tests/perf/eval_rate_wasm.mjs measures in the WASM module for the native/WASM ratio.
 // Targets: >= 1,000,000/s for the fit, >= 100,000/s at one concurrency, >= 5,000/s with
 // the curve. `perf_eval_rate --page-rate` prints only the page-call rate (a number per
-// second). `perf_eval_rate --calls fit|point|curve|pd-curve|page N` makes exactly N calls of one path and
+// second), `--page-reply` that call's reply (JSON). `perf_eval_rate --calls fit|point|curve|pd-curve|page N` makes exactly N calls of one path and
 // prints nothing: for instruction counts on a shared machine, where rates are noisy, run it under
 // valgrind --tool=callgrind with N and with 0 and divide the difference by N.
 #include <algorithm>
@@ -81,6 +81,15 @@ int main(int argc, char** argv) {
   const Catalog& catalog = default_catalog();
   if (argc > 1 && std::strcmp(argv[1], "--page-rate") == 0) {
     std::printf("%.0f\n", page_call_rate(catalog, 2.0));
+    return 0;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "--page-reply") == 0) {
+    // The reply whose rate --page-rate measures: eval_rate_wasm.mjs checks the module's is the
+    // same text, so both sides do the same work.
+    auto ev = evaluate_text(catalog, kPageScenario, false);
+    if (!ev) return 1;
+    const std::string reply = evaluation_to_json(ev.value(), false);
+    std::fwrite(reply.data(), 1, reply.size(), stdout);
     return 0;
   }
   // A spread of scenarios: four models, two weight formats, several lengths and user counts.

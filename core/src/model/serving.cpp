@@ -774,15 +774,20 @@ std::vector<CurvePoint> serving_curve(const ServingContext& c, int gpu_count,
     const double ux = all[x].point.tokens_per_s_per_user, uy = all[y].point.tokens_per_s_per_user;
     return ux > uy || (ux == uy && x < y);
   });
-  std::vector<CurvePoint> front;
+  // The front's indices first (in `order`'s head), then the points copied once into a vector of
+  // that size: growing it point by point copied them again at each growth.
+  std::size_t kept = 0;
   double best_tput = -1.0;
-  for (const std::size_t i : order) {
-    const CurvePoint& cp = all[i];
-    if (cp.point.total_tokens_per_s_per_gpu > best_tput) {
-      best_tput = cp.point.total_tokens_per_s_per_gpu;
-      front.push_back(cp);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const double tput = all[order[k]].point.total_tokens_per_s_per_gpu;
+    if (tput > best_tput) {
+      best_tput = tput;
+      order[kept++] = order[k];
     }
   }
+  std::vector<CurvePoint> front;
+  front.reserve(kept);
+  for (std::size_t k = 0; k < kept; ++k) front.push_back(all[order[k]]);
   for (auto& cp : front) {
     cp.usd_per_million_tokens =
         price_usd_per_month > 0.0

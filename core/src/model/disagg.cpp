@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 
 #include "catalog/decimal.hpp"
@@ -66,18 +67,23 @@ const ShapeTerms& ShapeCache::get(const ServingContext& c, const Parallel& p) {
 }
 
 std::string pool_code(int workers, const Parallel& p) {
-  // Written digit by digit (catalog/decimal.hpp): std::to_string goes through printf in the WASM
-  // module, where this code, once per serving curve point, took 7 % of the page's call.
-  std::string code;
-  detail::append_integer(code, workers);
-  code.append("x(tp", 4);
-  detail::append_integer(code, p.gpus());
-  code.append(",ep", 3);
-  detail::append_integer(code, static_cast<long long>(p.ep) * p.servers);
-  if (p.dpa) code.append(",dpa", 4);
-  if (p.rdma) code.append(",rdma)", 6);
-  else code.push_back(')');
-  return code;
+  // Written into a buffer (catalog/decimal.hpp) and made a string once: in the WASM module
+  // std::to_string goes through printf, and each std::string append is a call into libc++; this
+  // code, once per serving curve point, took 7 % of the page's call there.
+  char buf[96];
+  char* end = detail::format_integer(buf, workers);
+  const auto put = [&end](const char* text, std::size_t n) {
+    std::memcpy(end, text, n);
+    end += n;
+  };
+  put("x(tp", 4);
+  end = detail::format_integer(end, p.gpus());
+  put(",ep", 3);
+  end = detail::format_integer(end, static_cast<long long>(p.ep) * p.servers);
+  if (p.dpa) put(",dpa", 4);
+  if (p.rdma) put(",rdma)", 6);
+  else put(")", 1);
+  return std::string(buf, static_cast<std::size_t>(end - buf));
 }
 
 std::string disagg_layout_code(const DisaggLayout& l) {

@@ -1,6 +1,7 @@
 #pragma once
 // Internal: the one rule for catalog ids (models, GPUs, offerings), shared by the catalog
 // parser, the config.json import and the scenario codec.
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,13 @@ inline bool is_valid_id(std::string_view id) {
     if (!ok) return false;
   }
   return true;
+}
+
+/** True when `a` and `b` are the same text: the lengths first, then the bytes. For loops that
+ *  match ids many times per evaluation (string and string_view comparison is a chain of calls
+ *  into libc++ in the WASM module). */
+inline bool same_id(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size()) == 0);
 }
 
 /** True when `name` may name a model beside its id: a catalog id, or a Hugging Face repo id

@@ -2,8 +2,8 @@
 #include "evaluate/markers.hpp"
 
 #include <cmath>
-#include <string_view>
 
+#include "catalog/ids.hpp"
 #include "gpucalc/error_bands.hpp"
 #include "gpucalc/memory.hpp"
 
@@ -51,8 +51,7 @@ std::vector<MeasuredMarker> measured_markers(const Catalog& catalog, const Scena
   }
   if (catalog.error_bands) {
     for (const MeasuredRun& r : catalog.error_bands->measured.runs) {
-      // As string_views: libc++'s std::string comparison is a call per string in the WASM module.
-      if (std::string_view(r.gpu_id) != gpu_id || std::string_view(r.engine) != engine_id) continue;
+      if (!detail::same_id(r.gpu_id, gpu_id) || !detail::same_id(r.engine, engine_id)) continue;
       if (!same_run(catalog, s, model, r.model, r.weights, r.mtp, r.input_tokens, r.output_tokens))
         continue;
       out.push_back(MeasuredMarker{"validation", "validation-serving.json", "", r.date,

@@ -4,13 +4,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <map>
 #include <optional>
 #include <tuple>
 #include <type_traits>
 
 #include "catalog/bounds.hpp"
+#include "catalog/ids.hpp"
 #include "gpucalc/validation.hpp"
 #include "catalog/json_strict.hpp"
 #include "output/json_writer.hpp"
@@ -259,12 +259,8 @@ unsigned band_flags(const ErrorBandTable& t, std::string_view model_id, std::str
                     std::string_view vendor, std::string_view gpu_id, double users_per_instance) {
   // This runs once per serving curve point: the lengths are compared first, and the text only
   // where they agree (comparing std::strings is a chain of calls into libc++ in the WASM module).
-  const auto same_at = [](const std::string& y, std::size_t at, std::string_view x) {
-    return x.empty() || std::memcmp(y.data() + at, x.data(), x.size()) == 0;
-  };
-  const auto has = [&same_at](const std::vector<std::string>& v, std::string_view x) {
-    return std::any_of(v.begin(), v.end(),
-                       [&](const std::string& y) { return y.size() == x.size() && same_at(y, 0, x); });
+  const auto has = [](const std::vector<std::string>& v, std::string_view x) {
+    return std::any_of(v.begin(), v.end(), [x](const std::string& y) { return detail::same_id(y, x); });
   };
   const MeasuredSet& m = t.measured;
   if (m.gpus.empty()) return 0;  // a table without its measured set: no flags
@@ -273,8 +269,10 @@ unsigned band_flags(const ErrorBandTable& t, std::string_view model_id, std::str
   if (users_per_instance > m.users_max) flags |= kBandUsersBeyondMeasured;
   // "<engine>@<vendor>", matched in place (building the key allocated a string each time).
   const auto engine_at_vendor = [&](const std::string& x) {
-    return x.size() == engine_id.size() + 1 + vendor.size() && same_at(x, 0, engine_id) &&
-           x[engine_id.size()] == '@' && same_at(x, engine_id.size() + 1, vendor);
+    const std::size_t at = engine_id.size();
+    return x.size() == at + 1 + vendor.size() && x[at] == '@' &&
+           detail::same_id(std::string_view(x.data(), at), engine_id) &&
+           detail::same_id(std::string_view(x.data() + at + 1, vendor.size()), vendor);
   };
   if (std::none_of(m.engines.begin(), m.engines.end(), engine_at_vendor)) flags |= kBandEngineUnmeasured;
   if (!has(m.gpus, gpu_id)) flags |= kBandGpuUnmeasured;

@@ -273,3 +273,43 @@ TEST_CASE("disaggregated: the per-sequence cost of DP attention falls on its ran
   CHECK(tp1.tpot_s == doctest::Approx(tp0.tpot_s));
   CHECK(dpa1.decode.engine_s > dpa0.decode.engine_s);
 }
+
+TEST_CASE("FP4 experts on B200 run FlashInfer's fused MoE kernel: one launch, fewer small kernels") {
+  // kernels.json fp4_fused_moe (engines.md 4): the routed experts' grouped GEMM is one kernel
+  // of 13.2 us, and it holds 5 of the 7 small MoE kernels; FP8 keeps the two GEMM launches.
+  const ServingContext fp4 = context_on("ref-8x-b200-hyperscaler", "v=1&model=deepseek-v3&weights=fp4&input=922&output=922");
+  const ServingContext fp8 = context_on("ref-8x-b200-hyperscaler", "v=1&model=deepseek-v3&weights=fp8&input=922&output=922");
+  REQUIRE(fp4.kernels != nullptr);
+  CHECK(fp4.kernels->fp4_moe_latency_s == doctest::Approx(13.2e-6));
+  CHECK(fp4.moe_fused_latency_s == doctest::Approx(13.2e-6));
+  CHECK(fp8.moe_fused_latency_s == 0.0);
+  const Parallel ep8{8, 8, false};
+  const StepBreakdown a = step_cost(fp4, ep8, 1.0, 1.0, 1383.0, true);
+  const StepBreakdown b = step_cost(fp8, ep8, 1.0, 1.0, 1383.0, true);
+  const double moe_layers = fp4.shape.moe_layers;
+  REQUIRE(moe_layers > 0.0);
+  // The GEMM launches differ only in the routed experts': 2 x gemm_latency against one fused.
+  CHECK(b.gemm_latency_s - a.gemm_latency_s ==
+        doctest::Approx(moe_layers * (2.0 * fp8.gemm_latency_s - 13.2e-6)).epsilon(1e-9));
+  CHECK(b.small_kernels_s - a.small_kernels_s == doctest::Approx(moe_layers * 5.0 * fp8.small_kernel_s).epsilon(1e-9));
+  // A GPU without the measured kernel (MI355X) keeps the grouped GEMM for FP4.
+  const ServingContext amd = context_on("ref-8x-mi355x-hyperscaler", "v=1&model=deepseek-v3&weights=fp4&input=922&output=922");
+  CHECK(amd.moe_fused_latency_s == 0.0);
+}
+
+TEST_CASE("kernels.json fp4_fused_moe: a bad figure is an error naming its field") {
+  const auto bad = parse_kernels(R"({"schema": "gpucalc-kernels/1", "gpus": {"x": {"gemm_latency_us": {"value": 4},
+      "fp4_fused_moe": {"latency_us": -1, "fused_small_kernels": 5}}}})");
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().field.find("fp4_fused_moe.latency_us") != std::string::npos);
+  const auto missing = parse_kernels(R"({"schema": "gpucalc-kernels/1", "gpus": {"x": {"gemm_latency_us": {"value": 4},
+      "fp4_fused_moe": {"latency_us": 13}}}})");
+  REQUIRE_FALSE(missing);
+  CHECK(missing.error().field.find("fp4_fused_moe.fused_small_kernels") != std::string::npos);
+  const auto good = parse_kernels(R"({"schema": "gpucalc-kernels/1", "gpus": {"x": {"gemm_latency_us": {"value": 4},
+      "fp4_fused_moe": {"latency_us": 13, "fused_small_kernels": 5}}}})");
+  REQUIRE(good);
+  REQUIRE(good.value().find("x") != nullptr);
+  CHECK(good.value().find("x")->fp4_moe_latency_s == doctest::Approx(13e-6));
+  CHECK(good.value().find("x")->fp4_moe_fused_small_kernels == 5.0);
+}

@@ -2,6 +2,7 @@
 // serving fields where the bench measured them.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "catalog/bounds.hpp"
@@ -45,6 +46,27 @@ Result<Curve> read_curve(const Json& j, const char* xk, const detail::Bound& x_b
     if (!c.push(x.get<double>(), y.get<double>() * kUs)) return kernels_error(path, "has more than 16 points");
   }
   return c;
+}
+
+/** A fused FP4 MoE kernel's figures (kernels.json fp4_fused_moe) into `k`. */
+std::optional<Error> read_fused_moe(const Json& j, const std::string& path, GpuKernels& k) {
+  if (!j.is_object()) return kernels_error(path, "must be an object");
+  if (auto e = detail::unknown_key(j, "kernels.json." + path,
+                                   {"latency_us", "fused_small_kernels", "source", "note"})) {
+    return *e;
+  }
+  const std::pair<const char*, const detail::Bound*> fields[] = {
+      {"latency_us", &detail::kLatencyUs}, {"fused_small_kernels", &detail::kPerLayerCount}};
+  double v[2] = {0.0, 0.0};
+  for (std::size_t i = 0; i < 2; ++i) {
+    const char* key = fields[i].first;
+    if (!j.contains(key) || !j.at(key).is_number()) return kernels_error(path + "." + key, "must be a number");
+    v[i] = j.at(key).get<double>();
+    if (auto e = detail::out_of_bound("kernels.json." + path + "." + key, v[i], *fields[i].second)) return *e;
+  }
+  k.fp4_moe_latency_s = v[0] * kUs;
+  k.fp4_moe_fused_small_kernels = v[1];
+  return std::nullopt;
 }
 
 }  // namespace
@@ -105,7 +127,8 @@ Result<KernelCatalog> parse_kernels(std::string_view json_text) {
     GpuKernels k;
     if (!g.is_object()) return kernels_error(path, "must be an object");
     if (auto e = detail::unknown_key(g, "kernels.json." + path,
-                                     {"gemm_latency_us", "allreduce_gpus", "allreduce_us", "alltoall_us", "source", "note"})) {
+                                     {"gemm_latency_us", "allreduce_gpus", "allreduce_us", "alltoall_us", "fp4_fused_moe",
+                                      "source", "note"})) {
       return *e;
     }
     if (!g.contains("gemm_latency_us") || !g.at("gemm_latency_us").is_object() ||
@@ -147,6 +170,9 @@ Result<KernelCatalog> parse_kernels(std::string_view json_text) {
       if (!c) return c.error();
       k.alltoall_dispatch = std::move(d).value();
       k.alltoall_combine = std::move(c).value();
+    }
+    if (g.contains("fp4_fused_moe")) {
+      if (auto e = read_fused_moe(g.at("fp4_fused_moe"), path + ".fp4_fused_moe", k)) return *e;
     }
     cat.gpus.emplace_back(id, std::move(k));
   }

@@ -49,6 +49,11 @@ struct GpuKernels {
   std::array<NamedCurve, kMaxAllreduceImpls> allreduce{};
   Curve alltoall_dispatch, alltoall_combine;             // tokens per GPU -> seconds
   double small_kernel_latency_s = 0.0;  // 0: data/performance.json's constant
+  // Fused FP4 MoE (routing, both expert GEMMs and the weighted sum in one kernel): its fixed
+  // cost and the small MoE kernels it absorbs. 0: none measured (the grouped GEMM's two
+  // kernel latencies plus the small kernels of data/performance.json).
+  double fp4_moe_latency_s = 0.0;
+  double fp4_moe_fused_small_kernels = 0.0;
   bool calibrated = false;              // some figure comes from a calibration record
 };
 

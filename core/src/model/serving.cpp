@@ -128,6 +128,13 @@ ServingContext make_serving_context(const Catalog& catalog, const Scenario& scen
   c.weight_bytes_per_param = model.params_total > 0.0 ? c.weight_bytes / model.params_total : 1.0;
   c.dense_stream_bytes_per_s = c.rates.hbm_bytes_per_s * k.hbm_fraction;
   c.moe_stream_bytes_per_s = c.rates.hbm_bytes_per_s * k.moe_stream_fraction;
+  // FP4 experts where the GPU has a measured fused FP4 MoE kernel (B200: FlashInfer's NVFP4
+  // fused MoE, engines.md 4): routing, both expert GEMMs and the weighted sum are one kernel.
+  // Its weights stream at moe_stream_fraction like any grouped GEMM's (kernels.json says why).
+  if (scenario.weights == WeightFormat::kFp4 && c.kernels->fp4_moe_latency_s > 0.0) {
+    c.moe_fused_latency_s = c.kernels->fp4_moe_latency_s;
+    c.moe_fused_small_kernels = c.kernels->fp4_moe_fused_small_kernels;
+  }
   c.attention_bytes_per_s = c.rates.hbm_bytes_per_s * k.attention_fraction;
   c.matmul_flops_per_s = c.rates.matmul_flops_per_s * k.matmul_fraction;
   // Attention's own matrix products (scores, values) run in the KV cache's format, not the
@@ -220,8 +227,10 @@ void add_moe_layers(const ServingContext& c, const Parallel& p, const StepRows& 
                               std::max(tpd * span, static_cast<double>(ep));
   // Grouped expert GEMMs (plus routing and token permutation) run below the dense rate, at
   // the rows one expert sees.
-  const GemmCost g = gemm_cost(2, expert_bytes, expert_flops, a, c.moe_stream_bytes_per_s,
-                               expert_rate);
+  // A fused FP4 MoE kernel (kernels.json) is one launch at its measured fixed cost.
+  const bool fused = c.moe_fused_latency_s > 0.0;
+  const GemmCost g = gemm_cost(fused ? 1 : 2, expert_bytes, expert_flops, fused ? c.moe_fused_latency_s : a,
+                               c.moe_stream_bytes_per_s, expert_rate);
   add_gemm(b, times(g, n), expert_bytes * n, expert_flops * n, true);
   if (s.shared_params > 0.0) {
     const double params = s.shared_params / tpd;
@@ -366,7 +375,7 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   {
     const double att = mla ? k.small_kernels_attention_mla : k.small_kernels_attention_gqa;
     const double kernels = layers * att + s.dense_layers * k.small_kernels_ffn_dense +
-                           s.moe_layers * k.small_kernels_ffn_moe;
+                           s.moe_layers * std::max(0.0, k.small_kernels_ffn_moe - c.moe_fused_small_kernels);
     b.small_kernels_s = kernels * c.small_kernel_s + layers * c.extra_layer_latency_s;
   }
   add_communication(c, p, shared, b);

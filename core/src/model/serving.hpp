@@ -167,6 +167,10 @@ struct ServingContext {
   double matmul_log_span = 0.0;           // matmul_log_span(constants)
   double dense_stream_bytes_per_s = 0.0;  // achieved HBM x hbm_fraction
   double moe_stream_bytes_per_s = 0.0;    // achieved HBM x moe_stream_fraction
+  // FP4 routed experts through the GPU's measured fused MoE kernel (kernels.json fp4_fused_moe):
+  // one kernel of this fixed cost, absorbing that many small kernels. 0: the grouped GEMM's.
+  double moe_fused_latency_s = 0.0;
+  double moe_fused_small_kernels = 0.0;
   double attention_bytes_per_s = 0.0;     // achieved HBM x attention_fraction
   double matmul_flops_per_s = 0.0;        // achieved x matmul_fraction (decode-sized M)
   double attention_math_flops_per_s = 0.0;  // achieved matrix rate of the KV cache's format

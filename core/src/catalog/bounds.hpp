@@ -8,11 +8,11 @@
 #include <cmath>
 #include <initializer_list>
 #include <limits>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "catalog/json_value.hpp"
 #include "gpucalc/result.hpp"
 
 namespace gpucalc::detail {
@@ -109,7 +109,7 @@ inline constexpr Bound kCollectiveGpus{2.0, 1024.0, "GPUs, from 2 to 1,024"};
 inline std::optional<Error> out_of_bound(const std::string& path, double x, const Bound& b) {
   if (x >= b.min && x <= b.max) return std::nullopt;
   Error e = make_error(ErrorCode::kOutOfRange, path,
-                       std::string("must be ") + b.words + ", got " + nlohmann::json(x).dump());
+                       std::string("must be ") + b.words + ", got " + json_number_text(x));
   e.params = {{"min", b.min}, {"max", b.max}};
   if (std::isfinite(x)) e.params.emplace_back("value", x);
   return e;
@@ -117,7 +117,7 @@ inline std::optional<Error> out_of_bound(const std::string& path, double x, cons
 
 /** An error naming `path.key` for the first key of `object` that is not in `known` (a
  *  misspelt key would otherwise be ignored and its figure silently left at the default). */
-inline std::optional<Error> unknown_key(const nlohmann::json& object, const std::string& path,
+inline std::optional<Error> unknown_key(const JsonValue& object, const std::string& path,
                                         std::initializer_list<std::string_view> known) {
   if (!object.is_object()) return std::nullopt;
   for (auto it = object.begin(); it != object.end(); ++it) {

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
-#include <nlohmann/json.hpp>
+#include "catalog/json_value.hpp"
 #include <set>
 #include <string>
 #include <utility>
@@ -19,7 +19,7 @@
 namespace gpucalc {
 namespace {
 
-using Json = nlohmann::json;
+using Json = detail::JsonValue;
 
 // Records are a few kilobytes; anything far larger is not one.
 constexpr std::size_t kMaxRecordBytes = std::size_t{4} << 20;

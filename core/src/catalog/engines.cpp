@@ -1,6 +1,6 @@
 // Serving-engine profiles (data/engines.json): per-step overhead, KV rule, prefill mixing,
 // all-reduce implementation, with sources.
-#include <nlohmann/json.hpp>
+#include "catalog/json_value.hpp"
 
 #include "catalog/bounds.hpp"
 #include "catalog/ids.hpp"
@@ -12,7 +12,7 @@ namespace gpucalc {
 namespace {
 
 using detail::Bound;
-using Json = nlohmann::json;
+using Json = detail::JsonValue;
 
 Error engines_error(const std::string& field, const std::string& message) {
   return make_error(ErrorCode::kInvalidCatalog, "engines.json." + field, message);

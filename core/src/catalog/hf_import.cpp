@@ -24,7 +24,8 @@ const Json& hf_defaults() {
   static const Json defaults = [] {
     for (const auto& f : embedded_data_files()) {
       if (std::string_view(f.name) != "models.json") continue;
-      Json doc = Json::parse(f.text, nullptr, false);
+      const detail::JsonParse parsed = detail::read_json(f.text);
+      const Json& doc = parsed.value;
       if (doc.is_object() && doc.contains("hf_config_defaults") && doc["hf_config_defaults"].is_object()) {
         return doc["hf_config_defaults"];
       }

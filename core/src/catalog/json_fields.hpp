@@ -1,17 +1,17 @@
 #pragma once
 // Internal: reads typed fields out of a JSON object without exceptions, recording the first
 // error with a path that names the file, the entry and the field.
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "gpucalc/result.hpp"
 #include "catalog/ids.hpp"
+#include "catalog/json_value.hpp"
 
 namespace gpucalc::detail {
 
-using Json = nlohmann::json;
+using Json = JsonValue;
 
 class Fields {
  public:

@@ -3,11 +3,11 @@
 // config.json): no exceptions, and a key that appears twice in one object is an error naming
 // its path (nlohmann keeps the last one silently, so "gpu_count": 1, "gpu_count": 1024 would
 // pass as 1024).
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <type_traits>
 
+#include "catalog/json_value.hpp"
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/result.hpp"
 
@@ -18,7 +18,7 @@ namespace gpucalc::detail {
  * not JSON; kInvalidCatalog (field "source: path.key", e.g. "x.json: offerings[1].gpu_count")
  * for a duplicate key.
  */
-Result<nlohmann::json> parse_json_strict(std::string_view text, const std::string& source);
+Result<JsonValue> parse_json_strict(std::string_view text, const std::string& source);
 
 /** A compiled-in data document that is missing or does not parse is a broken build: this
  *  prints "gpucalc: built-in data/<file> is invalid: <error>" to stderr and aborts, so no

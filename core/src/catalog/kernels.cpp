@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
-#include <nlohmann/json.hpp>
+#include "catalog/json_value.hpp"
 
 #include "catalog/bounds.hpp"
 #include "catalog/json_strict.hpp"
@@ -13,7 +13,7 @@ namespace gpucalc {
 
 namespace {
 
-using Json = nlohmann::json;
+using Json = detail::JsonValue;
 
 constexpr double kUs = 1e-6;
 

@@ -1,5 +1,5 @@
 // The model constants document (model_constants.hpp): one row per constant.
-#include <nlohmann/json.hpp>
+#include "catalog/json_value.hpp"
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,7 +13,7 @@ namespace gpucalc {
 
 namespace {
 
-using Json = nlohmann::json;
+using Json = detail::JsonValue;
 
 using detail::Bound;
 

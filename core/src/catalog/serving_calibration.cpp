@@ -20,7 +20,7 @@ const std::array<const char*, kCorrectionCount> kCorrectionNames = {
 
 namespace {
 
-using Json = nlohmann::json;
+using Json = detail::JsonValue;
 using detail::JsonWriter;
 
 using detail::Bound;
@@ -636,9 +636,9 @@ class Reader {
     if (!j.is_object()) return fail(path.empty() ? "document" : path, "must be an object"), false;
     for (const auto& item : j.items()) {
       bool found = false;
-      for (const char* k : known) found = found || item.key() == k;
+      for (const char* k : known) found = found || item.key == k;
       if (!found) {
-        fail(join(path, item.key().substr(0, 64)), "is not a known key of a serving calibration");
+        fail(join(path, item.key.substr(0, 64)), "is not a known key of a serving calibration");
         return false;
       }
     }

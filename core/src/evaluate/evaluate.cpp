@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <nlohmann/json.hpp>
 
 #include "model/attention.hpp"
 #include "evaluate/energy.hpp"

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <nlohmann/json.hpp>
 
 #include "model/attention.hpp"
 #include "model/serving.hpp"
@@ -12,7 +11,6 @@ namespace gpucalc {
 
 namespace {
 
-using Json = nlohmann::json;
 
 bool has_peak(const Gpu& gpu, Precision p) {
   const auto& v = gpu.peak_flops_per_s[index_of(p)];

@@ -19,7 +19,7 @@ namespace gpucalc {
 
 namespace {
 
-using Json = nlohmann::json;
+using Json = detail::JsonValue;
 using detail::JsonWriter;
 
 const char* const kVendors[kErrorBandVendors] = {"amd", "nvidia"};

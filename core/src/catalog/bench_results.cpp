@@ -14,7 +14,7 @@ namespace gpucalc {
 
 namespace {
 
-using Json = nlohmann::json;
+using NlohmannJson = nlohmann::json;
 
 using detail::Bound;
 using detail::out_of_bound;
@@ -67,7 +67,7 @@ bool has_nonfinite_token(std::string_view text) {
 }
 
 /** Byte offset where `text` stops being JSON (a SAX pass that only records the error). */
-struct ErrorPosition : nlohmann::json_sax<Json> {
+struct ErrorPosition : nlohmann::json_sax<NlohmannJson> {
   std::size_t position = 0;
   bool null() override { return true; }
   bool boolean(bool) override { return true; }
@@ -110,7 +110,7 @@ std::size_t line_of(std::string_view text, std::size_t offset) {
 
 Error json_error(std::string_view text, std::string_view source, std::size_t first_line) {
   ErrorPosition sax;
-  Json::sax_parse(text.begin(), text.end(), &sax);
+  NlohmannJson::sax_parse(text.begin(), text.end(), &sax);
   const std::size_t at = sax.position > 0 ? sax.position - 1 : 0;
   const std::size_t line = first_line + line_of(text, at) - 1;
   if (sax.overflow) {
@@ -135,7 +135,7 @@ class RunFields {
 
   /** A number (or numeric string) at `j`, times `scale` (to the bound's unit), within `b`;
    *  empty if absent. */
-  std::optional<double> number(const Json* j, const std::string& field, double scale, const Bound& b) {
+  std::optional<double> number(const NlohmannJson* j, const std::string& field, double scale, const Bound& b) {
     if (j == nullptr || j->is_null()) return std::nullopt;
     double x = 0.0;
     if (j->is_number()) {
@@ -156,7 +156,7 @@ class RunFields {
     }
     return x * scale;
   }
-  std::optional<double> number(const Json& obj, const char* key, double scale, const Bound& b) {
+  std::optional<double> number(const NlohmannJson& obj, const char* key, double scale, const Bound& b) {
     const auto it = obj.find(key);
     return number(it == obj.end() ? nullptr : &*it, key, scale, b);
   }
@@ -166,7 +166,7 @@ class RunFields {
       if (!error_) error_ = std::move(e);
     }
   }
-  std::string text(const Json& obj, const char* key) {
+  std::string text(const NlohmannJson& obj, const char* key) {
     const auto it = obj.find(key);
     if (it == obj.end() || it->is_null()) return {};
     if (!it->is_string()) return fail(ErrorCode::kBadValue, key, "must be a string"), std::string();
@@ -179,8 +179,8 @@ class RunFields {
   std::optional<Error> error_;
 };
 
-const Json* at_path(const Json& j, std::initializer_list<const char*> keys) {
-  const Json* cur = &j;
+const NlohmannJson* at_path(const NlohmannJson& j, std::initializer_list<const char*> keys) {
+  const NlohmannJson* cur = &j;
   for (const char* k : keys) {
     if (!cur->is_object()) return nullptr;
     const auto it = cur->find(k);
@@ -191,7 +191,7 @@ const Json* at_path(const Json& j, std::initializer_list<const char*> keys) {
 }
 
 /** First string of a string or a list of strings. */
-std::string first_string(const Json* j) {
+std::string first_string(const NlohmannJson* j) {
   if (j == nullptr) return {};
   if (j->is_string()) return j->get<std::string>().substr(0, 200);
   if (j->is_array() && !j->empty() && j->front().is_string()) return j->front().get<std::string>().substr(0, 200);
@@ -215,7 +215,7 @@ std::string iso_date(const std::string& s) {
 }
 
 /** Per-request means from run totals (tokens / completed requests). */
-void per_request_lengths(RunFields& f, const Json& o, BenchRun& r) {
+void per_request_lengths(RunFields& f, const NlohmannJson& o, BenchRun& r) {
   const auto completed = f.number(o, "completed", 1.0, detail::kRunRequests);
   if (!completed || *completed < 1.0) return;
   auto in = f.number(o, "total_input_tokens", 1.0, detail::kRunTokens);
@@ -230,7 +230,7 @@ void per_request_lengths(RunFields& f, const Json& o, BenchRun& r) {
 }
 
 /** request_rate: a number, or "inf" / Infinity (no limit). */
-void request_rate(RunFields& f, const Json& o, BenchRun& r) {
+void request_rate(RunFields& f, const NlohmannJson& o, BenchRun& r) {
   const auto it = o.find("request_rate");
   if (it == o.end() || it->is_null()) return;
   if (it->is_string()) {
@@ -241,7 +241,7 @@ void request_rate(RunFields& f, const Json& o, BenchRun& r) {
 }
 
 /** vLLM (`vllm bench serve`, benchmark_serving.py) and SGLang bench_serving: the same stem. */
-void read_vllm_like(RunFields& f, const Json& o, BenchRun& r) {
+void read_vllm_like(RunFields& f, const NlohmannJson& o, BenchRun& r) {
   const bool sglang = o.contains("dataset_name") || o.contains("mean_e2e_latency_ms") ||
                       o.contains("random_input_len") || o.contains("accept_length");
   r.format = sglang ? "sglang" : "vllm";
@@ -268,7 +268,7 @@ void read_vllm_like(RunFields& f, const Json& o, BenchRun& r) {
 }
 
 /** The unit of a genai-perf / AIPerf metric as a factor to seconds (time) or 1 (counts). */
-double time_scale(const Json& metric) {
+double time_scale(const NlohmannJson& metric) {
   const auto it = metric.find("unit");
   if (it == metric.end() || !it->is_string()) return 1e-3;  // both tools write ms
   const std::string& u = it->get_ref<const std::string&>();
@@ -279,14 +279,14 @@ double time_scale(const Json& metric) {
 }
 
 /** genai-perf and AIPerf profile export JSON: one object per metric tag. */
-void read_genai_perf(RunFields& f, const Json& o, BenchRun& r) {
+void read_genai_perf(RunFields& f, const NlohmannJson& o, BenchRun& r) {
   r.format = o.contains("was_cancelled") || o.contains("aiperf_version") ||
                      at_path(o, {"input_config", "loadgen"}) != nullptr
                  ? "aiperf"
                  : "genai-perf";
   // A time statistic is read in the metric's unit and bounded in seconds.
   const auto stat = [&](const char* tag, const char* stat_key, const Bound& b) -> std::optional<double> {
-    const Json* m = at_path(o, {tag});
+    const NlohmannJson* m = at_path(o, {tag});
     if (m == nullptr || !m->is_object()) return std::nullopt;
     const double scale = &b == &detail::kBenchLatencyS ? time_scale(*m) : 1.0;
     const auto it = m->find(stat_key);
@@ -300,25 +300,25 @@ void read_genai_perf(RunFields& f, const Json& o, BenchRun& r) {
   r.output_tokens_per_s = stat("output_token_throughput", "avg", detail::kTokensPerS);
   r.input_tokens = stat("input_sequence_length", "avg", detail::kTokensPerRequest);
   r.output_tokens = stat("output_sequence_length", "avg", detail::kTokensPerRequest);
-  const Json* cfg = at_path(o, {"input_config"});
+  const NlohmannJson* cfg = at_path(o, {"input_config"});
   if (cfg != nullptr && cfg->is_object()) {
     r.model = first_string(at_path(*cfg, {"endpoint", "model_names"}));
     if (r.model.empty()) r.model = first_string(at_path(*cfg, {"model_names"}));
     if (r.model.empty()) r.model = first_string(at_path(*cfg, {"model"}));
-    for (const Json* c : {at_path(*cfg, {"loadgen", "concurrency"}),
+    for (const NlohmannJson* c : {at_path(*cfg, {"loadgen", "concurrency"}),
                           at_path(*cfg, {"perf_analyzer", "stimulus", "concurrency"}),
                           at_path(*cfg, {"concurrency"})}) {
       if (c != nullptr && !r.concurrency) r.concurrency = f.number(c, "input_config.concurrency", 1.0, detail::kBenchConcurrency);
     }
     if (!r.input_tokens) {
-      for (const Json* c : {at_path(*cfg, {"input", "prompt", "input_tokens", "mean"}),
+      for (const NlohmannJson* c : {at_path(*cfg, {"input", "prompt", "input_tokens", "mean"}),
                             at_path(*cfg, {"input", "synthetic_tokens", "mean"}),
                             at_path(*cfg, {"synthetic_input_tokens_mean"})}) {
         if (c != nullptr && !r.input_tokens) r.input_tokens = f.number(c, "input_config input tokens mean", 1.0, detail::kTokensPerRequest);
       }
     }
     if (!r.output_tokens) {
-      for (const Json* c : {at_path(*cfg, {"input", "prompt", "output_tokens", "mean"}),
+      for (const NlohmannJson* c : {at_path(*cfg, {"input", "prompt", "output_tokens", "mean"}),
                             at_path(*cfg, {"input", "output_tokens", "mean"}),
                             at_path(*cfg, {"output_tokens_mean"})}) {
         if (c != nullptr && !r.output_tokens) r.output_tokens = f.number(c, "input_config output tokens mean", 1.0, detail::kTokensPerRequest);
@@ -329,7 +329,7 @@ void read_genai_perf(RunFields& f, const Json& o, BenchRun& r) {
 }
 
 /** InferenceX agg row (process_result.py): latencies in seconds, throughput per GPU. */
-void read_inferencex_agg(RunFields& f, const Json& o, BenchRun& r) {
+void read_inferencex_agg(RunFields& f, const NlohmannJson& o, BenchRun& r) {
   r.format = "inferencex";
   r.model = f.text(o, "model");
   r.gpu = f.text(o, "hw");
@@ -343,7 +343,7 @@ void read_inferencex_agg(RunFields& f, const Json& o, BenchRun& r) {
   if (const auto tp = f.number(o, "tp", 1.0, detail::kParallelDegree)) r.tp = static_cast<int>(*tp);
   if (const auto ep = f.number(o, "ep", 1.0, detail::kParallelDegree)) r.ep = static_cast<int>(*ep);
   if (o.contains("dp_attention")) {
-    const Json& d = o.at("dp_attention");
+    const NlohmannJson& d = o.at("dp_attention");
     r.dp_attention = (d.is_boolean() && d.get<bool>()) || (d.is_string() && d.get<std::string>() == "true") ? 1 : 0;
   }
   r.mean_ttft_s = f.number(o, "mean_ttft", 1.0, detail::kBenchLatencyS);
@@ -353,7 +353,7 @@ void read_inferencex_agg(RunFields& f, const Json& o, BenchRun& r) {
   r.total_tokens_per_s_per_gpu = f.number(o, "tput_per_gpu", 1.0, detail::kTokensPerS);
 }
 
-Result<BenchRun> read_run_object(const Json& o, std::string_view source, std::size_t line) {
+Result<BenchRun> read_run_object(const NlohmannJson& o, std::string_view source, std::size_t line) {
   RunFields f(source, line);
   BenchRun r;
   r.source = where(source, line);
@@ -432,7 +432,7 @@ std::optional<double> csv_number(RunFields& f, const std::string& cell, const st
     f.fail(ErrorCode::kOutOfRange, field, "is infinite or beyond a double");
     return std::nullopt;
   }
-  const Json j(x);
+  const NlohmannJson j(x);
   return f.number(&j, field, scale, b);
 }
 
@@ -621,14 +621,14 @@ Result<std::vector<BenchRun>> parse_bench_results(std::string_view text, std::st
     text = quoted;
   }
   std::vector<BenchRun> runs;
-  Json doc = Json::parse(text.begin(), text.end(), nullptr, false);
+  NlohmannJson doc = NlohmannJson::parse(text.begin(), text.end(), nullptr, false);
   if (!doc.is_discarded()) {
     if (doc.is_array()) {
       if (doc.size() > kMaxBenchRuns) {
         return make_error(ErrorCode::kTooLarge, std::string(source), "holds more than 200,000 runs");
       }
       std::size_t i = 0;
-      for (const Json& o : doc) {
+      for (const NlohmannJson& o : doc) {
         auto r = read_run_object(o, std::string(source) + "[" + std::to_string(i++) + "]", 0);
         if (!r) return r.error();
         runs.push_back(std::move(r).value());
@@ -644,14 +644,14 @@ Result<std::vector<BenchRun>> parse_bench_results(std::string_view text, std::st
   // JSON Lines (SGLang, vLLM --append-result): one run object per line, the first one whole.
   const std::vector<CsvLine> lines = lines_of(text);
   if (lines.size() < 2 ||
-      Json::parse(lines[0].text.begin(), lines[0].text.end(), nullptr, false).is_discarded()) {
+      NlohmannJson::parse(lines[0].text.begin(), lines[0].text.end(), nullptr, false).is_discarded()) {
     return json_error(text, source, 1);
   }
   for (const CsvLine& line : lines) {
     if (runs.size() >= kMaxBenchRuns) {
       return make_error(ErrorCode::kTooLarge, std::string(source), "holds more than 200,000 runs");
     }
-    const Json o = Json::parse(line.text.begin(), line.text.end(), nullptr, false);
+    const NlohmannJson o = NlohmannJson::parse(line.text.begin(), line.text.end(), nullptr, false);
     if (o.is_discarded()) return json_error(line.text, source, line.number);
     auto r = read_run_object(o, source, line.number);
     if (!r) return r.error();

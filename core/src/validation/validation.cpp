@@ -20,19 +20,19 @@ namespace gpucalc {
 
 namespace {
 
-using Json = nlohmann::json;
+using NlohmannJson = nlohmann::json;
 
-std::string str_or(const Json& j, const char* key, std::string fallback = {}) {
+std::string str_or(const NlohmannJson& j, const char* key, std::string fallback = {}) {
   if (j.contains(key) && j.at(key).is_string()) return j.at(key).get<std::string>();
   return fallback;
 }
 
-double num_or(const Json& j, const char* key, double fallback) {
+double num_or(const NlohmannJson& j, const char* key, double fallback) {
   if (j.contains(key) && j.at(key).is_number()) return j.at(key).get<double>();
   return fallback;
 }
 
-std::string sources_of(const Json& e) {
+std::string sources_of(const NlohmannJson& e) {
   if (e.contains("source") && e.at("source").is_string()) return e.at("source").get<std::string>();
   std::string out;
   if (e.contains("sources") && e.at("sources").is_array()) {
@@ -45,7 +45,7 @@ std::string sources_of(const Json& e) {
   return out;
 }
 
-Result<ValidationRow> run_entry(const Catalog& catalog, const Json& e, const std::string& path) {
+Result<ValidationRow> run_entry(const Catalog& catalog, const NlohmannJson& e, const std::string& path) {
   ValidationRow row;
   row.id = str_or(e, "id");
   row.workload = str_or(e, "workload");
@@ -142,7 +142,7 @@ std::string pad(std::string s, std::size_t width, bool right) {
 }  // namespace
 
 Result<ValidationReport> run_validation(const Catalog& catalog, std::string_view validation_json) {
-  const Json j = Json::parse(validation_json.begin(), validation_json.end(), nullptr, false);
+  const NlohmannJson j = NlohmannJson::parse(validation_json.begin(), validation_json.end(), nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     return make_error(ErrorCode::kInvalidJson, "validation.json", "is not a JSON object");
   }
@@ -220,14 +220,14 @@ std::string validation_report_to_text(const ValidationReport& report) {
 }
 
 std::string validation_report_to_json(const ValidationReport& report) {
-  Json j;
+  NlohmannJson j;
   j["median_abs_error"] = report.median_abs_error;
   j["max_abs_error"] = report.max_abs_error;
   j["ranks_match"] = report.ranks_match;
   j["ranks_match_beyond_ties"] = report.ranks_match_beyond_ties;
   j["rank_mismatches"] = report.rank_mismatches;
   j["note"] = report.note;
-  Json rows = Json::array();
+  NlohmannJson rows = NlohmannJson::array();
   for (const auto& r : report.rows) {
     rows.push_back({{"id", r.id},
                     {"workload", r.workload},
@@ -252,7 +252,7 @@ namespace gpucalc {
 
 namespace {
 
-double opt_num(const Json& j, const char* key) {
+double opt_num(const NlohmannJson& j, const char* key) {
   return j.contains(key) && j.at(key).is_number() ? j.at(key).get<double>() : 0.0;
 }
 
@@ -317,7 +317,7 @@ double* constant_slot(WorkingCatalog& w, std::string_view name) {
   return nullptr;
 }
 
-Result<std::vector<Calibration>> parse_calibration(const Json& j, const Catalog& catalog) {
+Result<std::vector<Calibration>> parse_calibration(const NlohmannJson& j, const Catalog& catalog) {
   std::vector<Calibration> out;
   if (!j.contains("calibration")) return out;
   if (!j.at("calibration").is_array()) {
@@ -326,7 +326,7 @@ Result<std::vector<Calibration>> parse_calibration(const Json& j, const Catalog&
   WorkingCatalog probe = working_copy(catalog);
   std::size_t i = 0;
   for (const auto& entry : j.at("calibration")) {
-    const Json& e = entry;
+    const NlohmannJson& e = entry;
     const std::string path = "validation-serving.json.calibration[" + std::to_string(i++) + "]";
     if (!e.is_object() || !e.contains("rows") || !e.at("rows").is_object() ||
         !e.contains("metrics") || !e.at("metrics").is_array()) {
@@ -358,7 +358,7 @@ Result<std::vector<Calibration>> parse_calibration(const Json& j, const Catalog&
       return make_error(ErrorCode::kInvalidCatalog, path + ".constant",
                         "must name a constant of data/performance.json or data/engines.json");
     }
-    const Json& range = e.contains("range") ? e.at("range") : Json();
+    const NlohmannJson& range = e.contains("range") ? e.at("range") : NlohmannJson();
     if (!range.is_array() || range.size() != 2 || !range[0].is_number() || !range[1].is_number() ||
         !(range[0].get<double>() >= 0.0 && range[1].get<double>() > range[0].get<double>()) ||
         !e.contains("prior") || !e.at("prior").is_number()) {
@@ -369,7 +369,7 @@ Result<std::vector<Calibration>> parse_calibration(const Json& j, const Catalog&
     c.lo = range[0].get<double>();
     c.hi = range[1].get<double>();
     c.prior = e.at("prior").get<double>();
-    const Json& rows = e.at("rows");
+    const NlohmannJson& rows = e.at("rows");
     c.model = str_or(rows, "model");
     c.engine = str_or(rows, "engine");
     c.version = str_or(rows, "engine_version");
@@ -543,7 +543,7 @@ const char* const kFoldKindNames[kFoldKinds] = {"model", "engine", "shape", "gpu
 namespace {
 
 /** Reads row `e` of the serving table, predicts it and appends it (and how it was set up). */
-std::optional<Error> read_serving_row(const Json& e, const std::string& path, const Json& offerings,
+std::optional<Error> read_serving_row(const NlohmannJson& e, const std::string& path, const NlohmannJson& offerings,
                                       const Catalog& catalog, const EngineCatalog& engines,
                                       const std::vector<Calibration>& cals,
                                       ServingValidationReport& report, std::vector<RowSetup>& setups) {
@@ -725,7 +725,7 @@ void run_serving_folds(const Catalog& catalog, const std::vector<Calibration>& c
 
 Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
                                                        std::string_view serving_json, bool folds) {
-  const Json j = Json::parse(serving_json.begin(), serving_json.end(), nullptr, false);
+  const NlohmannJson j = NlohmannJson::parse(serving_json.begin(), serving_json.end(), nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     return make_error(ErrorCode::kInvalidJson, "validation-serving.json", "is not a JSON object");
   }
@@ -869,9 +869,9 @@ std::string serving_report_to_text(const ServingValidationReport& r) {
 }
 
 std::string serving_report_to_json(const ServingValidationReport& r) {
-  Json j;
+  NlohmannJson j;
   auto mj = [](const Mape& m) {
-    return Json{{"group", m.group},
+    return NlohmannJson{{"group", m.group},
                 {"interactivity", m.interactivity},
                 {"n_interactivity", m.n_interactivity},
                 {"throughput_per_gpu", m.throughput},
@@ -879,11 +879,11 @@ std::string serving_report_to_json(const ServingValidationReport& r) {
                 {"mean_ttft", m.ttft},
                 {"n_mean_ttft", m.n_ttft}};
   };
-  Json per = Json::array();
+  NlohmannJson per = NlohmannJson::array();
   for (const auto& m : r.per_gpu) per.push_back(mj(m));
-  Json groups = Json::array();
+  NlohmannJson groups = NlohmannJson::array();
   for (const auto& m : r.groups) groups.push_back(mj(m));
-  Json rows = Json::array();
+  NlohmannJson rows = NlohmannJson::array();
   for (const auto& x : r.rows) {
     rows.push_back({{"date", x.date},
                     {"gpu", x.gpu_id},
@@ -909,7 +909,7 @@ std::string serving_report_to_json(const ServingValidationReport& r) {
                     {"measured_mean_ttft_s", x.measured_mean_ttft_s},
                     {"set_constants", x.set_constants}});
     if (r.has_folds) {
-      Json held = Json::object();
+      NlohmannJson held = NlohmannJson::object();
       for (std::size_t k = 0; k < kFoldKinds; ++k) {
         const FoldFigures& f = x.out_of_sample[k];
         if (f[0] > 0.0 || f[1] > 0.0 || f[2] > 0.0) {
@@ -926,14 +926,14 @@ std::string serving_report_to_json(const ServingValidationReport& r) {
   j["mape_throughput_verbatim"] = {{"throughput_per_gpu", r.verbatim_throughput.throughput},
                                     {"n_throughput_per_gpu", r.verbatim_throughput.n_throughput}};
   if (r.has_folds) {
-    Json folds = Json::array();
+    NlohmannJson folds = NlohmannJson::array();
     for (const FoldReport& f : r.folds) {
-      Json fp = Json::array();
+      NlohmannJson fp = NlohmannJson::array();
       for (const auto& m : f.per_gpu) fp.push_back(mj(m));
       folds.push_back({{"held_out", f.kind}, {"mape_all", mj(f.all)}, {"mape_per_gpu", fp}});
     }
     j["leave_one_group_out"] = folds;
-    Json consts = Json::array();
+    NlohmannJson consts = NlohmannJson::array();
     for (const RefitConstant& c : r.constants) {
       consts.push_back({{"constant", c.name}, {"data_value", c.data_value}, {"all_rows", c.all_rows},
                         {"fold_min", c.fold_min}, {"fold_max", c.fold_max}});

@@ -19,13 +19,13 @@ const char* const kDisaggFoldNames[kDisaggFoldKinds] = {"gpu", "engine", "layout
 
 namespace {
 
-using Json = nlohmann::json;
+using NlohmannJson = nlohmann::json;
 
 
-std::string str_of(const Json& j, const char* key) {
+std::string str_of(const NlohmannJson& j, const char* key) {
   return j.contains(key) && j.at(key).is_string() ? j.at(key).get<std::string>() : std::string();
 }
-double num_of(const Json& j, const char* key) {
+double num_of(const NlohmannJson& j, const char* key) {
   return j.contains(key) && j.at(key).is_number() ? j.at(key).get<double>() : 0.0;
 }
 
@@ -148,7 +148,7 @@ std::string pct(double x) {
 namespace {
 
 /** The constants the table re-sets (its "calibration" entries), each with its range. */
-std::optional<Error> read_disagg_calibration(const Json& j, const char* kFile, ModelConstants& probe,
+std::optional<Error> read_disagg_calibration(const NlohmannJson& j, const char* kFile, ModelConstants& probe,
                                              std::vector<DisaggCalibration>& cals) {
   if (j.contains("calibration") && j.at("calibration").is_array()) {
     for (const auto& c : j.at("calibration")) {
@@ -183,7 +183,7 @@ std::optional<Error> read_disagg_calibration(const Json& j, const char* kFile, M
 }
 
 /** Reads row `e` of the disaggregated table, predicts it and appends it (and its set-up). */
-std::optional<Error> read_disagg_row(const Json& e, const std::string& path, const Json& offerings,
+std::optional<Error> read_disagg_row(const NlohmannJson& e, const std::string& path, const NlohmannJson& offerings,
                                      const std::shared_ptr<Catalog>& working, DisaggValidationReport& report,
                                      std::vector<DisaggRowSetup>& setups) {
   if (!e.is_object()) return make_error(ErrorCode::kInvalidCatalog, path, "must be an object");
@@ -330,7 +330,7 @@ void run_disagg_folds(ModelConstants& k, const std::vector<DisaggCalibration>& c
 
 Result<DisaggValidationReport> run_disagg_validation(const Catalog& catalog, std::string_view text,
                                                      bool folds) {
-  const Json j = Json::parse(text.begin(), text.end(), nullptr, false);
+  const NlohmannJson j = NlohmannJson::parse(text.begin(), text.end(), nullptr, false);
   const char* const kFile = "validation-disagg.json";
   if (j.is_discarded() || !j.is_object() || !j.contains("rows") || !j.at("rows").is_array() ||
       !j.contains("offerings") || !j.at("offerings").is_object()) {

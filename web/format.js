@@ -116,7 +116,11 @@ export function localized(entry, field) {
 }
 
 /** An offering's name in the page's language (the catalog's `name_<lang>`, else the core's name). */
-export const offeringName = (r) => localized({ ...offeringOf(r), name: r.offering_name }, 'name');
+export function offeringName(r) {
+  // Only the field localized() reads: the first answer (scripts/build-web.mjs) keeps what is read.
+  const own = `name_${i18n.language()}`;
+  return localized({ name: r.offering_name, [own]: offeringOf(r)[own] }, 'name');
+}
 
 /** The label of a scenario key as the form shows it. */
 export function keyLabel(key) {

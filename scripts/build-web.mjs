@@ -133,7 +133,13 @@ const enPlugin = {
 
 // 1. The page's modules: one bundle, dynamic imports as chunks beside it (flat, so that
 //    import.meta.url-relative paths such as gen/ and i18n/ resolve as they do in web/).
-const js = await esbuild.build({
+//    The views a user opens later (LAZY) are chunks of their own code only: what they import
+//    from the bundle's modules they take from app.js (its export __shared: those modules'
+//    namespaces), so the bundle stays one file (esbuild's splitting would cut the modules they
+//    share with it into chunks of their own, fetched by every cold load and compressed apart).
+const LAZY = ['formula-dialog.js', 'export-files.js', 'calibrate-files.js', 'sections/accuracy.js'];
+const lazyFiles = new Map(LAZY.map((f) => [path.join(src, f), null]));  // source -> chunk name
+const mainBuild = (plugins, write) => esbuild.build({
   entryPoints: [path.join(src, 'app.js')],
   outdir: out,
   bundle: true,
@@ -146,11 +152,85 @@ const js = await esbuild.build({
   chunkNames: '[name]-[hash]',
   metafile: true,
   logLevel: 'warning',
-  plugins: [enPlugin],
+  write,
+  plugins: [enPlugin, {
+    name: 'lazy-views-external',
+    setup(b) {
+      b.onResolve({ filter: /^\./ }, (a) => {
+        const file = path.resolve(a.resolveDir, a.path);
+        if (!lazyFiles.has(file)) return undefined;
+        if (a.kind !== 'dynamic-import') throw new Error(`page build: ${path.relative(src, file)} is a lazy view: import() it only`);
+        return { path: `./${lazyFiles.get(file) || path.basename(file)}`, external: true };
+      });
+    },
+  }, ...plugins],
 });
+// What the lazy views import from the bundle's modules: bundled module -> names, read from the
+// sources (`import { a, b as c } from './x.js'`; `import * as x from './x.js'` and each `x.name`),
+// through the modules a view bundles itself.
+const graph = await mainBuild([], false);
+const bundled = new Set(Object.keys(graph.metafile.inputs).map((f) => path.resolve(f)).filter((f) => f.endsWith('.js')));
+const exportsOf = (file) => new Set([...fs.readFileSync(file, 'utf8')
+  .matchAll(/^export\s+(?:async\s+)?(?:function\*?|const|class)\s+([\w$]+)/gm)].map((m) => m[1]));
+const needed = new Map();
+const need = (target, names) => {
+  if (!needed.has(target)) needed.set(target, new Set());
+  for (const n of names) needed.get(target).add(n);
+};
+const walkImports = (file, seen = new Set()) => {
+  if (seen.has(file)) return;
+  seen.add(file);
+  const code = fs.readFileSync(file, 'utf8');
+  for (const m of code.matchAll(/^import\s+(?:\{([^}]*)\}|\*\s+as\s+([\w$]+))\s+from\s+'(\.[^']+)';/gm)) {
+    const target = path.resolve(path.dirname(file), m[3]);
+    if (!bundled.has(target)) { walkImports(target, seen); continue; }
+    need(target, m[1] !== undefined ? m[1].split(',').map((x) => x.trim().split(/\s+as\s+/)[0]).filter(Boolean)
+      : [...code.matchAll(new RegExp(`(?<![\\w$./'"])${m[2].replace('$', '\\$')}\\.([\\w$]+)`, 'g'))].map((x) => x[1])
+        .filter((n) => exportsOf(target).has(n)));
+  }
+};
+for (const file of lazyFiles.keys()) walkImports(file);
+const shared = new Map([...needed.keys()].map((f, i) => [f, `m${i}`]));  // bundled module -> its key in __shared
+for (const file of lazyFiles.keys()) {
+  const lazy = await esbuild.build({
+    entryPoints: [file], bundle: true, format: 'esm', minify: true, target: TARGET, charset: 'utf8',
+    legalComments: 'none', write: false, outfile: path.join(out, path.basename(file)), logLevel: 'warning',
+    plugins: [enPlugin, {
+      name: 'bundled-modules-from-app',
+      setup(b) {
+        b.onResolve({ filter: /^\.\/app\.js$/, namespace: 'app-shared' }, () => ({ path: './app.js', external: true }));
+        b.onResolve({ filter: /^\./ }, (a) => {
+          const target = path.resolve(a.resolveDir, a.path);
+          return bundled.has(target) ? { path: target, namespace: 'app-shared' } : undefined;
+        });
+        b.onLoad({ filter: /.*/, namespace: 'app-shared' }, (a) => ({ loader: 'js',
+          contents: `import { __shared } from './app.js';\nexport const { ${[...(needed.get(a.path) || [])].join(', ')} } = __shared.${shared.get(a.path)};` }));
+      },
+    }],
+  });
+  const code = lazy.outputFiles[0].contents;
+  const name = `${path.basename(file, '.js')}-${crypto.createHash('sha256').update(code).digest('hex').slice(0, 8).toUpperCase()}.js`;
+  lazyFiles.set(file, name);
+  fs.writeFileSync(path.join(out, name), code);
+}
+const appFile = path.join(src, 'app.js');
+const js = await mainBuild([{
+  name: 'app-exports-shared',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]app\.js$/ }, (a) => {
+      if (path.resolve(a.path) !== appFile) return undefined;
+      // Plain objects of the names the views use (no module namespace: esbuild's helper for those
+      // would be a chunk of its own); the bundle's modules export no `let`, so values are final.
+      const modules = [...shared].map(([f, key]) => [f, key, [...needed.get(f)]]);
+      const imports = modules.map(([f, key, names]) => `import { ${names.map((n) => `${n} as ${key}_${n}`).join(', ')} } from ${JSON.stringify(`./${path.relative(src, f).split(path.sep).join('/')}`)};`);
+      const objects = modules.map(([, key, names]) => `${key}: { ${names.map((n) => `${n}: ${key}_${n}`).join(', ')} }`);
+      return { contents: `${fs.readFileSync(appFile, 'utf8')}\n${imports.join('\n')}\nexport const __shared = { ${objects.join(', ')} };\n`, loader: 'js', resolveDir: src };
+    });
+  },
+}], true);
 const appOut = Object.entries(js.metafile.outputs).find(([, o]) => o.entryPoint)[1];
 // Chunks app.js imports statically (shared code) are preloaded; dynamic ones are not.
-const staticChunks = appOut.imports.filter((i) => i.kind === 'import-statement').map((i) => path.basename(i.path));
+const staticChunks = appOut.imports.filter((i) => i.kind === 'import-statement' && !i.external).map((i) => path.basename(i.path));
 
 // 2. The stylesheet, the host pages' embed.js and the Emscripten glue, each minified alone.
 await esbuild.build({

@@ -77,7 +77,18 @@ function apply({ evaluation, inputs }) {
   performance.measure('gpucalc:render', { start: t0, end: performance.now() });
 }
 
+// A training run's strings (i18n/training/) are fetched the first time one is shown.
+let trainingStrings = null;
+let trainingLoaded = false;
+/** Null when `evaluation` can be drawn now, else the promise of the strings it needs. */
+function stringsFor(evaluation) {
+  if (evaluation.workload === 'inference' || trainingLoaded) return null;
+  if (!trainingStrings) trainingStrings = i18n.loadPart('training').catch(() => { /* the keys show */ }).then(() => { trainingLoaded = true; });
+  return trainingStrings;
+}
+
 /** The form changed: ask the core, show the result or the error next to its field. */
+let updates = 0;
 function update() {
   const t0 = performance.now();
   let computed;
@@ -91,7 +102,11 @@ function update() {
     return;
   }
   clearErrors();
-  figuresFirst(() => apply(computed));
+  const seq = ++updates;
+  const strings = stringsFor(computed.evaluation);
+  // A later edit's result wins over one still waiting for its strings.
+  if (strings) strings.then(() => { if (seq === updates) figuresFirst(() => apply(computed)); });
+  else figuresFirst(() => apply(computed));
   scheduleUrl();
   performance.measure('gpucalc:update', { start: t0, end: performance.now() });
 }
@@ -127,6 +142,7 @@ function bindControls() {
     state.weightsChosen = false;
     const computed = evaluateText('v=1');
     clearErrors();
+    updates++;
     apply(computed);
     writeForm(computed.inputs);
     scheduleUrl();
@@ -253,6 +269,7 @@ async function start() {
   }
   renderPresets(computed.inputs.get('model'));
   // The form and results are laid out once, filled (style.css hides them until then).
+  await stringsFor(computed.evaluation);
   document.documentElement.classList.add('live');
   apply(computed);
   // A chosen offering's name cut in its select is shown whole under it, measured once the first

@@ -137,7 +137,7 @@ const enPlugin = {
 //    from the bundle's modules they take from app.js (its export __shared: those modules'
 //    namespaces), so the bundle stays one file (esbuild's splitting would cut the modules they
 //    share with it into chunks of their own, fetched by every cold load and compressed apart).
-const LAZY = ['formula-dialog.js', 'export-files.js', 'calibrate-files.js', 'sections/accuracy.js'];
+const LAZY = ['formula-dialog.js', 'export-files.js', 'calibrate-files.js', 'catalog-files.js', 'sections/accuracy.js'];
 const lazyFiles = new Map(LAZY.map((f) => [path.join(src, f), null]));  // source -> chunk name
 const mainBuild = (plugins, write) => esbuild.build({
   entryPoints: [path.join(src, 'app.js')],

@@ -11,7 +11,7 @@ import { evaluateText, computeSweeps, fragmentText, scheduleUrl, shareUrl, onUrl
 import { afterFirstPaint, isPainted, firstResultDrawn, memo, redrawAll, observeChartWidths, whenIdle, figuresFirst, layOut } from './schedule.js';
 import { readForm, writeForm, renderOfferingRows, showCutNames, renderModelOptions, addOffering, syncWorkloadFields,
   clearErrors, showFieldError, setStale, showNotice } from './form.js';
-import { errorText } from './format.js';
+import { errorText, loadErrorStrings } from './format.js';
 import { renderPresets, markPresets, hideUnknownKeys } from './form-presets.js';
 import { learnTracedFields, openFormula } from './formula.js';
 import { bindActions } from './actions.js';
@@ -96,9 +96,15 @@ function update() {
     computed = evaluateText(readForm());
   } catch (e) {
     if (!(e instanceof gpucalc.GpucalcError)) throw e;
-    clearErrors();
-    showFieldError(e);
+    const seq = ++updates;
     setStale(true);
+    // Shown once the words of errors are here, unless a later edit came first.
+    loadErrorStrings().then(() => {
+      if (seq !== updates) return;
+      clearErrors();
+      showFieldError(e);
+      setStale(true);
+    });
     return;
   }
   clearErrors();
@@ -182,11 +188,12 @@ function bindControls() {
 }
 
 /** The scenario a link opened on: its valid keys, each bad one marked at its field and named. */
-function openLink(text) {
+async function openLink(text) {
   const { scenario, errors, evaluation } = decodeLenient(text);
   const computed = evaluation ? { evaluation, inputs: inputsOf(evaluation) } : evaluateText(scenario);
   state.linkErrors = errors;
   if (errors.length) {
+    await loadErrorStrings();
     const future = errors.find((e) => e.code === 'unsupported_version');
     const message = errors.map(errorText).join(t('list_sep'));
     showNotice(future ? t('notice_future_link', { message }) : t('notice_bad_link', { message }));
@@ -257,7 +264,7 @@ async function start() {
 
   const fromLink = fragmentText();
   state.weightsChosen = /(^|&)weights=/.test(fromLink);
-  let computed = fromLink ? openLink(fromLink) : evaluateText('v=1');
+  let computed = fromLink ? await openLink(fromLink) : evaluateText('v=1');
   state.inputs = computed.inputs;
   writeForm(computed.inputs);
   if (state.offeringFilter) {

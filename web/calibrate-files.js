@@ -6,7 +6,7 @@ import * as i18n from './i18n.js';
 import { t } from './i18n.js';
 import { $, table, setText } from './dom.js';
 import { state, hooks } from './state.js';
-import { errorText } from './format.js';
+import { errorText, loadErrorStrings } from './format.js';
 import { store, useDocument } from './calibrate.js';
 
 const MAX_FILE_BYTES = 64 << 20;  // the core's limit (kMaxBenchFileBytes)
@@ -55,6 +55,7 @@ export async function calibrate(fileList) {
     hooks.update();
   } catch (e) {
     if (!(e instanceof gpucalc.GpucalcError)) throw e;
+    await loadErrorStrings();
     // A file's error names the file, line and field (data, shown as the core wrote it); an
     // error of a scenario key is worded like the form's.
     const inFile = /[:.]/.test(e.field) || e.field === 'pasted';

@@ -5,7 +5,7 @@ import * as i18n from './i18n.js';
 import { t } from './i18n.js';
 import { $ } from './dom.js';
 import { state, hooks } from './state.js';
-import { errorText } from './format.js';
+import { errorText, loadErrorStrings } from './format.js';
 import { renderModelOptions } from './form.js';
 import { loadCatalogText } from './catalog.js';
 
@@ -24,6 +24,7 @@ export async function importModel() {
     hooks.update();
   } catch (e) {
     if (!(e instanceof gpucalc.GpucalcError)) throw e;
+    await loadErrorStrings();
     err.textContent = errorText(e);
     err.hidden = false;
   }

@@ -6,7 +6,7 @@ import * as i18n from './i18n.js';
 import { t } from './i18n.js';
 import { $ } from './dom.js';
 import { state, query, embedded, hooks } from './state.js';
-import { errorText } from './format.js';
+import { errorText, loadErrorStrings } from './format.js';
 import { renderModelOptions, renderOfferingRows, showNotice } from './form.js';
 
 export function refreshCatalog() {
@@ -34,6 +34,7 @@ export async function loadCatalogText(text, name, errEl, okEl, trust = 'price_li
     return true;
   } catch (e) {
     if (!(e instanceof gpucalc.GpucalcError)) throw e;
+    await loadErrorStrings();
     if (errEl) { errEl.textContent = errorText(e); errEl.hidden = false; }
     else showNotice(t('pricelist_failed', { name, message: errorText(e) }));
     return false;

@@ -155,6 +155,14 @@ function crossKeyRule(p) {
   return '';
 }
 
+// The words of errors (i18n/errors/: the error_* and rule_* strings) are fetched the first time
+// an error is shown: errorText() is called once loadErrorStrings() has resolved.
+let errorStrings = null;
+export function loadErrorStrings() {
+  if (!errorStrings) errorStrings = i18n.loadPart('errors').catch(() => { /* the keys show */ });
+  return errorStrings;
+}
+
 /**
  * An error of the core as a sentence of the page's language, naming the field: words from the
  * core's code, the key's schema row and the error's numbers; the value a link carried, where

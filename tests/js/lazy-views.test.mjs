@@ -16,7 +16,7 @@ const built = webRoot.endsWith(path.join('build', 'web-dist'));
 // A chunk's name in the built page (name-HASH.js) or the source's file.
 const LAZY = ['formula-dialog', 'export-files', 'calibrate-files', 'catalog-files', 'accuracy'];
 const chunk = (name) => new RegExp(`/${name}(-[A-Z0-9]+)?\\.js$`);
-const PARTS = ['formula', 'calibrate', 'accuracy', 'training'];
+const PARTS = ['formula', 'calibrate', 'accuracy', 'training', 'errors'];
 // Every key of the parts' dictionaries: none may show as text.
 const partKeys = PARTS.flatMap((p) => Object.keys(JSON.parse(fs.readFileSync(path.join(repo, `web/i18n/${p}/en.json`), 'utf8'))));
 

@@ -274,6 +274,29 @@ TEST_CASE("disaggregated: the per-sequence cost of DP attention falls on its ran
   CHECK(dpa1.decode.engine_s > dpa0.decode.engine_s);
 }
 
+TEST_CASE("disaggregated: with MTP each verified token on a DP-attention rank pays dpa_sequence_overhead_s") {
+  // One draft token: the verify step carries two tokens per sequence, so the per-rank term is
+  // twice the one-token figure at the same batch (the rows without MTP set it, one per sequence).
+  ServingContext c = context_on("ref-8x-b200-hyperscaler", "v=1&model=deepseek-v3&weights=fp8&input=922&output=922&mtp=1");
+  REQUIRE(c.mtp_draft_tokens == 1);
+  ModelConstants k = *c.constants;
+  k.dpa_sequence_overhead_s = 2e-4;
+  c.constants = &k;
+  const DisaggLayout l{Parallel{8, 8, true}, 1, Parallel{8, 8, true}, 2};
+  const DisaggPoint p = serve_disaggregated(c, l, 512);
+  REQUIRE(p.fits);
+  const double rate = p.output_tokens_per_s / c.output_tokens;
+  const double decoding = rate * (p.first_decode_step_s + (c.output_tokens - 1.0) * p.tpot_s) / 2.0;
+  REQUIRE(decoding > 8.0);
+  ServingContext u = c;
+  u.mixes_prefill = false;
+  const StepBreakdown kernels = step_cost(u, l.decode, decoding, 2.0, 921.6 * 1.5, true);
+  const double per_token = 2e-4 * decoding * 2.0 / 8.0;
+  CHECK(p.decode.total_s == doctest::Approx(kernels.total_s + per_token).epsilon(2e-3));
+  // The per-sequence reading would leave half of it out: far outside the loop's 0.1 % stop.
+  CHECK(p.decode.total_s > (kernels.total_s + per_token / 2.0) * 1.01);
+}
+
 TEST_CASE("FP4 experts on B200 run FlashInfer's fused MoE kernel: one launch, fewer small kernels") {
   // kernels.json fp4_fused_moe (engines.md 4): the routed experts' grouped GEMM is one kernel
   // of 13.2 us, and it holds 5 of the 7 small MoE kernels; FP8 keeps the two GEMM launches.

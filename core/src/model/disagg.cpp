@@ -28,14 +28,18 @@ constexpr int kDecodeRounds = 3;
 
 
 /** A decode worker's step at `sequences` sequences: the step model's, plus with data-parallel
- *  attention dpa_sequence_overhead_s for each sequence on a rank (data/performance.json: per
- *  sequence work on every DP-attention rank that the step's kernels do not count; set against
- *  validation-disagg.json and re-set in every fold). */
+ *  attention dpa_sequence_overhead_s for each token the step verifies on a rank (data/
+ *  performance.json: work on every DP-attention rank that the step's kernels do not count; set
+ *  against validation-disagg.json's rows without MTP, one token per sequence, and re-set in
+ *  every fold). With speculative decoding the verify step carries 1 + draft tokens per sequence
+ *  through every layer, gathered, dispatched and sampled like any other token, so each of them
+ *  pays it (`query`); the draft passes' own share is left out (one MTP layer of the 61). */
 StepBreakdown pool_decode_step(const ServingContext& c, const Parallel& p, double sequences,
                                double query, double context) {
   StepBreakdown b = step_cost(c, p, sequences, query, context, true);
   if (p.dpa) {
-    const double extra = c.constants->dpa_sequence_overhead_s * sequences / std::max(1, p.gpus());
+    const double extra =
+        c.constants->dpa_sequence_overhead_s * sequences * std::max(1.0, query) / std::max(1, p.gpus());
     b.engine_s += extra;
     b.total_s += extra;
   }

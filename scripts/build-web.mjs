@@ -6,7 +6,8 @@
 //
 //   app.js (+ every module it imports, i18n/en.json inlined)  -> app.js, minified ES module;
 //     modules loaded with import() stay separate chunks, fetched only when imported
-//     (embed-frame.js: the embed view, catalog=opener)
+//     (embed-frame.js: the embed view, catalog=opener; the views in LAZY: chunks of their own
+//     code only, which take the bundle's modules from app.js's export __shared)
 //   style.css                     -> minified
 //   embed.js                      -> minified classic script (host pages load it, async, any time)
 //   gen/gpucalc_wasm_page.mjs, gen/gpucalc_wasm.mjs -> minified (the Emscripten glue of the page's
@@ -17,7 +18,8 @@
 //                                    preload first; indentation dropped; the English strings
 //                                    it carries are not repeated in the bundle's en.json;
 //                                    the default scenario's result (the first answer, drawn
-//                                    before the module loads) in a JSON data block
+//                                    before the module loads) in a JSON data block, only the
+//                                    paths the page reads to draw it
 //   favicon.png, oembed.json (minified) -> copied (web/EMBED.md is the hoster's guide, not part
 //                                    of the page: it does not ship)
 //

@@ -1,9 +1,9 @@
 // The views a user opens later, in headless Chromium: a cold load of the default view fetches
 // none of their code or strings (the formula dialog, the CSV/JSON export, the calibrate panel,
-// the user's own model or price list, the accuracy tables, a training run's strings); each
-// fetches its own the first time it opens
-// and draws in words, never a dictionary key, in English and Chinese; a link opening on a
-// training run draws it right on its first load. Screenshots: build/screenshots/lazy-*.png.
+// the user's own model or price list, the accuracy tables, the words of a training run and of
+// errors); each fetches its own the first time it opens and draws in words, never a dictionary
+// key, in English and Chinese; a link opening on a training run draws it right on its first
+// load. Screenshots: build/screenshots/lazy-*.png.
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

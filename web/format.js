@@ -169,6 +169,9 @@ export function loadErrorStrings() {
  * known. Errors outside the scenario (a catalog file) keep the core's sentence in English.
  */
 export function errorText(error) {
+  // The error strings could not be fetched (offline since the page loaded): the core's own
+  // sentence, in English, still names the field and the value.
+  if (!i18n.has('error_for_key')) return error.field ? `${error.field}: ${error.message}` : error.message;
   const field = (error.field || '').replace(/\[.*$/, '');
   const info = field && keyInfo(field);
   const got = typeof error.value === 'string' ? t('error_got', { value: error.value }) : '';

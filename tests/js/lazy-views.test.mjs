@@ -109,3 +109,17 @@ test('a link opening on a training run draws it on its first load, and an edit i
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('when the error strings cannot be fetched, an error still names its field and value', async () => {
+  const context = await suite.context.browser().newContext({ locale: 'zh-CN', viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  await page.route('**/i18n/errors/**', (route) => route.abort());
+  await page.goto(`${suite.calc.url}?lang=zh#v=1&users=abc&context=4096`);
+  await page.waitForSelector('html.ready', { timeout: 30000 });
+  await until(page, () => (document.getElementById('err-users')?.textContent || '').includes('abc'));
+  const shown = await page.locator('#err-users').textContent();
+  assert.ok(shown.includes('users') && shown.includes('abc'), shown);
+  assert.deepEqual(await keysShown(page, 'main', partKeys), []);
+  assert.equal(await page.inputValue('#in-context'), '4096', 'the other inputs are kept');
+  await context.close();
+});

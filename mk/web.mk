@@ -11,7 +11,8 @@
 #                   the modules embed data/ stripped by scripts/embed-data.mjs)
 #   make test-web   the built page in headless Chromium (tests/js/browser.test.mjs, interactivity.test.mjs, buyer.test.mjs, answer.test.mjs,
 #                   trust.test.mjs,
-#                   calibrate.test.mjs, projected.test.mjs, layout.test.mjs, first-answer.test.mjs)
+#                   calibrate.test.mjs, projected.test.mjs, layout.test.mjs, first-answer.test.mjs,
+#                   lazy-views.test.mjs)
 #   make perf-web   transfer size, first answer and live result painted, update time (headless
 #                   Chromium); with perf-wasm first (`make perf`) it prints every page figure in one block
 #   make perf-wasm  the page's call (decode + evaluate + JSON) natively and in the module (node)
@@ -75,6 +76,7 @@ test-web: web-dist web-node-modules
 	node --test tests/js/projected.test.mjs
 	node --test tests/js/layout.test.mjs
 	node --test tests/js/first-answer.test.mjs
+	node --test tests/js/lazy-views.test.mjs
 
 perf-web: web-dist web-node-modules
 	node tests/js/bench.mjs

@@ -6,7 +6,8 @@
 //
 //   app.js (+ every module it imports, i18n/en.json inlined)  -> app.js, minified ES module;
 //     modules loaded with import() stay separate chunks, fetched only when imported
-//     (embed-frame.js: the embed view, catalog=opener)
+//     (embed-frame.js: the embed view, catalog=opener; the views in LAZY: chunks of their own
+//     code only, which take the bundle's modules from app.js's export __shared)
 //   style.css                     -> minified
 //   embed.js                      -> minified classic script (host pages load it, async, any time)
 //   gen/gpucalc_wasm_page.mjs, gen/gpucalc_wasm.mjs -> minified (the Emscripten glue of the page's
@@ -17,7 +18,8 @@
 //                                    preload first; indentation dropped; the English strings
 //                                    it carries are not repeated in the bundle's en.json;
 //                                    the default scenario's result (the first answer, drawn
-//                                    before the module loads) in a JSON data block
+//                                    before the module loads) in a JSON data block, only the
+//                                    paths the page reads to draw it
 //   favicon.png, oembed.json (minified) -> copied (web/EMBED.md is the hoster's guide, not part
 //                                    of the page: it does not ship)
 //
@@ -133,7 +135,13 @@ const enPlugin = {
 
 // 1. The page's modules: one bundle, dynamic imports as chunks beside it (flat, so that
 //    import.meta.url-relative paths such as gen/ and i18n/ resolve as they do in web/).
-const js = await esbuild.build({
+//    The views a user opens later (LAZY) are chunks of their own code only: what they import
+//    from the bundle's modules they take from app.js (its export __shared: those modules'
+//    namespaces), so the bundle stays one file (esbuild's splitting would cut the modules they
+//    share with it into chunks of their own, fetched by every cold load and compressed apart).
+const LAZY = ['formula-dialog.js', 'export-files.js', 'calibrate-files.js', 'catalog-files.js', 'sections/accuracy.js'];
+const lazyFiles = new Map(LAZY.map((f) => [path.join(src, f), null]));  // source -> chunk name
+const mainBuild = (plugins, write) => esbuild.build({
   entryPoints: [path.join(src, 'app.js')],
   outdir: out,
   bundle: true,
@@ -146,11 +154,85 @@ const js = await esbuild.build({
   chunkNames: '[name]-[hash]',
   metafile: true,
   logLevel: 'warning',
-  plugins: [enPlugin],
+  write,
+  plugins: [enPlugin, {
+    name: 'lazy-views-external',
+    setup(b) {
+      b.onResolve({ filter: /^\./ }, (a) => {
+        const file = path.resolve(a.resolveDir, a.path);
+        if (!lazyFiles.has(file)) return undefined;
+        if (a.kind !== 'dynamic-import') throw new Error(`page build: ${path.relative(src, file)} is a lazy view: import() it only`);
+        return { path: `./${lazyFiles.get(file) || path.basename(file)}`, external: true };
+      });
+    },
+  }, ...plugins],
 });
+// What the lazy views import from the bundle's modules: bundled module -> names, read from the
+// sources (`import { a, b as c } from './x.js'`; `import * as x from './x.js'` and each `x.name`),
+// through the modules a view bundles itself.
+const graph = await mainBuild([], false);
+const bundled = new Set(Object.keys(graph.metafile.inputs).map((f) => path.resolve(f)).filter((f) => f.endsWith('.js')));
+const exportsOf = (file) => new Set([...fs.readFileSync(file, 'utf8')
+  .matchAll(/^export\s+(?:async\s+)?(?:function\*?|const|class)\s+([\w$]+)/gm)].map((m) => m[1]));
+const needed = new Map();
+const need = (target, names) => {
+  if (!needed.has(target)) needed.set(target, new Set());
+  for (const n of names) needed.get(target).add(n);
+};
+const walkImports = (file, seen = new Set()) => {
+  if (seen.has(file)) return;
+  seen.add(file);
+  const code = fs.readFileSync(file, 'utf8');
+  for (const m of code.matchAll(/^import\s+(?:\{([^}]*)\}|\*\s+as\s+([\w$]+))\s+from\s+'(\.[^']+)';/gm)) {
+    const target = path.resolve(path.dirname(file), m[3]);
+    if (!bundled.has(target)) { walkImports(target, seen); continue; }
+    need(target, m[1] !== undefined ? m[1].split(',').map((x) => x.trim().split(/\s+as\s+/)[0]).filter(Boolean)
+      : [...code.matchAll(new RegExp(`(?<![\\w$./'"])${m[2].replace('$', '\\$')}\\.([\\w$]+)`, 'g'))].map((x) => x[1])
+        .filter((n) => exportsOf(target).has(n)));
+  }
+};
+for (const file of lazyFiles.keys()) walkImports(file);
+const shared = new Map([...needed.keys()].map((f, i) => [f, `m${i}`]));  // bundled module -> its key in __shared
+for (const file of lazyFiles.keys()) {
+  const lazy = await esbuild.build({
+    entryPoints: [file], bundle: true, format: 'esm', minify: true, target: TARGET, charset: 'utf8',
+    legalComments: 'none', write: false, outfile: path.join(out, path.basename(file)), logLevel: 'warning',
+    plugins: [enPlugin, {
+      name: 'bundled-modules-from-app',
+      setup(b) {
+        b.onResolve({ filter: /^\.\/app\.js$/, namespace: 'app-shared' }, () => ({ path: './app.js', external: true }));
+        b.onResolve({ filter: /^\./ }, (a) => {
+          const target = path.resolve(a.resolveDir, a.path);
+          return bundled.has(target) ? { path: target, namespace: 'app-shared' } : undefined;
+        });
+        b.onLoad({ filter: /.*/, namespace: 'app-shared' }, (a) => ({ loader: 'js',
+          contents: `import { __shared } from './app.js';\nexport const { ${[...(needed.get(a.path) || [])].join(', ')} } = __shared.${shared.get(a.path)};` }));
+      },
+    }],
+  });
+  const code = lazy.outputFiles[0].contents;
+  const name = `${path.basename(file, '.js')}-${crypto.createHash('sha256').update(code).digest('hex').slice(0, 8).toUpperCase()}.js`;
+  lazyFiles.set(file, name);
+  fs.writeFileSync(path.join(out, name), code);
+}
+const appFile = path.join(src, 'app.js');
+const js = await mainBuild([{
+  name: 'app-exports-shared',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]app\.js$/ }, (a) => {
+      if (path.resolve(a.path) !== appFile) return undefined;
+      // Plain objects of the names the views use (no module namespace: esbuild's helper for those
+      // would be a chunk of its own); the bundle's modules export no `let`, so values are final.
+      const modules = [...shared].map(([f, key]) => [f, key, [...needed.get(f)]]);
+      const imports = modules.map(([f, key, names]) => `import { ${names.map((n) => `${n} as ${key}_${n}`).join(', ')} } from ${JSON.stringify(`./${path.relative(src, f).split(path.sep).join('/')}`)};`);
+      const objects = modules.map(([, key, names]) => `${key}: { ${names.map((n) => `${n}: ${key}_${n}`).join(', ')} }`);
+      return { contents: `${fs.readFileSync(appFile, 'utf8')}\n${imports.join('\n')}\nexport const __shared = { ${objects.join(', ')} };\n`, loader: 'js', resolveDir: src };
+    });
+  },
+}], true);
 const appOut = Object.entries(js.metafile.outputs).find(([, o]) => o.entryPoint)[1];
 // Chunks app.js imports statically (shared code) are preloaded; dynamic ones are not.
-const staticChunks = appOut.imports.filter((i) => i.kind === 'import-statement').map((i) => path.basename(i.path));
+const staticChunks = appOut.imports.filter((i) => i.kind === 'import-statement' && !i.external).map((i) => path.basename(i.path));
 
 // 2. The stylesheet, the host pages' embed.js and the Emscripten glue, each minified alone.
 await esbuild.build({
@@ -185,7 +267,8 @@ for (const f of ['favicon.png']) fs.copyFileSync(path.join(src, f), path.join(ou
 //     fields and the compared offerings' catalog entries: what the verdict and the key figures
 //     are drawn from (web/app.js draws them with the live result's code before the module has
 //     loaded). The curve's points are left out (no chart is drawn from it); the live result has
-//     them. A JSON data block: never run as script, so the page keeps its CSP.
+//     them. It ships in a JSON data block (never run as script, so the page keeps its CSP),
+//     trimmed in 3c to the fields the page reads to draw it.
 async function firstAnswer() {
   const gpucalc = await import(pathToFileURL(path.join(src, 'gpucalc.js')).href);
   await gpucalc.load({ moduleUrl: pathToFileURL(path.join(src, GLUE)).href, wasmBinary: fs.readFileSync(path.join(src, WASM)) });
@@ -195,17 +278,51 @@ async function firstAnswer() {
   for (const r of evaluation.results) {
     r.curve = [];
     // Of the curve's error bands, those of the points the verdict and the cards name (the
-    // maximum-throughput and the operating point); the live result has the others (~1 KB gzip).
+    // maximum-throughput and the operating point); the live result has the others.
     const named = new Set([r.max_throughput_point, r.interactivity_point].map((p) => p && p.error_band_index));
     if (Array.isArray(r.curve_error_bands)) r.curve_error_bands = r.curve_error_bands.map((b, i) => (named.has(i) ? b : null));
   }
-  const answer = {
+  return {
     evaluation,
     units: Object.fromEntries(gpucalc.resultFields().filter((f) => fields.has(f.name)).map((f) => [f.name, f.unit])),
     offerings: gpucalc.catalog('offerings').filter((o) => compared.has(o.id)),
   };
-  // "<" escaped: the block's text cannot close its element.
-  return `<script type="application/json" id="first-answer">${JSON.stringify(answer).replace(/</g, '\\u003c')}</script>`;
+}
+// "<" escaped: the block's text cannot close its element.
+const answerBlock = (answer) => `<script type="application/json" id="first-answer">${JSON.stringify(answer).replace(/</g, '\\u003c')}</script>`;
+
+// Run in the page before its scripts (3c): JSON.parse of the first-answer block returns the
+// answer behind proxies that note each path the page reads ("/evaluation/results/*/model",
+// array indices as "*"; "/**" where it lists an object's keys: kept whole).
+const RECORD_READS = () => {
+  const parse = JSON.parse;
+  const used = new Set();
+  window.firstAnswerReads = used;
+  const index = (t, k) => Array.isArray(t) && /^\d+$/.test(k);
+  const wrap = (v, p) => (v === null || typeof v !== 'object' ? v : new Proxy(v, {
+    get(t, k, r) {
+      if (typeof k === 'symbol' || (Array.isArray(t) && !index(t, k))) return Reflect.get(t, k, r);
+      const q = `${p}/${index(t, k) ? '*' : k}`;
+      used.add(q);
+      return wrap(t[k], q);
+    },
+    has(t, k) { if (typeof k !== 'symbol') used.add(`${p}/${index(t, k) ? '*' : k}`); return k in t; },
+    ownKeys(t) { used.add(`${p}/**`); return Reflect.ownKeys(t); },
+  }));
+  JSON.parse = function (text, ...rest) {
+    const value = parse.call(this, text, ...rest);
+    const box = document.getElementById('first-answer');
+    return box && text === box.textContent ? wrap(value, '') : value;
+  };
+};
+
+/** `value` with only the paths in `used` (RECORD_READS): every element of an array read, an
+ *  object whose keys were listed whole. */
+function keepRead(value, used, p = '') {
+  if (used.has(`${p}/**`) || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((x) => keepRead(x, used, `${p}/*`));
+  return Object.fromEntries(Object.entries(value).filter(([k]) => used.has(`${p}/${k}`))
+    .map(([k, v]) => [k, keepRead(v, used, `${p}/${k}`)]));
 }
 
 // 3c. The first answer in the markup: the verdict and key figures as app.js draws them from the
@@ -215,34 +332,64 @@ async function firstAnswer() {
 //     before app.js (a deferred module) has loaded, and without JavaScript. web/first-paint.js
 //     removes the class where the page opens on another answer; the live result is drawn over
 //     the same nodes. The words are English (zh: app.js draws them from the JSON block).
+//     The block keeps what the page read to draw it, in English at 1280 px and in Chinese at
+//     390 px (the units: those of the result fields kept), and must draw the same text in both.
 const PRERENDERED = [
   ['<p id="verdict-summary" class="summary" elementtiming="first-result"></p>', 'verdict-summary'],
   ['<div id="verdict" class="verdict"></div>', 'verdict'],
   ['<div id="keyfigs" class="keyfigs"></div>', 'keyfigs'],
   ['<p id="phone-summary-text"></p>', 'phone-summary-text'],
 ];
-async function prerendered(page) {
+const DRAWN_IN = [['en', 'en-US', { width: 1280, height: 900 }], ['zh', 'zh-CN', { width: 390, height: 844 }]];
+async function prerendered(page, answer) {
   const { chromium } = await import(pathToFileURL(path.join(repo, 'tests/js/node_modules/playwright-core/index.mjs')).href)
     .catch(() => { throw new Error('page build: playwright-core is missing (make web-node-modules)'); });
   const { startServer } = await import('./serve.mjs');
   const { server, url } = await startServer({ root: out, port: 0 });
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
-  try {
-    const tab = await (await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } })).newPage();
-    await tab.route(`**/${WASM}`, (route) => route.abort());
-    await tab.goto(`${url}?lang=en`);
-    for (let i = 0; !(await tab.evaluate(() => performance.getEntriesByName('gpucalc:first-answer').length)); i++) {
-      if (i > 600) throw new Error('page build: the page drew no first answer (gpucalc:first-answer) in 30 s');
-      await tab.waitForTimeout(50);
+  // The boxes' HTML as the page draws them from `block` in each of DRAWN_IN, and what it read.
+  const draw = async (block, record) => {
+    fs.writeFileSync(path.join(out, 'index.html'), page.replace('</body>', `${block}\n</body>`));
+    const drawn = [];
+    const used = new Set();
+    for (const [lang, locale, viewport] of DRAWN_IN) {
+      const context = await browser.newContext({ locale, viewport });
+      const tab = await context.newPage();
+      if (record) await tab.addInitScript(RECORD_READS);
+      await tab.route(`**/${WASM}`, (route) => route.abort());
+      await tab.goto(`${url}?lang=${lang}`);
+      for (let i = 0; !(await tab.evaluate(() => performance.getEntriesByName('gpucalc:first-answer').length)); i++) {
+        if (i > 600) throw new Error('page build: the page drew no first answer (gpucalc:first-answer) in 30 s');
+        await tab.waitForTimeout(50);
+      }
+      drawn.push(await tab.evaluate((ids) => ids.map((id) => document.getElementById(id).innerHTML), PRERENDERED.map(([, id]) => id)));
+      if (record) for (const p of await tab.evaluate(() => [...window.firstAnswerReads])) used.add(p);
+      await context.close();
     }
-    const inner = await tab.evaluate((ids) => ids.map((id) => document.getElementById(id).innerHTML), PRERENDERED.map(([, id]) => id));
-    let filled = page.replace(/^<html lang="en">/m, '<html lang="en" class="first-answer">');
+    return { drawn, used };
+  };
+  try {
+    const whole = await draw(answerBlock(answer), true);
+    // The scenario stays too: what the answer is of (the tests compare it with the live one's).
+    const trimmed = keepRead(answer, new Set([...whole.used, '/evaluation', '/evaluation/scenario']));
+    const kept = new Set(trimmed.evaluation.results.flatMap((r) => Object.keys(r)));
+    trimmed.units = Object.fromEntries(Object.entries(answer.units).filter(([k]) => kept.has(k)));
+    const block = answerBlock(trimmed);
+    const check = await draw(block, false);
+    check.drawn.forEach((boxes, i) => boxes.forEach((inner, j) => {
+      if (inner !== whole.drawn[i][j]) {
+        throw new Error(`page build: #${PRERENDERED[j][1]} (${DRAWN_IN[i][0]}) drawn from the trimmed first answer differs from the whole one's`);
+      }
+    }));
+    const inner = whole.drawn[0];
+    let filled = page.replace(/^<html lang="en">/m, '<html lang="en" class="first-answer">').replace('</body>', `${block}\n</body>`);
     PRERENDERED.forEach(([tag, id], i) => {
       if (!filled.includes(tag) || !inner[i]) throw new Error(`page build: ${src}/index.html: no empty ${tag}, or nothing drawn in #${id}`);
       filled = filled.replace(tag, tag.replace('></', `>${inner[i]}</`));
     });
     if (!filled.includes('class="first-answer"')) throw new Error(`page build: ${src}/index.html: no <html lang="en">`);
+    console.log(`  (first answer in index.html: ${(answerBlock(answer).length / 1024).toFixed(1)} KB of JSON, ${(block.length / 1024).toFixed(1)} KB with the ${whole.used.size} paths the page reads)`);
     return filled;
   } finally {
     await browser.close();
@@ -265,9 +412,7 @@ const head = [
   '<script type="module" src="app.js"></script>',
 ].join('\n');
 html = `${html.slice(0, first)}${head}\n${html.slice(first)}`;
-html = html.replace('</body>', `${await firstAnswer()}\n</body>`);
-fs.writeFileSync(path.join(out, 'index.html'), html);
-fs.writeFileSync(path.join(out, 'index.html'), await prerendered(html));
+fs.writeFileSync(path.join(out, 'index.html'), await prerendered(html, await firstAnswer()));
 
 // 5. Checks, precompression and sizes.
 const files = [];

@@ -1,40 +1,11 @@
 // What the toolbar does: CSV and JSON export, copy link, print.
-import * as gpucalc from './gpucalc.js';
 import { t } from './i18n.js';
 import { $, h } from './dom.js';
 import { state } from './state.js';
-import { toCsv, download } from './export.js';
 import { shareUrl } from './compute.js';
-import { fieldNames } from './schema.js';
 
-/** The comparison as CSV: one row per field of the core's registry, one column per offering. */
-export function exportCsv() {
-  const ev = state.evaluation;
-  if (!ev) return;
-  const fields = fieldNames();
-  const rows = [['scenario', ev.scenario], ['capacity_basis', ev.capacity_basis], ['model', ev.model.id], []];
-  rows.push(['field', ...ev.results.map((r) => r.offering)]);
-  for (const f of fields) {
-    rows.push([f, ...ev.results.map((r) => (Array.isArray(r[f]) ? r[f].join(' ') : r[f] !== null && typeof r[f] === 'object' ? JSON.stringify(r[f]) : r[f]))]);
-  }
-  // The serving curve of each offering: one row per point.
-  const points = ev.results.flatMap((r) => (Array.isArray(r.curve) ? r.curve.map((p) => [r.offering, p]) : []));
-  if (points.length) {
-    const cols = Object.keys(points[0][1]);
-    rows.push([], ['curve_offering', ...cols]);
-    for (const [id, p] of points) rows.push([id, ...cols.map((c) => p[c])]);
-  }
-  download(`gpucalc-${ev.model.id}.csv`, 'text/csv', toCsv(rows));
-}
-
-/** The core's full result, formulas included, with the serving calibration it used (if any). */
-export function exportJson() {
-  const ev = state.evaluation;
-  if (!ev) return;
-  const traced = gpucalc.evaluate(ev.scenario, { trace: true });
-  if (state.calibration) traced.serving_calibration = state.calibration;
-  download(`gpucalc-${ev.model.id}.json`, 'application/json', `${JSON.stringify(traced, null, 2)}\n`);
-}
+// The downloads' code (export-files.js), fetched on the first click.
+const exporting = (name) => async () => (await import('./export-files.js'))[name]();
 
 export async function copyLink() {
   const url = shareUrl();
@@ -60,7 +31,7 @@ function fillEmbedSnippet() {
 export function bindActions() {
   $('embed-help').addEventListener('toggle', (e) => { if (e.target.open) fillEmbedSnippet(); });
   $('copy-link').addEventListener('click', copyLink);
-  $('export-csv').addEventListener('click', exportCsv);
-  $('export-json').addEventListener('click', exportJson);
+  $('export-csv').addEventListener('click', exporting('exportCsv'));
+  $('export-json').addEventListener('click', exporting('exportJson'));
   $('print').addEventListener('click', () => window.print());
 }

@@ -11,7 +11,7 @@ import { evaluateText, computeSweeps, fragmentText, scheduleUrl, shareUrl, onUrl
 import { afterFirstPaint, isPainted, firstResultDrawn, memo, redrawAll, observeChartWidths, whenIdle, figuresFirst, layOut } from './schedule.js';
 import { readForm, writeForm, renderOfferingRows, showCutNames, renderModelOptions, addOffering, syncWorkloadFields,
   clearErrors, showFieldError, setStale, showNotice } from './form.js';
-import { errorText } from './format.js';
+import { errorText, loadErrorStrings } from './format.js';
 import { renderPresets, markPresets, hideUnknownKeys } from './form-presets.js';
 import { learnTracedFields, openFormula } from './formula.js';
 import { bindActions } from './actions.js';
@@ -77,7 +77,18 @@ function apply({ evaluation, inputs }) {
   performance.measure('gpucalc:render', { start: t0, end: performance.now() });
 }
 
+// A training run's strings (i18n/training/) are fetched the first time one is shown.
+let trainingStrings = null;
+let trainingLoaded = false;
+/** Null when `evaluation` can be drawn now, else the promise of the strings it needs. */
+function stringsFor(evaluation) {
+  if (evaluation.workload === 'inference' || trainingLoaded) return null;
+  if (!trainingStrings) trainingStrings = i18n.loadPart('training').catch(() => { /* the keys show */ }).then(() => { trainingLoaded = true; });
+  return trainingStrings;
+}
+
 /** The form changed: ask the core, show the result or the error next to its field. */
+let updates = 0;
 function update() {
   const t0 = performance.now();
   let computed;
@@ -85,13 +96,23 @@ function update() {
     computed = evaluateText(readForm());
   } catch (e) {
     if (!(e instanceof gpucalc.GpucalcError)) throw e;
-    clearErrors();
-    showFieldError(e);
+    const seq = ++updates;
     setStale(true);
+    // Shown once the words of errors are here, unless a later edit came first.
+    loadErrorStrings().then(() => {
+      if (seq !== updates) return;
+      clearErrors();
+      showFieldError(e);
+      setStale(true);
+    });
     return;
   }
   clearErrors();
-  figuresFirst(() => apply(computed));
+  const seq = ++updates;
+  const strings = stringsFor(computed.evaluation);
+  // A later edit's result wins over one still waiting for its strings.
+  if (strings) strings.then(() => { if (seq === updates) figuresFirst(() => apply(computed)); });
+  else figuresFirst(() => apply(computed));
   scheduleUrl();
   performance.measure('gpucalc:update', { start: t0, end: performance.now() });
 }
@@ -127,6 +148,7 @@ function bindControls() {
     state.weightsChosen = false;
     const computed = evaluateText('v=1');
     clearErrors();
+    updates++;
     apply(computed);
     writeForm(computed.inputs);
     scheduleUrl();
@@ -166,11 +188,12 @@ function bindControls() {
 }
 
 /** The scenario a link opened on: its valid keys, each bad one marked at its field and named. */
-function openLink(text) {
+async function openLink(text) {
   const { scenario, errors, evaluation } = decodeLenient(text);
   const computed = evaluation ? { evaluation, inputs: inputsOf(evaluation) } : evaluateText(scenario);
   state.linkErrors = errors;
   if (errors.length) {
+    await loadErrorStrings();
     const future = errors.find((e) => e.code === 'unsupported_version');
     const message = errors.map(errorText).join(t('list_sep'));
     showNotice(future ? t('notice_future_link', { message }) : t('notice_bad_link', { message }));
@@ -241,7 +264,7 @@ async function start() {
 
   const fromLink = fragmentText();
   state.weightsChosen = /(^|&)weights=/.test(fromLink);
-  let computed = fromLink ? openLink(fromLink) : evaluateText('v=1');
+  let computed = fromLink ? await openLink(fromLink) : evaluateText('v=1');
   state.inputs = computed.inputs;
   writeForm(computed.inputs);
   if (state.offeringFilter) {
@@ -253,6 +276,7 @@ async function start() {
   }
   renderPresets(computed.inputs.get('model'));
   // The form and results are laid out once, filled (style.css hides them until then).
+  await stringsFor(computed.evaluation);
   document.documentElement.classList.add('live');
   apply(computed);
   // A chosen offering's name cut in its select is shown whole under it, measured once the first

@@ -6,30 +6,37 @@
 import * as gpucalc from './gpucalc.js';
 import * as i18n from './i18n.js';
 import { t } from './i18n.js';
-import { $, table, setText } from './dom.js';
+import { $ } from './dom.js';
 import { state, hooks, query } from './state.js';
-import { errorText } from './format.js';
 import { showNotice } from './form.js';
 import { catalogUrl } from './catalog.js';
 
 // web/first-paint.js reads the same key (a stored calibration: the page does not open on the
 // build's first answer).
 const STORAGE_KEY = 'gpucalc.servingCalibration';
-const MAX_FILE_BYTES = 64 << 20;  // the core's limit (kMaxBenchFileBytes)
 
 function stored() {
   try { return localStorage.getItem(STORAGE_KEY); } catch { return null; }
 }
 
-function store(text) {
+export function store(text) {
   try {
     if (text) localStorage.setItem(STORAGE_KEY, text); else localStorage.removeItem(STORAGE_KEY);
   } catch { /* private mode or full: the calibration lasts for this visit */ }
 }
 
+/** The calibrate panel's code (calibrate-files.js: reading files, the error table) and its
+ *  strings (i18n/calibrate/), fetched when first needed. */
+async function panel() {
+  const [m] = await Promise.all([import('./calibrate-files.js'), i18n.loadPart('calibrate')]);
+  return m;
+}
+const calibrate = async (files) => (await panel()).calibrate(files);
+export const renderCalibration = async () => (await panel()).renderCalibration();
+
 /** Loads the user's own document into the working catalog (throws GpucalcError when the core
  *  refuses it). */
-function useDocument(text) {
+export function useDocument(text) {
   gpucalc.loadCatalog(text, 'serving-calibration.json', { trust: 'user' });
   state.calibration = JSON.parse(text);
   state.calibrationSupplier = '';
@@ -49,6 +56,7 @@ export async function useSuppliedCalibration({ text, url, origin }) {
     gpucalc.loadCatalog(text, name, { trust: 'serving_calibration' });
   } catch (e) {
     if (!(e instanceof gpucalc.GpucalcError)) throw e;
+    await panel().catch(() => { /* the notice names its key */ });
     // A document's error names what it held (the core's words, as for a dropped file).
     showNotice(t('calib_supplied_failed', { origin, message: `${e.field}: ${e.message}` }));
     return false;
@@ -56,7 +64,7 @@ export async function useSuppliedCalibration({ text, url, origin }) {
   state.calibration = JSON.parse(text);
   state.calibrationSupplier = origin;
   state.catalogVersion += 1;
-  renderCalibration();
+  await renderCalibration();
   if (state.evaluation) hooks.update();
   return true;
 }
@@ -74,6 +82,7 @@ export async function loadQueryCalibration() {
     await useSuppliedCalibration({ text: await res.text(), url: url.href, origin: url.origin });
   } catch (e) {
     if (e instanceof gpucalc.GpucalcError) throw e;
+    await panel().catch(() => { /* the notice names its key */ });
     showNotice(t('calib_supplied_failed', { origin: url.origin, message: e.message }));
   }
 }
@@ -89,83 +98,7 @@ export async function restoreCalibration() {
     if (!(e instanceof gpucalc.GpucalcError) && !(e instanceof SyntaxError)) throw e;
     store(null);  // a document this build no longer accepts
   }
-  renderCalibration();
-}
-
-/** The scenario the runs are described with: every key as the form shows it (the user sees
- *  them, so they count as named), the first compared offering only. */
-function calibrationScenario() {
-  const parts = ['v=1'];
-  for (const key of ['model', 'weights', 'engine', 'tp', 'ep', 'users', 'input', 'output']) {
-    const v = state.inputs.get(key);
-    if (v !== undefined && v !== '') parts.push(`${key}=${encodeURIComponent(v)}`);
-  }
-  const first = state.compare.length ? state.compare[0].id : '';
-  if (first) parts.push(`compare=${encodeURIComponent(first)}`);
-  return parts.join('&');
-}
-
-async function filesOf(list) {
-  const files = [];
-  for (const file of list) {
-    if (file.size > MAX_FILE_BYTES) throw new gpucalc.GpucalcError({ code: 'too_large', field: file.name, message: 'is larger than 64 MB' });
-    files.push({ name: file.name, text: await file.text() });
-  }
-  return files;
-}
-
-async function calibrate(fileList) {
-  const err = $('err-calib');
-  const ok = $('ok-calib');
-  err.hidden = true;
-  ok.hidden = true;
-  try {
-    const files = await filesOf(fileList || []);
-    const pasted = $('in-calib-paste').value;
-    if (pasted.trim()) files.push({ name: 'pasted', text: pasted });
-    if (!files.length) { err.textContent = t('calib_none'); err.hidden = false; return; }
-    const today = new Date().toISOString().slice(0, 10);
-    await gpucalc.loadWhole();
-    const doc = gpucalc.calibrateServing(calibrationScenario(), files, today);
-    useDocument(doc);
-    store(doc);
-    const c = state.calibration;
-    ok.textContent = t('calib_ok', { gpu: c.gpu, engine: c.engine, n: i18n.num(c.points.length), id: c.id });
-    ok.hidden = false;
-    renderCalibration();
-    hooks.update();
-  } catch (e) {
-    if (!(e instanceof gpucalc.GpucalcError)) throw e;
-    // A file's error names the file, line and field (data, shown as the core wrote it); an
-    // error of a scenario key is worded like the form's.
-    const inFile = /[:.]/.test(e.field) || e.field === 'pasted';
-    err.textContent = t('calib_failed', { message: inFile ? `${e.field}: ${e.message}` : errorText(e) });
-    err.hidden = false;
-  }
-}
-
-/** The error before, after and out of sample, per figure, as the document states it. */
-export function renderCalibration() {
-  const c = state.calibration;
-  // A supplied calibration is shown outside the calibrate panel (the embed hides that panel),
-  // with the sentence naming its supplier.
-  const supplier = state.calibrationSupplier || '';
-  const vendor = $('calib-supplied');
-  if (vendor) {
-    vendor.hidden = !(c && supplier);
-    setText($('calib-supplied-text'), c && supplier ? t('calib_supplied', { origin: supplier, id: c.id || '' }) : '');
-  }
-  const box = supplier ? $('calib-supplied-table') : $('calib-table');
-  for (const id of ['calib-table', 'calib-supplied-table']) if ($(id) && $(id) !== box) $(id).replaceChildren();
-  if (!box) return;
-  if (!c || !c.error) { box.replaceChildren(); return; }
-  const e = c.error;
-  const rows = ['interactivity', 'throughput_per_gpu', 'ttft'].filter((m) => e.before[`n_${m}`] > 0).map((m) => ({
-    cells: [t(`calib_m_${m}`), i18n.percent(e.before[m]), i18n.percent(e.after[m]), i18n.percent(e.cross_validated[m]),
-      i18n.num(e.before[`n_${m}`])],
-  }));
-  table(box, { caption: t('calib_table'), rows, offeringColumns: false,
-    head: [t('calib_metric'), t('calib_before'), t('calib_after'), t('calib_cv', { method: t(`calib_method_${String(c.cross_validation).replace(/-/g, '_')}`) }), t('calib_points')] });
+  await renderCalibration();
 }
 
 function forget() {
@@ -176,6 +109,9 @@ function forget() {
 export function bindCalibration() {
   const drop = $('calib-drop');
   if (!drop) return;
+  // The panel's code and strings are fetched as it opens, before a file is dropped.
+  const details = drop.closest('details');
+  if (details) details.addEventListener('toggle', () => { if (details.open) panel().catch(() => { /* fetched again on use */ }); });
   $('do-calib').addEventListener('click', () => calibrate($('in-calib-files').files));
   $('in-calib-files').addEventListener('change', (e) => calibrate(e.target.files));
   $('do-calib-clear').addEventListener('click', forget);

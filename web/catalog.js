@@ -1,11 +1,12 @@
 // Catalog loading: the lists the form offers, a vendor's price list (file or `catalog=`), and a
-// pasted Hugging Face config.json. The core holds the catalog; the page keeps its listings.
+// pasted Hugging Face config.json (the user's own files: catalog-files.js). The core holds the
+// catalog; the page keeps its listings.
 import * as gpucalc from './gpucalc.js';
 import * as i18n from './i18n.js';
 import { t } from './i18n.js';
 import { $ } from './dom.js';
 import { state, query, embedded, hooks } from './state.js';
-import { errorText } from './format.js';
+import { errorText, loadErrorStrings } from './format.js';
 import { renderModelOptions, renderOfferingRows, showNotice } from './form.js';
 
 export function refreshCatalog() {
@@ -17,38 +18,9 @@ export function refreshCatalog() {
   state.gpus = gpucalc.catalog('gpus');
 }
 
-async function importModel() {
-  const err = $('err-import');
-  const ok = $('ok-import');
-  err.hidden = true; ok.hidden = true;
-  try {
-    await gpucalc.loadWhole();
-    const model = gpucalc.importHfConfig($('in-import').value, $('in-import-id').value.trim());
-    state.models = gpucalc.catalog('models');
-    renderModelOptions();
-    $('in-model').value = model.id;
-    ok.textContent = t('import_ok', { name: model.name || model.id, params: i18n.num(model.params_total / 1e9, 1) });
-    ok.hidden = false;
-    hooks.update();
-  } catch (e) {
-    if (!(e instanceof gpucalc.GpucalcError)) throw e;
-    err.textContent = errorText(e);
-    err.hidden = false;
-  }
-}
-
-/** The user's own file: it may replace any figure (GPU, model constants, error bands...); every
- *  result built on one names it (the core's `supplied_by`). */
-async function loadPriceList() {
-  const input = $('in-pricelist');
-  const file = input.files && input.files[0];
-  if (!file) return;
-  await loadCatalogText(await file.text(), file.name, $('err-pricelist'), $('ok-pricelist'), 'user');
-}
-
 /** Loads a catalog document; `trust` 'price_list' (a link's or an embedding host's list:
  *  offerings, prices and names only, the core refuses the rest) or 'user'. */
-async function loadCatalogText(text, name, errEl, okEl, trust = 'price_list') {
+export async function loadCatalogText(text, name, errEl, okEl, trust = 'price_list') {
   try {
     await gpucalc.loadWhole();
     gpucalc.loadCatalog(text, name, { trust });
@@ -62,6 +34,7 @@ async function loadCatalogText(text, name, errEl, okEl, trust = 'price_list') {
     return true;
   } catch (e) {
     if (!(e instanceof gpucalc.GpucalcError)) throw e;
+    await loadErrorStrings();
     if (errEl) { errEl.textContent = errorText(e); errEl.hidden = false; }
     else showNotice(t('pricelist_failed', { name, message: errorText(e) }));
     return false;
@@ -151,6 +124,8 @@ export async function loadQueryCatalog() {
 }
 
 export function bindCatalog() {
-  $('do-import').addEventListener('click', importModel);
-  $('in-pricelist').addEventListener('change', loadPriceList);
+  // The user's own model or price list: catalog-files.js, fetched on first use.
+  const files = (name) => async () => (await import('./catalog-files.js'))[name]();
+  $('do-import').addEventListener('click', files('importModel'));
+  $('in-pricelist').addEventListener('change', files('loadPriceList'));
 }

@@ -116,7 +116,11 @@ export function localized(entry, field) {
 }
 
 /** An offering's name in the page's language (the catalog's `name_<lang>`, else the core's name). */
-export const offeringName = (r) => localized({ ...offeringOf(r), name: r.offering_name }, 'name');
+export function offeringName(r) {
+  // Only the field localized() reads: the first answer (scripts/build-web.mjs) keeps what is read.
+  const own = `name_${i18n.language()}`;
+  return localized({ name: r.offering_name, [own]: offeringOf(r)[own] }, 'name');
+}
 
 /** The label of a scenario key as the form shows it. */
 export function keyLabel(key) {
@@ -151,12 +155,23 @@ function crossKeyRule(p) {
   return '';
 }
 
+// The words of errors (i18n/errors/: the error_* and rule_* strings) are fetched the first time
+// an error is shown: errorText() is called once loadErrorStrings() has resolved.
+let errorStrings = null;
+export function loadErrorStrings() {
+  if (!errorStrings) errorStrings = i18n.loadPart('errors').catch(() => { /* the keys show */ });
+  return errorStrings;
+}
+
 /**
  * An error of the core as a sentence of the page's language, naming the field: words from the
  * core's code, the key's schema row and the error's numbers; the value a link carried, where
  * known. Errors outside the scenario (a catalog file) keep the core's sentence in English.
  */
 export function errorText(error) {
+  // The error strings could not be fetched (offline since the page loaded): the core's own
+  // sentence, in English, still names the field and the value.
+  if (!i18n.has('error_for_key')) return error.field ? `${error.field}: ${error.message}` : error.message;
   const field = (error.field || '').replace(/\[.*$/, '');
   const info = field && keyInfo(field);
   const got = typeof error.value === 'string' ? t('error_got', { value: error.value }) : '';

@@ -29,6 +29,13 @@
 namespace {
 
 #ifdef GPUCALC_WASM_PAGE
+}  // namespace
+// The page's first module writes no formula traces (only the formula dialog and the export ask
+// for them, and they load the whole module first): linked as one optimised unit, the trace code
+// is then left out of it (about 10 KB gzip).
+bool gpucalc::traces_linked() { return false; }
+namespace {
+
 // The page's first module cannot extend its catalog (no loadCatalog or importHfConfig): it reads
 // the compiled-in default itself, without the copy the whole module's working catalog starts as
 // (a deep copy of every document, on the page's way to its first live result).

@@ -24,10 +24,12 @@ export function exportCsv() {
   download(`gpucalc-${ev.model.id}.csv`, 'text/csv', toCsv(rows));
 }
 
-/** The core's full result, formulas included, with the serving calibration it used (if any). */
-export function exportJson() {
+/** The core's full result, formulas included, with the serving calibration it used (if any):
+ *  evaluated by the whole module (the page's first one writes no traces). */
+export async function exportJson() {
   const ev = state.evaluation;
   if (!ev) return;
+  await gpucalc.loadWhole();
   const traced = gpucalc.evaluate(ev.scenario, { trace: true });
   if (state.calibration) traced.serving_calibration = state.calibration;
   download(`gpucalc-${ev.model.id}.json`, 'application/json', `${JSON.stringify(traced, null, 2)}\n`);

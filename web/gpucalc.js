@@ -186,10 +186,12 @@ function text(value, name) {
 
 /**
  * Evaluates a scenario string (`v=1&model=...`); returns the public result object
- * ({schema, scenario, capacity_basis, model, results, verdict}); `trace` adds formulas.
+ * ({schema, scenario, capacity_basis, model, results, verdict}); `trace` adds formulas, which
+ * only the whole module writes (after load({page: true}): await loadWhole() first).
  */
 export function evaluate(scenario, { trace = false } = {}) {
-  return unwrap(requireModule().evaluate(text(scenario, 'scenario'), Boolean(trace)));
+  const m = trace ? requireWhole() : requireModule();
+  return unwrap(m.evaluate(text(scenario, 'scenario'), Boolean(trace)));
 }
 
 /**

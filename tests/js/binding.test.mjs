@@ -224,8 +224,9 @@ test('validationJson: the precomputed validation summary (data/error-bands.json)
 });
 
 // The page's first module (gpucalc_wasm_page, wasm/CMakeLists.txt) is the whole one less three
-// functions: every reply the page reads before it needs them is the same, byte for byte.
-test('the page\'s first module: no loadCatalog, importHfConfig or calibrateServing; every other reply as the whole module\'s', async () => {
+// functions and the formula traces: every reply the page reads before it needs them is the same,
+// byte for byte.
+test('the page\'s first module: no loadCatalog, importHfConfig, calibrateServing or traces; every other reply as the whole module\'s', async () => {
   const instance = (name) => gpucalc.instantiate(new URL(`web/gen/${name}.mjs`, root).href,
     { wasmBinary: fs.readFileSync(new URL(`web/gen/${name}.wasm`, root)) });
   const [page, whole] = [await instance('gpucalc_wasm_page'), await instance('gpucalc_wasm')];
@@ -236,7 +237,11 @@ test('the page\'s first module: no loadCatalog, importHfConfig or calibrateServi
   const scenarios = ['v=1', 'v=1&model=deepseek-r1&users=64&interactivity=30', 'v=1&workload=lora&model=llama-3.1-8b',
     'v=1&compare=fullgpu-8x-mi355x,fullgpu-1x-h200,fullgpu-8x-h200&users=16', 'v=1&model=nope'];
   for (const s of scenarios) {
-    for (const trace of [false, true]) assert.equal(page.evaluate(s, trace), whole.evaluate(s, trace), `${s} trace=${trace}`);
+    assert.equal(page.evaluate(s, false), whole.evaluate(s, false), s);
+    // A trace: the page module refuses it (a failing scenario fails first, as in the whole one).
+    const traced = JSON.parse(page.evaluate(s, true));
+    if (s === 'v=1&model=nope') assert.equal(page.evaluate(s, true), whole.evaluate(s, true), `${s} trace`);
+    else assert.deepEqual([traced.error.code, traced.error.field], ['not_allowed', 'trace'], `${s} trace`);
     assert.equal(page.fitTable(s), whole.fitTable(s), s);
     assert.equal(page.decodeScenario(s), whole.decodeScenario(s), s);
   }
@@ -249,8 +254,10 @@ test('the page\'s first module: no loadCatalog, importHfConfig or calibrateServi
   await api.load({ page: true, wasmBinary: fs.readFileSync(new URL('web/gen/gpucalc_wasm_page.wasm', root)) });
   assert.throws(() => api.loadCatalog('{}'), (e) => e instanceof api.GpucalcError && e.code === 'not_loaded');
   const evaluated = JSON.stringify(api.evaluate('v=1'));
+  assert.throws(() => api.evaluate('v=1', { trace: true }), (e) => e instanceof api.GpucalcError && e.code === 'not_loaded');
   await api.loadWhole({ wasmBinary: fs.readFileSync(new URL('web/gen/gpucalc_wasm.wasm', root)) });
   assert.equal(JSON.stringify(api.evaluate('v=1')), evaluated);
+  assert.equal(typeof api.evaluate('v=1', { trace: true }).results[0].trace, 'object', 'the whole module traces');
   api.loadCatalog(JSON.stringify({ offerings: [{ id: 'x-8x-h200', name: 'X', provider: 'X', gpu: 'h200-sxm', gpu_count: 8,
     kind: 'server', price_usd_per_month: 1000, sources: ['test'] }] }));
   assert.ok(api.catalog('offerings').some((o) => o.id === 'x-8x-h200'));

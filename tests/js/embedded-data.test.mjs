@@ -73,6 +73,13 @@ test('the page module\'s replies are the native CLI\'s (data/ embedded whole)', 
   assert.ok(fs.existsSync(cli), `${cli}: build the native CLI first (make native), or set GPUCALC_CLI`);
   const page = await gpucalc.instantiate(new URL('web/gen/gpucalc_wasm_page.mjs', root).href,
     { wasmBinary: fs.readFileSync(new URL('web/gen/gpucalc_wasm_page.wasm', root)) });
+  // The page module writes no traces (traces_linked(): its trace code is left out): the whole
+  // module, which embeds the same files, writes them.
+  const whole = await gpucalc.instantiate(new URL('web/gen/gpucalc_wasm.mjs', root).href,
+    { wasmBinary: fs.readFileSync(new URL('web/gen/gpucalc_wasm.wasm', root)) });
+  const refused = JSON.parse(page.evaluate('v=1', true));
+  assert.equal(refused.error && refused.error.code, 'not_allowed', 'the page module refuses a trace');
+  assert.equal(refused.error.field, 'trace');
   let evaluated = 0;
   for (const s of SCENARIOS) {
     const reply = JSON.parse(page.evaluate(s, false));
@@ -83,7 +90,7 @@ test('the page module\'s replies are the native CLI\'s (data/ embedded whole)', 
     }
     same(reply, native([s]), s);
     ++evaluated;
-    same(JSON.parse(page.evaluate(s, true)), native([s, '--explain']), `${s} (trace)`);
+    same(JSON.parse(whole.evaluate(s, true)), native([s, '--explain']), `${s} (trace, whole module)`);
     same(JSON.parse(page.fitTable(s)), native(['--fit-table', s]), `${s} (fit table)`);
   }
   assert.ok(evaluated >= SCENARIOS.length - 1, 'every scenario but the last evaluates');

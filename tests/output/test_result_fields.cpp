@@ -1,4 +1,9 @@
 // The result-field registry: the JSON writer and the CSV writer list exactly its fields.
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "gpucalc/result_fields.hpp"
 #include "test_support.hpp"
 
@@ -36,6 +41,45 @@ TEST_CASE("the JSON result holds every registry field, in registry order, typed 
   REQUIRE(listed.is_array());
   CHECK(listed.size() == result_fields().size());
   CHECK(listed[0]["unit"] == "text");
+}
+
+TEST_CASE("formula_kinds: exactly the registry fields the traces of each workload kind hold") {
+  // The page marks a figure as opening its formula from these lists (its first WASM module
+  // writes no traces): each kind's list must be the registry fields the traces carry.
+  const std::vector<std::string> inference = {
+      "v=1", "v=1&model=deepseek-r1-0528&pd=1", "v=1&model=deepseek-r1-0528&pd=auto&servers=2",
+      "v=1&model=kimi-k2.5", "v=1&model=deepseek-r1-0528&mtp=1",
+      "v=1&model=llama-3.1-405b&weights=bf16&compare=fullgpu-1x-h200&servers=2",
+      "v=1&model=qwen3-235b-a22b&users=256&engine=sglang"};
+  const std::vector<std::string> training = {"v=1&model=llama-3.1-8b&workload=lora",
+                                             "v=1&workload=pretrain&model=llama-3.1-8b",
+                                             "v=1&workload=finetune&model=llama-3.1-8b",
+                                             "v=1&workload=qlora&model=llama-3.1-70b"};
+  CHECK(traces_linked());  // the native build links the trace code
+  for (const auto& [kind, scenarios] : {std::pair{std::string("inference"), inference},
+                                        std::pair{std::string("training"), training}}) {
+    std::set<std::string> traced;
+    for (const auto& s : scenarios) {
+      auto ev = evaluate_text(default_catalog(), s, true);
+      REQUIRE_MESSAGE(ev.ok(), s);
+      for (const auto& r : ev.value().results) {
+        for (const auto& e : r.trace) traced.insert(e.field);
+      }
+    }
+    for (const auto& f : result_fields()) {
+      const char* kinds = formula_kinds(f.name);
+      const bool listed = kinds != nullptr && (std::string(kinds) == "all" || kind == kinds);
+      CHECK_MESSAGE(listed == (traced.count(f.name) > 0), kind << ": " << f.name);
+    }
+  }
+  const auto listed = nlohmann::json::parse(result_fields_json(), nullptr, false);
+  REQUIRE(listed.is_array());
+  for (const auto& f : listed) {
+    if (f["name"] == "ttft_s") CHECK(f["formula"] == "inference");
+    if (f["name"] == "run_cost_usd") CHECK(f["formula"] == "training");
+    if (f["name"] == "weights_bytes") CHECK(f["formula"] == "all");
+    if (f["name"] == "offering") CHECK_FALSE(f.contains("formula"));
+  }
 }
 
 TEST_CASE("CSV: RFC 4180 quoting, formula cells neutralised, numbers plain") {

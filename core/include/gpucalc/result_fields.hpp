@@ -71,7 +71,12 @@ const std::vector<ResultField>& result_fields();
 /** The field named `name`, or nullptr. */
 const ResultField* find_result_field(std::string_view name);
 
-/** [{"name", "unit", "scope", "token_kind" where it has one}] in registry order, for the page. */
+/** The workload kinds in whose results `field` carries a formula (its trace entry): "all",
+ *  "inference" or "training"; nullptr for a field without one. */
+const char* formula_kinds(std::string_view field);
+
+/** [{"name", "unit", "scope", "token_kind" and "formula" where it has them}] in registry order,
+ *  for the page. */
 std::string result_fields_json();
 
 /**

@@ -440,7 +440,9 @@ bool fit_served_instance(const Model& model, const Gpu& gpu, const Offering& off
  *  or move of the large evaluation); an error leaves `ev` to be discarded. */
 std::optional<Error> evaluate_into(const Catalog& catalog, const Model& catalog_model,
                                    const EvaluateOptions& options, Evaluation& ev) {
-  const bool with_trace = options.with_trace;
+  // traces_linked() is a constant where the program defines it (the page's first module): the
+  // trace code is then unreachable and left out of it.
+  const bool with_trace = options.with_trace && traces_linked();
   const Model* model = &catalog_model;
   // A scenario that names no weights takes the model's default (its release's own when that is
   // quantized); the canonical string then names it, so the link keeps its meaning.
@@ -538,11 +540,18 @@ std::optional<Error> evaluate_into(const Catalog& catalog, const Model& catalog_
 
 }  // namespace
 
+// Weak: a program may define its own (wasm/bindings.cpp, the page's first module).
+__attribute__((weak)) bool traces_linked() { return true; }
+
 Result<Evaluation> evaluate(const Catalog& catalog, const Scenario& as_given,
                             const EvaluateOptions& options) {
   // One result object, the evaluation built in it and returned by name (no copy or move).
   const Model* model = nullptr;
   std::optional<Error> error = check_scenario(catalog, as_given, model);
+  if (!error && options.with_trace && !traces_linked()) {
+    error = make_error(ErrorCode::kNotAllowed, "trace",
+                       "this build writes no formula traces (the page's first module: the whole module writes them)");
+  }
   Result<Evaluation> out = error ? Result<Evaluation>(std::move(*error))
                                  : Result<Evaluation>(std::in_place, as_given, *model);
   if (out.ok()) {

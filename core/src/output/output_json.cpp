@@ -128,7 +128,7 @@ void write_result(JsonWriter& w, const OfferingResult& r, bool with_trace) {
     w.end_object();
   }
   w.end_array();
-  if (with_trace) {
+  if (with_trace && traces_linked()) {
     w.key("trace").begin_object();
     for (const auto& e : r.trace) {
       w.key(e.field).begin_object();

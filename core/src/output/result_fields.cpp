@@ -331,6 +331,45 @@ const char* token_kind(std::string_view field) {
   return nullptr;
 }
 
+namespace {
+
+// The fields whose figure carries a formula (the trace an evaluation writes when asked for one),
+// by the workload kind they carry it in: the page makes those figures open their formula without
+// first evaluating with a trace (its first module writes none: traces_linked()).
+// tests/output/test_result_fields.cpp holds these lists to the traces of evaluations of each kind.
+constexpr const char* kFormulaAll[] = {
+    "capacity_bytes_per_gpu", "full_contexts", "full_contexts_per_instance", "gpus_needed",
+    "gpus_needed_weights_only", "headroom_bytes_per_gpu", "kv_bytes_per_context", "kv_bytes_per_token",
+    "kv_free_bytes", "kv_free_bytes_per_gpu", "kv_used_bytes_per_gpu", "max_context_tokens",
+    "offering_hbm_marketed_bytes", "price_delta_month_usd", "price_gb_month_usd", "price_gpu_hour_usd",
+    "price_month_usd", "reserve_bytes_per_gpu", "servers_needed", "state_bytes_per_sequence",
+    "weights_bytes", "weights_bytes_per_gpu"};
+constexpr const char* kFormulaInference[] = {
+    "decode_tokens_per_s_per_user", "energy_joules_per_output_token", "energy_usd_per_million_tokens",
+    "gpus_needed_full_context", "max_throughput_tokens_per_s", "output_tokens_per_s_per_mw",
+    "total_tokens_per_s_per_gpu", "tpot_s", "ttft_s", "usd_per_million_tokens",
+    "usd_per_million_total_tokens"};
+constexpr const char* kFormulaTraining[] = {
+    "energy_kwh_per_run", "energy_usd_per_run", "fits", "gpu_hours", "run_cost_usd", "train_hours",
+    "train_memory_bytes_per_gpu", "train_steps", "train_tokens_per_s"};
+
+template <std::size_t N>
+bool listed_in(const char* const (&names)[N], std::string_view field) {
+  for (const char* name : names) {
+    if (field == name) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+const char* formula_kinds(std::string_view field) {
+  if (listed_in(kFormulaAll, field)) return "all";
+  if (listed_in(kFormulaInference, field)) return "inference";
+  if (listed_in(kFormulaTraining, field)) return "training";
+  return nullptr;
+}
+
 std::string result_fields_json() {
   detail::JsonWriter w;
   w.begin_array();
@@ -342,6 +381,7 @@ std::string result_fields_json() {
                      : f.scope == S::kInference ? "inference"
                                                 : "training");
     if (const char* kind = token_kind(f.name)) w.field("token_kind", kind);
+    if (const char* kinds = formula_kinds(f.name)) w.field("formula", kinds);
     w.end_object();
   }
   w.end_array();

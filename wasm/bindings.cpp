@@ -189,9 +189,11 @@ EMSCRIPTEN_KEEPALIVE const char* gpucalc_result_fields() { return reply(gpucalc:
  *  into data/error-bands.json (make error-bands), so nothing runs the tables in the page: the
  *  subset of `gpucalc --validate --format json` the panel reads ({mlperf: {rows, median_abs_error,
  *  ...}, serving: {mape_per_gpu, mape_all}}, error_bands.hpp), or {"error": {...}}. */
+#ifndef GPUCALC_WASM_PAGE  // the accuracy panel, opened later, loads the whole module
 EMSCRIPTEN_KEEPALIVE const char* gpucalc_validation_json() {
   return reply(gpucalc::validation_summary_json(working_catalog()));
 }
+#endif
 
 /** For the page's sweeps, without JSON: evaluates every scenario text without the curve search.
  *  Reply (doubles; gpucalc_reply_size() counts them): per scenario, its number of offerings n

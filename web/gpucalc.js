@@ -95,8 +95,9 @@ export function wrapModule(raw) {
     scenarioKeys: () => JSON.parse(m.scenarioSchema()).map((k) => ({ key: k.key, defaultText: k.default_text, description: k.description })),
     decodeScenario: texts(raw._gpucalc_decode_scenario),
     resultFields: texts(raw._gpucalc_result_fields),
-    validationJson: texts(raw._gpucalc_validation_json),
   };
+  // The accuracy panel's summary: the whole module only.
+  if (typeof raw._gpucalc_validation_json === 'function') m.validationJson = texts(raw._gpucalc_validation_json);
   if (typeof raw._gpucalc_load_catalog === 'function') {
     m.loadCatalog = texts(raw._gpucalc_load_catalog);
     m.importHfConfig = texts(raw._gpucalc_import_hf_config);
@@ -281,10 +282,17 @@ export function resultFields() {
   return typeof m.resultFields === 'function' ? JSON.parse(m.resultFields()) : null;
 }
 
-/** Whether the module carries the validation summary. */
-export function hasValidation() { return typeof requireModule().validationJson === 'function'; }
+/** Whether the validation summary can be read: the module carries it, or it is the page's first
+ *  module, whose whole one does (await loadWhole() before validation()). */
+export function hasValidation() {
+  const m = requireModule();
+  return typeof m.validationJson === 'function' || typeof m.loadCatalog !== 'function';
+}
 
 /** The validation summary of the working catalog (data/error-bands.json, precomputed from both
  *  tables; the key names of `gpucalc --validate --format json`): {mlperf: {rows, per_gpu,
  *  median_abs_error, max_abs_error, ...}, serving: {mape_per_gpu, mape_all}}. */
-export function validation() { return unwrap(requireModule().validationJson()); }
+export function validation() {
+  const m = requireModule();
+  return unwrap((typeof m.validationJson === 'function' ? m : requireWhole()).validationJson());
+}

@@ -246,7 +246,8 @@ test('the page\'s first module: no loadCatalog, importHfConfig, calibrateServing
     assert.equal(page.decodeScenario(s), whole.decodeScenario(s), s);
   }
   for (const what of ['gpus', 'models', 'offerings']) assert.equal(page.catalogJson(what), whole.catalogJson(what), what);
-  for (const name of ['scenarioSchema', 'resultFields', 'validationJson', 'scenarioVersion']) assert.equal(page[name](), whole[name](), name);
+  for (const name of ['scenarioSchema', 'resultFields', 'scenarioVersion']) assert.equal(page[name](), whole[name](), name);
+  assert.equal(typeof page.validationJson, 'undefined', 'the accuracy panel\'s summary: whole module only');
   assert.deepEqual(page.evaluateFields(['v=1', 'v=1&users=8'], ['price_month_usd', 'decode_tokens_per_s_per_user']),
     whole.evaluateFields(['v=1', 'v=1&users=8'], ['price_month_usd', 'decode_tokens_per_s_per_user']));
   // gpucalc.js: the page loads the first module, and the whole one in its place when asked.
@@ -255,9 +256,12 @@ test('the page\'s first module: no loadCatalog, importHfConfig, calibrateServing
   assert.throws(() => api.loadCatalog('{}'), (e) => e instanceof api.GpucalcError && e.code === 'not_loaded');
   const evaluated = JSON.stringify(api.evaluate('v=1'));
   assert.throws(() => api.evaluate('v=1', { trace: true }), (e) => e instanceof api.GpucalcError && e.code === 'not_loaded');
+  assert.ok(api.hasValidation(), 'the panel shows: the whole module carries the summary');
+  assert.throws(() => api.validation(), (e) => e instanceof api.GpucalcError && e.code === 'not_loaded');
   await api.loadWhole({ wasmBinary: fs.readFileSync(new URL('web/gen/gpucalc_wasm.wasm', root)) });
   assert.equal(JSON.stringify(api.evaluate('v=1')), evaluated);
   assert.equal(typeof api.evaluate('v=1', { trace: true }).results[0].trace, 'object', 'the whole module traces');
+  assert.ok(Array.isArray(api.validation().serving.mape_per_gpu));
   api.loadCatalog(JSON.stringify({ offerings: [{ id: 'x-8x-h200', name: 'X', provider: 'X', gpu: 'h200-sxm', gpu_count: 8,
     kind: 'server', price_usd_per_month: 1000, sources: ['test'] }] }));
   assert.ok(api.catalog('offerings').some((o) => o.id === 'x-8x-h200'));

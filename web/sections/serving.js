@@ -144,10 +144,10 @@ function drawCurveTable(ev, names) {
     head: [t('config_col'), t('layout_col'), t('curve_x'), t('curve_y'), t('f_output_tokens_per_s_per_gpu'), t('f_ttft_median_s'), t('f_ttft_s'), t('f_tpot_s'), t('usd_per_mtok_at_point')] });
 }
 
-/** "How accurate is this?": drawn when the panel is opened (sections/accuracy.js and its
- *  strings, i18n/accuracy/, fetched then). */
+/** "How accurate is this?": drawn when the panel is opened (sections/accuracy.js, its strings,
+ *  i18n/accuracy/, and the whole module, which carries the summary, fetched then). */
 export async function renderAccuracy() {
   if (!gpucalc.hasValidation()) return;
-  const [view] = await Promise.all([import('./accuracy.js'), i18n.loadPart('accuracy')]);
+  const [view] = await Promise.all([import('./accuracy.js'), i18n.loadPart('accuracy'), gpucalc.loadWhole()]);
   memo('accuracy', `${i18n.language()}|${state.catalogVersion}`, view.drawAccuracy);
 }

@@ -56,8 +56,11 @@ TEST_CASE("formula_kinds: exactly the registry fields the traces of each workloa
                                              "v=1&workload=finetune&model=llama-3.1-8b",
                                              "v=1&workload=qlora&model=llama-3.1-70b"};
   CHECK(traces_linked());  // the native build links the trace code
-  for (const auto& [kind, scenarios] : {std::pair{std::string("inference"), inference},
-                                        std::pair{std::string("training"), training}}) {
+  // Not a structured binding: clang (C++17) cannot capture one in doctest's message lambda.
+  for (const auto& group : {std::pair{std::string("inference"), inference},
+                            std::pair{std::string("training"), training}}) {
+    const std::string kind = group.first;
+    const std::vector<std::string>& scenarios = group.second;
     std::set<std::string> traced;
     for (const auto& s : scenarios) {
       auto ev = evaluate_text(default_catalog(), s, true);

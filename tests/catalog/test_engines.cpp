@@ -85,3 +85,36 @@ TEST_CASE("engines: the key's choices and description come from data/engines.jso
   REQUIRE_FALSE(bad);
   CHECK(bad.error().field == "engine");
 }
+
+TEST_CASE("engines: an engine's own disaggregated values are read within their bounds, and optional") {
+  std::string builtin;
+  for (const auto& f : embedded_data_files()) {
+    if (std::string_view(f.name) == "engines.json") builtin = f.text;
+  }
+  REQUIRE(!builtin.empty());
+  const nlohmann::json doc = nlohmann::json::parse(builtin);
+  auto parsed = parse_engines(builtin);
+  REQUIRE(parsed);
+  // Stated for TensorRT-LLM; SGLang states none (the pooled performance.json values apply).
+  CHECK(parsed.value().find("trtllm")->disagg_prefill_fraction ==
+        doc.at("engines")[2].at("disagg").at("prefill_worker_fraction").at("value").get<double>());
+  CHECK(parsed.value().find("sglang")->disagg_prefill_fraction < 0.0);
+  CHECK(parsed.value().find("sglang")->disagg_dpa_sequence_overhead_s < 0.0);
+  const auto with = [&](const char* key, const nlohmann::json& value) {
+    nlohmann::json d = doc;
+    d["engines"][2]["disagg"][key] = value;
+    return parse_engines(d.dump());
+  };
+  for (const nlohmann::json& bad : {nlohmann::json(0.0), nlohmann::json(1.5), nlohmann::json("0.9")}) {
+    CAPTURE(bad.dump());
+    auto r = with("prefill_worker_fraction", bad);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().field == "engines.json.engines[2].disagg.prefill_worker_fraction");
+  }
+  auto negative = with("dpa_sequence_overhead_s", -1e-4);
+  REQUIRE_FALSE(negative);
+  CHECK(negative.error().field == "engines.json.engines[2].disagg.dpa_sequence_overhead_s");
+  auto unknown = with("prefill_share", 0.5);
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().field.find("disagg") != std::string::npos);
+}

@@ -221,14 +221,14 @@ TEST_CASE("disaggregated: a prefill-bound deployment decodes the batch Little's 
   ServingContext unmixed_c = c;
   unmixed_c.mixes_prefill = false;
   const StepBreakdown at_batch = step_cost(unmixed_c, l.decode, decoding, 1.0, 921.6 * 1.5, true);
-  const double extra = c.constants->dpa_sequence_overhead_s * decoding / 8.0;
+  const double extra = dpa_sequence_overhead_s(c) * decoding / 8.0;
   CHECK(p.decode.total_s == doctest::Approx(at_batch.total_s + extra).epsilon(2e-3));
   CHECK(p.first_decode_step_s == doctest::Approx(p.decode.total_s));
   // With every request it holds decoding, a worker's step would be slower: the batch matters.
   const double held = std::min(4096 / 5.0, max_sequences(unmixed_c, l.decode));
   CHECK(held > 2.0 * decoding);
   const StepBreakdown all = step_cost(unmixed_c, l.decode, held, 1.0, 921.6 * 1.5, true);
-  CHECK(all.total_s + c.constants->dpa_sequence_overhead_s * held / 8.0 > p.decode.total_s);
+  CHECK(all.total_s + dpa_sequence_overhead_s(c) * held / 8.0 > p.decode.total_s);
 }
 
 TEST_CASE("disaggregated: prefill runs at prefill_worker_fraction of the step model's prefill") {
@@ -335,4 +335,42 @@ TEST_CASE("kernels.json fp4_fused_moe: a bad figure is an error naming its field
   REQUIRE(good.value().find("x") != nullptr);
   CHECK(good.value().find("x")->fp4_moe_latency_s == doctest::Approx(13e-6));
   CHECK(good.value().find("x")->fp4_moe_fused_small_kernels == 5.0);
+}
+
+TEST_CASE("disaggregated: an engine's own prefill share and DP-attention cost replace the pooled ones") {
+  ServingContext c = context_on("ref-8x-b200-hyperscaler", "v=1&model=deepseek-v3&weights=fp4&input=922&output=922");
+  c.input_tokens = c.output_tokens = 921.6;
+  // SGLang states none: the pooled data/performance.json values apply.
+  REQUIRE(c.engine->disagg_prefill_fraction < 0.0);
+  CHECK(prefill_worker_fraction(c) == c.constants->prefill_worker_fraction);
+  CHECK(dpa_sequence_overhead_s(c) == c.constants->dpa_sequence_overhead_s);
+  // TensorRT-LLM states its own (data/engines.json disagg), and they are what its contexts use.
+  const EngineProfile* trt = catalog_engines(default_catalog()).find("trtllm");
+  REQUIRE(trt != nullptr);
+  CHECK(trt->disagg_prefill_fraction > c.constants->prefill_worker_fraction);
+  CHECK(trt->disagg_dpa_sequence_overhead_s >= 0.0);
+  CHECK(trt->disagg_dpa_sequence_overhead_s < c.constants->dpa_sequence_overhead_s);
+  // The same deployment with an engine that states its own: the prefill runs at its share, the
+  // decode step pays its per-token cost, and the pooled values no longer matter.
+  EngineProfile own = *c.engine;
+  own.disagg_prefill_fraction = 0.9;
+  own.disagg_dpa_sequence_overhead_s = 0.0;
+  ServingContext o = c;
+  o.engine = &own;
+  const DisaggLayout l{Parallel{4, 4, true}, 1, Parallel{8, 8, true}, 1};
+  const DisaggPoint pooled = serve_disaggregated(c, l, 2048);
+  const DisaggPoint stated = serve_disaggregated(o, l, 2048);
+  REQUIRE(pooled.fits);
+  REQUIRE(stated.fits);
+  ServingContext u = o;
+  u.mixes_prefill = false;
+  CHECK(stated.prefill_s == doctest::Approx(prefill_time_s(u, prefill_fit(u, l.prefill), stated.prefill_batch) / 0.9));
+  CHECK(stated.total_tokens_per_s_per_gpu > pooled.total_tokens_per_s_per_gpu);
+  ModelConstants k = *c.constants;
+  k.prefill_worker_fraction = 0.5 * k.prefill_worker_fraction;
+  k.dpa_sequence_overhead_s = 4.0 * k.dpa_sequence_overhead_s;
+  o.constants = &k;
+  const DisaggPoint again = serve_disaggregated(o, l, 2048);
+  CHECK(again.total_tokens_per_s_per_gpu == doctest::Approx(stated.total_tokens_per_s_per_gpu));
+  CHECK(again.tpot_s == doctest::Approx(stated.tpot_s));
 }

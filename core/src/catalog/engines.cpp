@@ -154,6 +154,18 @@ std::optional<Error> read_older_version(const Json& o, const std::string& path, 
   return std::nullopt;
 }
 
+/** "disagg": {prefill_worker_fraction, dpa_sequence_overhead_s}, each optional (an engine
+ *  that states none takes data/performance.json's pooled values). */
+std::optional<Error> read_disagg(const Json& d, const std::string& path, EngineProfile& p) {
+  if (!d.is_object()) return engines_error(path, "must be {prefill_worker_fraction, dpa_sequence_overhead_s}");
+  if (auto e = detail::unknown_key(d, "engines.json." + path,
+                                   {"prefill_worker_fraction", "dpa_sequence_overhead_s", "source", "note"})) {
+    return e;
+  }
+  if (auto e = read_figure(d, "prefill_worker_fraction", path, detail::kFraction, p.disagg_prefill_fraction)) return e;
+  return read_figure(d, "dpa_sequence_overhead_s", path, detail::kLatencyS, p.disagg_dpa_sequence_overhead_s);
+}
+
 Result<EngineProfile> parse_profile(const Json& e, const std::string& path) {
   EngineProfile p;
   if (!e.is_object() || !e.contains("id") || !e.at("id").is_string()) {
@@ -164,7 +176,7 @@ Result<EngineProfile> parse_profile(const Json& e, const std::string& path) {
           {"id", "name", "version", "vendors", "allreduce", "mixes_prefill", "max_running_requests",
            "graph_max_batch", "step_overhead_s", "per_sequence_overhead_s", "chunk_tokens", "kv_rule",
            "admission", "kv_cache_dtype", "request_overhead_s", "extra_layer_latency_s", "older_versions",
-           "sources", "source", "note"})) {
+           "disagg", "sources", "source", "note"})) {
     return *err;
   }
   p.id = e.at("id").get<std::string>();
@@ -250,6 +262,9 @@ Result<EngineProfile> parse_profile(const Json& e, const std::string& path) {
       p.extra_layer_latency_s.emplace_back(arch, s);
     }
   }
+  if (e.contains("disagg")) {
+    if (auto err = read_disagg(e.at("disagg"), path + ".disagg", p)) return *err;
+  }
   if (e.contains("older_versions")) {
     const Json& o = e.at("older_versions");
     if (!o.is_array()) return engines_error(path + ".older_versions", "must be an array");
@@ -290,6 +305,8 @@ double* engine_constant(EngineCatalog& engines, std::string_view path) {
   if (field == "request_overhead_s.amd") return &e->request_overhead_amd_s;
   if (field == "step_overhead_s") return &e->step_overhead_s;
   if (field == "per_sequence_overhead_s") return &e->per_sequence_overhead_s;
+  if (field == "disagg.prefill_worker_fraction") return &e->disagg_prefill_fraction;
+  if (field == "disagg.dpa_sequence_overhead_s") return &e->disagg_dpa_sequence_overhead_s;
   const auto suffix = [&](std::string_view prefix) {
     return field.substr(0, prefix.size()) == prefix ? field.substr(prefix.size()) : std::string_view();
   };

@@ -61,6 +61,12 @@ struct EngineProfile {
   double request_overhead_amd_s = 0.0;
   std::vector<std::pair<std::string, double>> extra_layer_latency_s;  // by arch target
   std::vector<EngineVersionDelta> older_versions;
+  // Disaggregated serving (data/engines.json "disagg", optional): this engine's own share of
+  // the step model's prefill on a dedicated prefill worker and its per-token cost on a
+  // DP-attention decode rank. Negative: not stated, the pooled values of data/performance.json
+  // (prefill_worker_fraction, dpa_sequence_overhead_s) apply.
+  double disagg_prefill_fraction = -1.0;
+  double disagg_dpa_sequence_overhead_s = -1.0;
 };
 
 struct EngineCatalog {
@@ -74,6 +80,7 @@ constexpr std::string_view kEnginesSchema = "gpucalc-engines/1";
 Result<EngineCatalog> parse_engines(std::string_view json_text);
 /** An engine constant by path "<engine id>.<field>": request_overhead_s.nvidia / .amd,
  *  step_overhead_s, per_sequence_overhead_s, extra_layer_latency_s.<arch target>,
+ *  disagg.prefill_worker_fraction, disagg.dpa_sequence_overhead_s,
  *  older_versions.<version> (its extra layer latency); nullptr when the path names none. For
  *  the validation's re-setting of the constants set against the serving table. */
 double* engine_constant(EngineCatalog& engines, std::string_view path);

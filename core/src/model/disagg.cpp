@@ -39,7 +39,7 @@ StepBreakdown pool_decode_step(const ServingContext& c, const Parallel& p, doubl
   StepBreakdown b = step_cost(c, p, sequences, query, context, true);
   if (p.dpa) {
     const double extra =
-        c.constants->dpa_sequence_overhead_s * sequences * std::max(1.0, query) / std::max(1, p.gpus());
+        dpa_sequence_overhead_s(c) * sequences * std::max(1.0, query) / std::max(1, p.gpus());
     b.engine_s += extra;
     b.total_s += extra;
   }
@@ -47,6 +47,16 @@ StepBreakdown pool_decode_step(const ServingContext& c, const Parallel& p, doubl
 }
 
 }  // namespace
+
+double prefill_worker_fraction(const ServingContext& c) {
+  const double own = c.engine != nullptr ? c.engine->disagg_prefill_fraction : -1.0;
+  return own > 0.0 ? own : c.constants->prefill_worker_fraction;
+}
+
+double dpa_sequence_overhead_s(const ServingContext& c) {
+  const double own = c.engine != nullptr ? c.engine->disagg_dpa_sequence_overhead_s : -1.0;
+  return own >= 0.0 ? own : c.constants->dpa_sequence_overhead_s;
+}
 
 ServingContext unmixed(const ServingContext& c) {
   ServingContext u = c;
@@ -159,7 +169,7 @@ DisaggPoint serve_disaggregated(const ServingContext& c, const DisaggLayout& l, 
   const PrefillFit& fit = terms.fit;
   // A dedicated prefill worker runs at prefill_worker_fraction of the step model's prefill
   // (data/performance.json; validation-disagg.json re-sets it in every fold).
-  const double slowdown = 1.0 / std::max(1e-3, c.constants->prefill_worker_fraction);
+  const double slowdown = 1.0 / std::max(1e-3, prefill_worker_fraction(c));
   const auto prefill_s = [&](double prompts) { return prefill_time_s(c, fit, prompts) * slowdown; };
   const double workers = l.prefill_workers;
   // Saturated prefill: each worker prefills its share of the requests in flight at once.

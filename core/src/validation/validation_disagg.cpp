@@ -8,6 +8,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "catalog/engines.hpp"
 #include "model/disagg.hpp"
 #include "gpucalc/folds.hpp"
 #include "model/scale_out.hpp"
@@ -86,24 +87,48 @@ FoldFigures predict(const DisaggRowSetup& s, double concurrency) {
 constexpr int kSetSweeps = 2;
 
 struct DisaggCalibration {
-  std::string constant;  // "performance.<key>"
+  std::string constant;  // "performance.<key>" or "engines.<engine>.disagg.<key>"
+  std::string engine;    // for an engine's own constant: set on that engine's rows only
   double lo = 0, hi = 0;
   bool interactivity = false, throughput = false;
   bool without_mtp = false;  // "spec_decode": "none": set on the rows without speculative decoding
 };
 
+/** The constants the table re-sets live in two places: the model constants and the engine
+ *  profiles (their own disaggregated shares); the working catalog's copies of both. */
+struct DisaggSlots {
+  ModelConstants* constants = nullptr;
+  EngineCatalog* engines = nullptr;
+};
+
+/** "performance.<key>" or "engines.<engine>.<field>": its slot, or nullptr. */
+double* constant_slot(const DisaggSlots& w, const std::string& name) {
+  constexpr std::string_view kPerf = "performance.", kEngines = "engines.";
+  if (name.compare(0, kPerf.size(), kPerf) == 0) return model_constant(*w.constants, name.substr(kPerf.size()));
+  if (name.compare(0, kEngines.size(), kEngines) == 0) return engine_constant(*w.engines, name.substr(kEngines.size()));
+  return nullptr;
+}
+
+/** The engine of a row ("sglang+mori" -> "sglang"), as the calibration entries name it. */
+std::string row_engine(const DisaggValidationRow& r) { return r.engine.substr(0, r.engine.find('+')); }
+
+bool trains(const DisaggCalibration& cal, const DisaggValidationRow& r, bool train) {
+  return train && r.newest && !(cal.without_mtp && r.mtp > 0) && (cal.engine.empty() || row_engine(r) == cal.engine);
+}
+
 /** Sets one constant to the grid value with the least mean |relative error| over the training
- *  rows (newest only, without MTP where the entry says so) and its metrics; returns it. */
-double set_constant(ModelConstants& k, const DisaggCalibration& cal,
+ *  rows (newest only, without MTP where the entry says so, of its engine for an engine's own
+ *  constant) and its metrics; returns it. */
+double set_constant(const DisaggSlots& w, const DisaggCalibration& cal,
                     const std::vector<DisaggValidationRow>& rows,
                     const std::vector<DisaggRowSetup>& setups, const std::vector<bool>& train) {
-  double* slot = model_constant(k, cal.constant.substr(std::string("performance.").size()));
+  double* slot = constant_slot(w, cal.constant);
   const auto cost = [&](double v) {
     *slot = v;
     double sum = 0.0;
     int n = 0;
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      if (!train[i] || !rows[i].newest || (cal.without_mtp && rows[i].mtp > 0)) continue;
+      if (!trains(cal, rows[i], train[i])) continue;
       const FoldFigures p = predict(setups[i], rows[i].concurrency);
       if (cal.interactivity) add_row_error(p[0], rows[i].measured_interactivity, sum, n);
       if (cal.throughput) add_row_error(p[1], rows[i].measured_throughput_per_gpu, sum, n);
@@ -114,16 +139,30 @@ double set_constant(ModelConstants& k, const DisaggCalibration& cal,
   return *slot;
 }
 
-/** Sets the constants in the table's order, kSetSweeps times over (coordinate descent), and
- *  returns the last sweep's values. The constants act on each other (a slower prefill pool
- *  shrinks the decode batch the DP-attention cost scales with), so a single sweep would leave
- *  the values hanging on those the catalog started from. */
-std::vector<double> set_constants(ModelConstants& k, const std::vector<DisaggCalibration>& cals,
+/** Sets the constants kSetSweeps times over (coordinate descent) and returns the last sweep's
+ *  values. The constants act on each other (a slower prefill pool shrinks the decode batch the
+ *  DP-attention cost scales with), so a single sweep would leave the values hanging on those
+ *  the catalog started from. First the pooled ones (performance.*) on every training row, with
+ *  the engines' own unset (-1): the share one value for all engines takes, which an engine that
+ *  states none (or whose rows a fold holds out) runs at. Then each engine's own on its training
+ *  rows; an engine with none keeps -1, so it runs at the pooled value, as an engine nobody
+ *  measured would. */
+std::vector<double> set_constants(const DisaggSlots& w, const std::vector<DisaggCalibration>& cals,
                                   const std::vector<DisaggValidationRow>& rows,
                                   const std::vector<DisaggRowSetup>& setups, const std::vector<bool>& train) {
-  std::vector<double> chosen(cals.size(), 0.0);
-  for (int sweep = 0; sweep < kSetSweeps; ++sweep) {
-    for (std::size_t c = 0; c < cals.size(); ++c) chosen[c] = set_constant(k, cals[c], rows, setups, train);
+  std::vector<double> chosen(cals.size(), -1.0);
+  for (const DisaggCalibration& cal : cals) {
+    if (!cal.engine.empty()) *constant_slot(w, cal.constant) = -1.0;
+  }
+  for (const bool own : {false, true}) {
+    for (int sweep = 0; sweep < kSetSweeps; ++sweep) {
+      for (std::size_t c = 0; c < cals.size(); ++c) {
+        if (cals[c].engine.empty() == own) continue;
+        bool any = false;
+        for (std::size_t i = 0; i < rows.size() && !any; ++i) any = trains(cals[c], rows[i], train[i]);
+        if (any) chosen[c] = set_constant(w, cals[c], rows, setups, train);
+      }
+    }
   }
   return chosen;
 }
@@ -148,18 +187,23 @@ std::string pct(double x) {
 namespace {
 
 /** The constants the table re-sets (its "calibration" entries), each with its range. */
-std::optional<Error> read_disagg_calibration(const NlohmannJson& j, const char* kFile, ModelConstants& probe,
+std::optional<Error> read_disagg_calibration(const NlohmannJson& j, const char* kFile, const DisaggSlots& probe,
                                              std::vector<DisaggCalibration>& cals) {
   if (j.contains("calibration") && j.at("calibration").is_array()) {
     for (const auto& c : j.at("calibration")) {
       DisaggCalibration cal;
       cal.constant = str_of(c, "constant");
-      if (cal.constant.rfind("performance.", 0) != 0 ||
-          model_constant(probe, cal.constant.substr(12)) == nullptr ||
+      const std::string_view name = cal.constant;
+      constexpr std::string_view kEngines = "engines.", kOwn = ".disagg.";
+      const std::size_t own = name.find(kOwn);
+      if (name.substr(0, kEngines.size()) == kEngines && own != std::string_view::npos) {
+        cal.engine = cal.constant.substr(kEngines.size(), own - kEngines.size());
+      }
+      if ((cal.constant.rfind("performance.", 0) != 0 && cal.engine.empty()) || constant_slot(probe, cal.constant) == nullptr ||
           !c.contains("range") || !c.at("range").is_array() || c.at("range").size() != 2 ||
           !c.at("range")[0].is_number() || !c.at("range")[1].is_number()) {
         return make_error(ErrorCode::kInvalidCatalog, std::string(kFile) + ".calibration",
-                          "each entry needs a constant performance.<key> and a range [lo, hi]");
+                          "each entry needs a constant performance.<key> or engines.<engine>.disagg.<key> and a range [lo, hi]");
       }
       if (c.contains("spec_decode")) {
         if (!(c.at("spec_decode") == "none")) {
@@ -282,23 +326,30 @@ void score_disagg_newest(DisaggValidationReport& report) {
 
 /** The out-of-sample figures: the constants re-set on every newest row, then without each group
  *  of each fold kind, which is then predicted; the catalog's constants are restored after each. */
-void run_disagg_folds(ModelConstants& k, const std::vector<DisaggCalibration>& cals,
+void run_disagg_folds(const DisaggSlots& w, const std::vector<DisaggCalibration>& cals,
                       const std::vector<DisaggRowSetup>& setups, DisaggValidationReport& report) {
-  const ModelConstants original = k;
+  const ModelConstants original = *w.constants;
+  const EngineCatalog original_engines = *w.engines;
+  const auto restore = [&] {
+    *w.constants = original;
+    // Element-wise: the rows' contexts point at these profiles.
+    for (std::size_t e = 0; e < original_engines.engines.size(); ++e) w.engines->engines[e] = original_engines.engines[e];
+  };
   {
-    const std::vector<double> all = set_constants(k, cals, report.rows, setups,
+    const std::vector<double> all = set_constants(w, cals, report.rows, setups,
                                                   std::vector<bool>(report.rows.size(), true));
     for (std::size_t c = 0; c < all.size(); ++c) {
       report.constants[c].all_rows = report.constants[c].fold_min = report.constants[c].fold_max = all[c];
     }
-    k = original;
+    restore();
   }
   for (std::size_t kind = 0; kind < kDisaggFoldKinds; ++kind) {
     std::vector<std::string> labels;
     for (const auto& r : report.rows) labels.push_back(fold_label(r, kind));
     const FitAndPredict fit_and_predict = [&](const std::vector<bool>& train) {
-      const std::vector<double> values = set_constants(k, cals, report.rows, setups, train);
+      const std::vector<double> values = set_constants(w, cals, report.rows, setups, train);
       for (std::size_t c = 0; c < values.size(); ++c) {
+        if (values[c] < 0.0) continue;  // the fold held out every row of its engine: pooled
         report.constants[c].fold_min = std::min(report.constants[c].fold_min, values[c]);
         report.constants[c].fold_max = std::max(report.constants[c].fold_max, values[c]);
       }
@@ -306,7 +357,7 @@ void run_disagg_folds(ModelConstants& k, const std::vector<DisaggCalibration>& c
       for (std::size_t r = 0; r < report.rows.size(); ++r) {
         out.push_back(train[r] ? FoldFigures{} : predict(setups[r], report.rows[r].concurrency));
       }
-      k = original;
+      restore();
       return out;
     };
     const std::vector<FoldFigures> predicted = leave_one_group_out(labels, fit_and_predict);
@@ -340,13 +391,16 @@ Result<DisaggValidationReport> run_disagg_validation(const Catalog& catalog, std
   DisaggValidationReport report;
   report.note = str_of(j, "note");
   std::vector<DisaggCalibration> cals;
-  ModelConstants probe = *catalog.constants;  // for reading a constant by name
-  if (auto err = read_disagg_calibration(j, kFile, probe, cals)) return *err;
-  for (const DisaggCalibration& cal : cals) {
-    report.constants.push_back(RefitConstant{cal.constant, *model_constant(probe, cal.constant.substr(12)), 0, 0, 0});
-  }
-  // The catalog the folds change; the contexts point at its constants.
+  // The catalog the folds change, with its own copies of the constants and engine profiles;
+  // the rows' contexts point at them.
   auto working = std::make_shared<Catalog>(catalog);
+  auto engines = std::make_shared<EngineCatalog>(catalog_engines(catalog));
+  working->engines = engines;
+  const DisaggSlots slots{&*working->constants, engines.get()};
+  if (auto err = read_disagg_calibration(j, kFile, slots, cals)) return *err;
+  for (const DisaggCalibration& cal : cals) {
+    report.constants.push_back(RefitConstant{cal.constant, *constant_slot(slots, cal.constant), 0, 0, 0});
+  }
   std::vector<DisaggRowSetup> setups;
   std::size_t i = 0;
   for (const auto& e : j.at("rows")) {
@@ -356,7 +410,7 @@ Result<DisaggValidationReport> run_disagg_validation(const Catalog& catalog, std
   score_disagg_newest(report);
   if (!folds) return report;
 
-  run_disagg_folds(*working->constants, cals, setups, report);
+  run_disagg_folds(slots, cals, setups, report);
   return report;
 }
 

@@ -212,8 +212,16 @@ TEST_CASE("serving table: leave one group out re-sets the constants and predicts
   REQUIRE(moe != r.constants.end());
   CHECK(moe->fold_min <= 0.68);
   CHECK(moe->fold_max >= 0.68);
-  CHECK(moe->data_value == doctest::Approx(0.6763));
-  CHECK(moe->all_rows == doctest::Approx(0.6763).epsilon(0.01));  // data/ holds what the procedure sets
+  CHECK(moe->data_value == doctest::Approx(0.713));
+  CHECK(moe->all_rows == doctest::Approx(0.713).epsilon(0.01));  // data/ holds what the procedure sets
+  // So does SGLang's speculative per-sequence cost, whose folds fall back to its prior (0.106 ms,
+  // engines.md 8) only where no SGLang MTP row is left.
+  const auto spec = std::find_if(r.constants.begin(), r.constants.end(), [](const RefitConstant& c) {
+    return c.name == "engines.sglang.spec_sequence_overhead_s";
+  });
+  REQUIRE(spec != r.constants.end());
+  CHECK(spec->data_value == doctest::Approx(spec->all_rows));
+  CHECK(spec->data_value > 0.0);
 }
 
 TEST_CASE("serving table: a calibration entry must name its scope, metrics and how it was set") {
@@ -234,6 +242,11 @@ TEST_CASE("serving table: a calibration entry must name its scope, metrics and h
   // Every entry names its source (data provenance): one without is refused, naming the field.
   CHECK(refused_field("{\"scope\": \"local\", \"constant\": \"x\", \"metrics\": [\"ttft\"], \"rows\": {}, "
                       "\"how\": \"y\"},") == "validation-serving.json.calibration[0].source");
+  // Rows by speculative decoding: mtp or none, nothing else.
+  CHECK(refused_field("{\"scope\": \"local\", \"constant\": \"engines.sglang.spec_sequence_overhead_s\", "
+                      "\"metrics\": [\"interactivity\"], \"rows\": {\"engine\": \"sglang\", \"spec_decode\": \"eagle\"}, "
+                      "\"range\": [0, 0.001], \"prior\": 0, \"how\": \"y\", \"source\": \"z\"},") ==
+        "validation-serving.json.calibration[0].rows.spec_decode");
 }
 
 TEST_CASE("experts touched by a step, by hand") {
@@ -726,4 +739,47 @@ TEST_CASE("attention runs at the KV cache's matrix rate: FP8 or FP4 weights neve
     CHECK(fp4 == doctest::Approx(bf16));
     CHECK(step_cost(context("fp8", "fp8"), p, 2, 8192, 8192, false).attention_s <= bf16);
   }
+}
+
+TEST_CASE("speculative decoding: an engine that turns its overlap scheduler off pays its per-request work every step") {
+  const Catalog& cat = default_catalog();
+  const Model& m = *cat.find_model("deepseek-r1-0528");
+  const Gpu& g = *cat.find_gpu("b200");
+  const auto context = [&](const char* engine, int mtp) {
+    auto s = decode_scenario(std::string("v=1&model=deepseek-r1-0528&weights=fp8&input=922&output=922&mtp=") +
+                             std::to_string(mtp));
+    REQUIRE(s);
+    return make_serving_context(cat, s.value(), m, g, *default_engines().find(engine), "");
+  };
+  const EngineProfile& sglang = *default_engines().find("sglang");
+  REQUIRE(sglang.spec_sequence_overhead_s > 0.0);  // data/engines.json, set against its MTP rows
+  CHECK(default_engines().find("trtllm")->spec_sequence_overhead_s == 0.0);
+  const ServingContext with = context("sglang", 1), without = context("sglang", 0);
+  const Parallel tp8{8, 1, false}, dpa8{8, 8, true};
+  for (double users : {1.0, 64.0, 512.0}) {
+    CAPTURE(users);
+    // One scheduler holds every sequence of a TP instance; each DP-attention rank its own.
+    const StepBreakdown a = step_cost(with, tp8, users, 2, 1383, true);
+    CHECK(a.engine_s == doctest::Approx(sglang.step_overhead_s + sglang.spec_sequence_overhead_s * users));
+    const StepBreakdown d = step_cost(with, dpa8, users, 2, 1383, true);
+    CHECK(d.engine_s == doctest::Approx(sglang.step_overhead_s + sglang.spec_sequence_overhead_s * users / 8.0));
+    // Without speculative decoding the overlap scheduler hides it.
+    CHECK(step_cost(without, tp8, users, 1, 1383, true).engine_s == doctest::Approx(sglang.step_overhead_s));
+    // TensorRT-LLM keeps its overlap scheduler with MTP: nothing added.
+    const EngineProfile& trt = *default_engines().find("trtllm");
+    CHECK(step_cost(context("trtllm", 1), tp8, users, 2, 1383, true).engine_s ==
+          doctest::Approx(trt.step_overhead_s + trt.per_sequence_overhead_s * users));
+  }
+  // It grows with the batch, so MTP's gain through SGLang shrinks as users rise (TPOT still
+  // never falls as they do).
+  double last = 0.0;
+  for (int users : {1, 4, 16, 64, 256}) {
+    const ServingPoint p = serve(with, tp8, 1, users);
+    REQUIRE(p.fits);
+    CHECK(p.tpot_s >= last);
+    last = p.tpot_s;
+  }
+  const ServingPoint lo_with = serve(with, tp8, 1, 4), lo_without = serve(without, tp8, 1, 4);
+  const ServingPoint hi_with = serve(with, tp8, 1, 256), hi_without = serve(without, tp8, 1, 256);
+  CHECK(lo_without.tpot_s / lo_with.tpot_s > hi_without.tpot_s / hi_with.tpot_s);
 }

@@ -174,9 +174,9 @@ Result<EngineProfile> parse_profile(const Json& e, const std::string& path) {
   if (auto err = detail::unknown_key(
           e, "engines.json." + path,
           {"id", "name", "version", "vendors", "allreduce", "mixes_prefill", "max_running_requests",
-           "graph_max_batch", "step_overhead_s", "per_sequence_overhead_s", "chunk_tokens", "kv_rule",
-           "admission", "kv_cache_dtype", "request_overhead_s", "extra_layer_latency_s", "older_versions",
-           "disagg", "sources", "source", "note"})) {
+           "graph_max_batch", "step_overhead_s", "per_sequence_overhead_s", "spec_sequence_overhead_s",
+           "chunk_tokens", "kv_rule", "admission", "kv_cache_dtype", "request_overhead_s",
+           "extra_layer_latency_s", "older_versions", "disagg", "sources", "source", "note"})) {
     return *err;
   }
   p.id = e.at("id").get<std::string>();
@@ -202,7 +202,8 @@ Result<EngineProfile> parse_profile(const Json& e, const std::string& path) {
   const Figure figures[] = {{"max_running_requests", &EngineProfile::max_running_requests, detail::kRequests},
                             {"graph_max_batch", &EngineProfile::graph_max_batch, detail::kRequests},
                             {"step_overhead_s", &EngineProfile::step_overhead_s, detail::kLatencyS},
-                            {"per_sequence_overhead_s", &EngineProfile::per_sequence_overhead_s, detail::kLatencyS}};
+                            {"per_sequence_overhead_s", &EngineProfile::per_sequence_overhead_s, detail::kLatencyS},
+                            {"spec_sequence_overhead_s", &EngineProfile::spec_sequence_overhead_s, detail::kLatencyS}};
   for (const Figure& f : figures) {
     if (auto err = read_figure(e, f.key, path, f.bound, p.*f.member)) return *err;
   }
@@ -276,8 +277,9 @@ Result<EngineProfile> parse_profile(const Json& e, const std::string& path) {
   }
   // Every figure the step model reads is stated in the document: no C++ default stands in.
   for (const char* key : {"name", "version", "vendors", "allreduce", "mixes_prefill", "max_running_requests",
-                          "graph_max_batch", "step_overhead_s", "per_sequence_overhead_s", "chunk_tokens",
-                          "kv_rule", "admission", "kv_cache_dtype", "request_overhead_s", "sources"}) {
+                          "graph_max_batch", "step_overhead_s", "per_sequence_overhead_s",
+                          "spec_sequence_overhead_s", "chunk_tokens", "kv_rule", "admission", "kv_cache_dtype",
+                          "request_overhead_s", "sources"}) {
     if (!e.contains(key)) return engines_error(path + "." + key, "is required");
   }
   return p;
@@ -305,6 +307,7 @@ double* engine_constant(EngineCatalog& engines, std::string_view path) {
   if (field == "request_overhead_s.amd") return &e->request_overhead_amd_s;
   if (field == "step_overhead_s") return &e->step_overhead_s;
   if (field == "per_sequence_overhead_s") return &e->per_sequence_overhead_s;
+  if (field == "spec_sequence_overhead_s") return &e->spec_sequence_overhead_s;
   if (field == "disagg.prefill_worker_fraction") return &e->disagg_prefill_fraction;
   if (field == "disagg.dpa_sequence_overhead_s") return &e->disagg_dpa_sequence_overhead_s;
   const auto suffix = [&](std::string_view prefix) {

@@ -57,6 +57,10 @@ struct EngineProfile {
   bool preempts = false;
   double step_overhead_s = 0.0;
   double per_sequence_overhead_s = 0.0;
+  // Per decode step, per sequence a scheduler holds, with speculative decoding only: the CPU
+  // work the engine's overlap scheduler hides without it but not with it (SGLang turns its
+  // overlap scheduler off for speculative decoding).
+  double spec_sequence_overhead_s = 0.0;
   double request_overhead_nvidia_s = 0.0;  // client-seen TTFT floor (HTTP, tokenizer, scheduling)
   double request_overhead_amd_s = 0.0;
   std::vector<std::pair<std::string, double>> extra_layer_latency_s;  // by arch target
@@ -79,8 +83,9 @@ struct EngineCatalog {
 constexpr std::string_view kEnginesSchema = "gpucalc-engines/1";
 Result<EngineCatalog> parse_engines(std::string_view json_text);
 /** An engine constant by path "<engine id>.<field>": request_overhead_s.nvidia / .amd,
- *  step_overhead_s, per_sequence_overhead_s, extra_layer_latency_s.<arch target>,
- *  disagg.prefill_worker_fraction, disagg.dpa_sequence_overhead_s,
+ *  step_overhead_s, per_sequence_overhead_s, spec_sequence_overhead_s,
+ *  extra_layer_latency_s.<arch target>, disagg.prefill_worker_fraction,
+ *  disagg.dpa_sequence_overhead_s,
  *  older_versions.<version> (its extra layer latency); nullptr when the path names none. For
  *  the validation's re-setting of the constants set against the serving table. */
 double* engine_constant(EngineCatalog& engines, std::string_view path);

@@ -33,13 +33,17 @@ constexpr int kDecodeRounds = 3;
  *  against validation-disagg.json's rows without MTP, one token per sequence, and re-set in
  *  every fold). With speculative decoding the verify step carries 1 + draft tokens per sequence
  *  through every layer, gathered, dispatched and sampled like any other token, so each of them
- *  pays it (`query`); the draft passes' own share is left out (one MTP layer of the 61). */
+ *  pays it (`query`); the draft passes' own share is left out (one MTP layer of the 61). That
+ *  per-token cost is a rank's per-request work with speculative decoding too, so the engine's
+ *  spec_sequence_overhead_s, which step_cost charges each DP-attention rank's sequences, is
+ *  not charged a second time here. */
 StepBreakdown pool_decode_step(const ServingContext& c, const Parallel& p, double sequences,
                                double query, double context) {
   StepBreakdown b = step_cost(c, p, sequences, query, context, true);
   if (p.dpa) {
-    const double extra =
-        dpa_sequence_overhead_s(c) * sequences * std::max(1.0, query) / std::max(1, p.gpus());
+    const double per_rank = sequences / std::max(1, p.gpus());
+    const double spec = c.mtp_draft_tokens > 0 ? c.engine->spec_sequence_overhead_s * per_rank : 0.0;
+    const double extra = dpa_sequence_overhead_s(c) * per_rank * std::max(1.0, query) - spec;
     b.engine_s += extra;
     b.total_s += extra;
   }

@@ -381,6 +381,12 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   add_communication(c, p, shared, b);
   b.engine_s = c.engine->step_overhead_s +
                (decode ? c.engine->per_sequence_overhead_s * sequences * span : 0.0);
+  // With speculative decoding an engine whose overlap scheduler it turns off pays its
+  // per-request CPU work on every step, for each sequence a scheduler holds (each DP-attention
+  // rank schedules its own).
+  if (decode && c.mtp_draft_tokens > 0) {
+    b.engine_s += c.engine->spec_sequence_overhead_s * (p.dpa ? sequences / tpd : sequences * span);
+  }
   // Speculative decoding: the verify step above carries 1 + k tokens per sequence; before it
   // the k draft tokens come from k passes of the MTP layers, one after another.
   if (decode && c.mtp_draft_tokens > 0 && query_tokens > 1.0) {

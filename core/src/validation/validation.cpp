@@ -285,8 +285,10 @@ struct Calibration {
   std::string model, engine, version, vendor;
   std::vector<std::string> gpus;
   double users_min = 0, users_max = 1e300;
+  int mtp = -1;  // rows "spec_decode": "mtp" (1), "none" (0), or either (-1)
   double lo = 0, hi = 0, prior = 0;
   bool matches(const ServingValidationRow& r) const {
+    if (mtp >= 0 && (r.mtp > 0) != (mtp > 0)) return false;
     if (!model.empty() && r.model != model) return false;
     if (!engine.empty() && r.engine != engine) return false;
     if (!version.empty() && r.engine_version.find(version) == std::string::npos) return false;
@@ -376,6 +378,13 @@ Result<std::vector<Calibration>> parse_calibration(const NlohmannJson& j, const 
     c.vendor = str_or(rows, "vendor");
     c.users_min = num_or(rows, "users_min", 0.0);
     c.users_max = num_or(rows, "users_max", 1e300);
+    if (rows.contains("spec_decode")) {
+      const std::string spec = str_or(rows, "spec_decode");
+      if (spec != "mtp" && spec != "none") {
+        return make_error(ErrorCode::kInvalidCatalog, path + ".rows.spec_decode", "must be mtp or none");
+      }
+      c.mtp = spec == "mtp" ? 1 : 0;
+    }
     if (rows.contains("gpus") && rows.at("gpus").is_array()) {
       for (const auto& g : rows.at("gpus")) {
         if (g.is_string()) c.gpus.push_back(g.get<std::string>());

@@ -239,13 +239,13 @@ struct Evaluation {
 /** Fills evaluation.verdict and the recommendation from the results and the scenario's stack. */
 void build_verdict(Evaluation& evaluation);
 
-/** What evaluate() computes beyond the fit, price and the serving point at the users. */
 /** Whether this program writes formula traces (EvaluateOptions::with_trace): true, unless it
  *  links its own definition returning false, as the page's first WASM module does
  *  (wasm/bindings.cpp): with the module linked as one optimised unit the trace code is then left
  *  out, and an evaluation asked for a trace is refused (kNotAllowed, field "trace"). */
 bool traces_linked();
 
+/** What evaluate() computes beyond the fit, price and the serving point at the users. */
 struct EvaluateOptions {
   bool with_trace = false;  // fill each result's trace
   bool with_curve = true;   // curve, max_throughput (a search), interactivity point, cost

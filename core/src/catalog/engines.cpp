@@ -326,6 +326,13 @@ double* engine_constant(EngineCatalog& engines, std::string_view path) {
   return nullptr;
 }
 
+double* catalog_constant(ModelConstants& constants, EngineCatalog& engines, std::string_view name) {
+  constexpr std::string_view kPerf = "performance.", kEngines = "engines.";
+  if (name.substr(0, kPerf.size()) == kPerf) return model_constant(constants, name.substr(kPerf.size()));
+  if (name.substr(0, kEngines.size()) == kEngines) return engine_constant(engines, name.substr(kEngines.size()));
+  return nullptr;
+}
+
 Result<EngineCatalog> parse_engines(std::string_view json_text) {
   auto parsed = detail::parse_json_strict(json_text, "engines.json");
   if (!parsed) return parsed.error();

@@ -89,6 +89,9 @@ Result<EngineCatalog> parse_engines(std::string_view json_text);
  *  older_versions.<version> (its extra layer latency); nullptr when the path names none. For
  *  the validation's re-setting of the constants set against the serving table. */
 double* engine_constant(EngineCatalog& engines, std::string_view path);
+/** A constant by the name the validation tables give it: "performance.<key>" (model_constant)
+ *  or "engines.<path>" (engine_constant); nullptr when the name names none. */
+double* catalog_constant(ModelConstants& constants, EngineCatalog& engines, std::string_view name);
 
 /** The catalog's engine profiles (a --catalog engines document replaces the built-in ones). */
 const EngineCatalog& catalog_engines(const Catalog& catalog);

@@ -42,8 +42,8 @@ StepBreakdown pool_decode_step(const ServingContext& c, const Parallel& p, doubl
   StepBreakdown b = step_cost(c, p, sequences, query, context, true);
   if (p.dpa) {
     const double per_rank = sequences / std::max(1, p.gpus());
-    const double spec = c.mtp_draft_tokens > 0 ? c.engine->spec_sequence_overhead_s * per_rank : 0.0;
-    const double extra = dpa_sequence_overhead_s(c) * per_rank * std::max(1.0, query) - spec;
+    const double extra =
+        dpa_sequence_overhead_s(c) * per_rank * std::max(1.0, query) - speculative_cpu_s(c, p, sequences);
     b.engine_s += extra;
     b.total_s += extra;
   }

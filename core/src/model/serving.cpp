@@ -305,6 +305,7 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   // passes every stage, so the step is the whole model's at sequences / servers). Experts see
   // the tokens of every server.
   const double span = std::max(1, p.servers);
+  const double instance_sequences = sequences;
   const double instance_tokens = sequences * query_tokens;
   sequences /= span;
   const double tokens = sequences * query_tokens;
@@ -381,12 +382,7 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   add_communication(c, p, shared, b);
   b.engine_s = c.engine->step_overhead_s +
                (decode ? c.engine->per_sequence_overhead_s * sequences * span : 0.0);
-  // With speculative decoding an engine whose overlap scheduler it turns off pays its
-  // per-request CPU work on every step, for each sequence a scheduler holds (each DP-attention
-  // rank schedules its own).
-  if (decode && c.mtp_draft_tokens > 0) {
-    b.engine_s += c.engine->spec_sequence_overhead_s * (p.dpa ? sequences / tpd : sequences * span);
-  }
+  if (decode) b.engine_s += speculative_cpu_s(c, p, instance_sequences);
   // Speculative decoding: the verify step above carries 1 + k tokens per sequence; before it
   // the k draft tokens come from k passes of the MTP layers, one after another.
   if (decode && c.mtp_draft_tokens > 0 && query_tokens > 1.0) {
@@ -396,6 +392,14 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
               b.small_kernels_s + b.allreduce_s + b.alltoall_s + b.scale_out_s + b.engine_s +
               b.mtp_draft_s;
   return b;
+}
+
+double speculative_cpu_s(const ServingContext& c, const Parallel& p, double sequences) {
+  if (c.mtp_draft_tokens <= 0) return 0.0;
+  // As step_cost splits them: a server's share, then a DP-attention rank's.
+  const double span = std::max(1, p.servers);
+  const double held = sequences / span;
+  return c.engine->spec_sequence_overhead_s * (p.dpa ? held / std::max(1, p.tp) : held * span);
 }
 
 double mtp_draft_s(const ServingContext& c, const Parallel& p, double sequences,

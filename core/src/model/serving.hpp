@@ -233,6 +233,11 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
                         double query_tokens, double context_tokens, bool decode,
                         double mixed_prefill_rows = 0.0);
 
+/** Speculative decoding through an engine whose overlap scheduler it turns off: the per-request
+ *  CPU work paid on every decode step (engines.json spec_sequence_overhead_s) for an instance's
+ *  `sequences`, each scheduler holding its own (a DP-attention rank its share); 0 without MTP. */
+double speculative_cpu_s(const ServingContext& c, const Parallel& p, double sequences);
+
 /** Speculative decoding: the k draft passes of the MTP layers before a verify step, at
  *  `sequences` sequences over `context_tokens` (0 without MTP draft tokens). */
 double mtp_draft_s(const ServingContext& c, const Parallel& p, double sequences,

@@ -313,10 +313,7 @@ WorkingCatalog working_copy(const Catalog& base) {
 
 /** "performance.<key>" or "engines.<engine>.<field>": the slot of the working catalog. */
 double* constant_slot(WorkingCatalog& w, std::string_view name) {
-  constexpr std::string_view kPerf = "performance.", kEngines = "engines.";
-  if (name.substr(0, kPerf.size()) == kPerf) return model_constant(*w.catalog.constants, name.substr(kPerf.size()));
-  if (name.substr(0, kEngines.size()) == kEngines) return engine_constant(*w.engines, name.substr(kEngines.size()));
-  return nullptr;
+  return catalog_constant(*w.catalog.constants, *w.engines, name);
 }
 
 Result<std::vector<Calibration>> parse_calibration(const NlohmannJson& j, const Catalog& catalog) {

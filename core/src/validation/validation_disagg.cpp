@@ -103,10 +103,7 @@ struct DisaggSlots {
 
 /** "performance.<key>" or "engines.<engine>.<field>": its slot, or nullptr. */
 double* constant_slot(const DisaggSlots& w, const std::string& name) {
-  constexpr std::string_view kPerf = "performance.", kEngines = "engines.";
-  if (name.compare(0, kPerf.size(), kPerf) == 0) return model_constant(*w.constants, name.substr(kPerf.size()));
-  if (name.compare(0, kEngines.size(), kEngines) == 0) return engine_constant(*w.engines, name.substr(kEngines.size()));
-  return nullptr;
+  return catalog_constant(*w.constants, *w.engines, name);
 }
 
 /** The engine of a row ("sglang+mori" -> "sglang"), as the calibration entries name it. */
@@ -254,8 +251,7 @@ std::optional<Error> read_disagg_row(const NlohmannJson& e, const std::string& p
     return make_error(ErrorCode::kInvalidCatalog, path,
                       "needs a GPU whose offering has a scale-out network, a catalog model, weights, isl, osl, concurrency");
   }
-  const std::string engine_name = r.engine.substr(0, r.engine.find('+'));
-  auto engine = select_engine(catalog_engines(*working), engine_name, *gpu, *model);
+  auto engine = select_engine(catalog_engines(*working), row_engine(r), *gpu, *model);
   if (!engine) {
     Error err = engine.error();
     err.field = path + ".engine";

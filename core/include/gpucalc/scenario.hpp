@@ -81,6 +81,7 @@ struct Scenario {
   bool dpa = false;            // data-parallel attention over the instance's GPUs
   std::string engine = "auto";  // "auto" or an engine id of the catalog (data/engines.json)
   int mtp = 0;                  // speculative (MTP) draft tokens per step; 0 = off
+  int gate_steps = 0;           // the engine's new-request gate in decode steps; 0 = its default
   // Disaggregated prefill/decode (core/src/model/disagg.cpp): the pools' shapes, 0 = chosen.
   PdMode pd = PdMode::kAggregated;
   int prefill_workers = 0, prefill_tp = 0, prefill_ep = 0;

@@ -38,6 +38,8 @@ inline constexpr Bound kLatencyUs{1e-3, 1e7, "microseconds, from 0.001 to 10,000
 inline constexpr Bound kReserveMb{0.0, 1e7, "MB, from 0 to 10,000,000"};
 // Requests or sequences an engine runs at once: at least one.
 inline constexpr Bound kRequests{1.0, 1e7, "requests, from 1 to 10,000,000"};
+// Decode steps an engine lets pass before it takes new requests in (0 or 1: every step).
+inline constexpr Bound kGateSteps{0.0, 10000.0, "decode steps, from 0 to 10,000"};
 // Token counts of a chunk or a GEMM size threshold.
 inline constexpr Bound kTokens{1.0, 1e9, "tokens, from 1 to 1,000,000,000"};
 // Bytes of one collective.

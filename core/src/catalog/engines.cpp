@@ -166,6 +166,22 @@ std::optional<Error> read_disagg(const Json& d, const std::string& path, EngineP
   return read_figure(d, "dpa_sequence_overhead_s", path, detail::kLatencyS, p.disagg_dpa_sequence_overhead_s);
 }
 
+/** "new_request_gate": {kind: none | recv_interval | attention_dp_balance, steps}, if the
+ *  profile `e` states it (the required-keys check below says when it does not). */
+std::optional<Error> read_gate(const Json& e, const std::string& path, EngineProfile& p) {
+  if (!e.contains("new_request_gate")) return std::nullopt;
+  const Json& g = e.at("new_request_gate");
+  if (!g.is_object()) return engines_error(path, "must be {kind, steps}");
+  if (auto e = detail::unknown_key(g, "engines.json." + path, {"kind", "steps", "source", "note"})) return e;
+  const std::string kind = g.contains("kind") && g.at("kind").is_string() ? g.at("kind").get<std::string>() : "";
+  if (kind == "none") p.gate = RequestGate::kNone;
+  else if (kind == "recv_interval") p.gate = RequestGate::kRecvInterval;
+  else if (kind == "attention_dp_balance") p.gate = RequestGate::kAttentionDpBalance;
+  else return engines_error(path + ".kind", "must be none, recv_interval or attention_dp_balance");
+  if (!g.contains("steps")) return engines_error(path + ".steps", "is required (decode steps; 0 = none)");
+  return read_figure(g, "steps", path, detail::kGateSteps, p.gate_steps);
+}
+
 Result<EngineProfile> parse_profile(const Json& e, const std::string& path) {
   EngineProfile p;
   if (!e.is_object() || !e.contains("id") || !e.at("id").is_string()) {
@@ -176,7 +192,8 @@ Result<EngineProfile> parse_profile(const Json& e, const std::string& path) {
           {"id", "name", "version", "vendors", "allreduce", "mixes_prefill", "max_running_requests",
            "graph_max_batch", "step_overhead_s", "per_sequence_overhead_s", "spec_sequence_overhead_s",
            "chunk_tokens", "kv_rule", "admission", "kv_cache_dtype", "request_overhead_s",
-           "extra_layer_latency_s", "older_versions", "disagg", "sources", "source", "note"})) {
+           "extra_layer_latency_s", "older_versions", "disagg", "new_request_gate", "sources", "source",
+           "note"})) {
     return *err;
   }
   p.id = e.at("id").get<std::string>();
@@ -263,6 +280,7 @@ Result<EngineProfile> parse_profile(const Json& e, const std::string& path) {
       p.extra_layer_latency_s.emplace_back(arch, s);
     }
   }
+  if (auto err = read_gate(e, path + ".new_request_gate", p)) return *err;
   if (e.contains("disagg")) {
     if (auto err = read_disagg(e.at("disagg"), path + ".disagg", p)) return *err;
   }
@@ -279,7 +297,7 @@ Result<EngineProfile> parse_profile(const Json& e, const std::string& path) {
   for (const char* key : {"name", "version", "vendors", "allreduce", "mixes_prefill", "max_running_requests",
                           "graph_max_batch", "step_overhead_s", "per_sequence_overhead_s",
                           "spec_sequence_overhead_s", "chunk_tokens", "kv_rule", "admission", "kv_cache_dtype",
-                          "request_overhead_s", "sources"}) {
+                          "request_overhead_s", "new_request_gate", "sources"}) {
     if (!e.contains(key)) return engines_error(path + "." + key, "is required");
   }
   return p;

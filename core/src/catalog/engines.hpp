@@ -21,6 +21,12 @@ enum class KvRule {
   kFreeFraction  // TensorRT-LLM: fraction x (capacity - weights - buffers)
 };
 
+/** How an engine takes new requests into its running batch (data/engines.json
+ *  new_request_gate): at every step, every `steps` decode steps (SGLang's
+ *  --scheduler-recv-interval), or, with attention DP and TensorRT-LLM's attention_dp_config
+ *  enable_balance, when every rank holds a new request or `steps` steps have passed. */
+enum class RequestGate { kNone, kRecvInterval, kAttentionDpBalance };
+
 /** An older engine version that ran measurably slower on some GPU families. */
 struct EngineVersionDelta {
   std::string version;
@@ -61,6 +67,8 @@ struct EngineProfile {
   // work the engine's overlap scheduler hides without it but not with it (SGLang turns its
   // overlap scheduler off for speculative decoding).
   double spec_sequence_overhead_s = 0.0;
+  RequestGate gate = RequestGate::kNone;  // new_request_gate.kind
+  double gate_steps = 0.0;                 // its default steps (1 or 0: no wait beyond a step)
   double request_overhead_nvidia_s = 0.0;  // client-seen TTFT floor (HTTP, tokenizer, scheduling)
   double request_overhead_amd_s = 0.0;
   std::vector<std::pair<std::string, double>> extra_layer_latency_s;  // by arch target

@@ -165,6 +165,8 @@ ServingContext make_serving_context(const Catalog& catalog, const Scenario& scen
   }
   c.request_overhead_s =
       std::string_view(gpu.vendor) == "amd" ? engine.request_overhead_amd_s : engine.request_overhead_nvidia_s;
+  c.gate = engine.gate;
+  c.gate_steps = scenario.gate_steps > 0 ? static_cast<double>(scenario.gate_steps) : engine.gate_steps;
   c.capacity_bytes_per_gpu = capacity_bytes(gpu, scenario.capacity);
   c.chunk_tokens = engine_chunk_tokens(engine, gpu);
   c.input_tokens = static_cast<double>(scenario.input_tokens);
@@ -555,6 +557,43 @@ PoolWait pool_wait(const ServingContext& c, const PrefillFit& fit, double users,
   return w;
 }
 
+/** When a new request joins the running batch (engines.json new_request_gate). */
+struct Intake {
+  double wait_s = 0.0;    // mean wait of an arriving request before its prefill starts
+  double gather_s = 0.0;  // time over which the prompts of one prefill arrive
+};
+
+/** An engine that takes requests in at every step: an arrival waits for the running step
+ *  (half of it on average), and a prefill takes the prompts that arrived while the last one
+ *  ran. SGLang with --scheduler-recv-interval R > 1 receives after R decode steps, or at the
+ *  next step after a prefill (sglang srt/managers/scheduler_recv_skipper.py: a decode step
+ *  weighs 1, any other forward R): a request arriving while the engine decodes waits R / 2
+ *  steps on average, one arriving during a prefill half that prefill; `busy` is the share of
+ *  time spent prefilling. TensorRT-LLM with attention DP and attention_dp_config enable_balance
+ *  (tensorrt_llm/_torch/pyexecutor/py_executor.py _balance_adp_requests) holds context
+ *  requests until every rank has one or timeout_iters iterations have passed since the last
+ *  release: new requests land on the ranks as they free slots (at random), so all n ranks
+ *  hold one after n x H(n) arrivals on average (H the harmonic number), and a request waits
+ *  half that cycle. */
+Intake request_intake(const ServingContext& c, const Parallel& p, double step_s, double prefill_s,
+                      double batch, double arrivals_per_s) {
+  Intake in{step_s / 2.0, prefill_s};
+  if (c.gate == RequestGate::kRecvInterval && c.gate_steps > 1.0) {
+    const double busy = std::min(1.0, arrivals_per_s * prefill_s / std::max(1.0, batch));
+    const double window_s = c.gate_steps * step_s;
+    in.wait_s = (1.0 - busy) * window_s / 2.0 + busy * prefill_s / 2.0;
+    in.gather_s = (1.0 - busy) * window_s + busy * prefill_s;
+  } else if (c.gate == RequestGate::kAttentionDpBalance && c.gate_steps > 0.0 && p.dpa &&
+             p.tp > 1 && arrivals_per_s > 0.0) {
+    double harmonic = 0.0;
+    for (int k = 1; k <= p.tp; ++k) harmonic += 1.0 / k;
+    const double cycle_s = std::min(c.gate_steps * step_s, p.tp * harmonic / arrivals_per_s);
+    in.wait_s = cycle_s / 2.0;
+    in.gather_s = std::max(prefill_s, cycle_s);
+  }
+  return in;
+}
+
 ServingPoint serve_with(const ServingContext& c, const Parallel& p, int replicas,
                         double users_per_instance, const PrefillFit& fit, double max_seqs,
                         const StepBreakdown* decode) {
@@ -591,12 +630,13 @@ ServingPoint serve_with(const ServingContext& c, const Parallel& p, int replicas
   for (int it = 0; it < 3; ++it) {
     const double window_s = std::max(c.constants->arrival_spread_fraction * e2e, pace_s);
     const double arrivals_per_s = running > 1.0 ? running / window_s : 0.0;
-    batch = std::clamp(1.0 + arrivals_per_s * pre, 1.0, running);
+    const Intake intake = request_intake(c, p, step, pre, batch, arrivals_per_s);
+    batch = std::clamp(1.0 + arrivals_per_s * intake.gather_s, 1.0, running);
     pre = prefill_time_s(c, fit, batch);
     tpot = per_token + (running > 1.0 ? (running / batch) * pre / out : 0.0);
-    // Wait for the running step, then the prefill (a step of its own, or riding on the next
-    // decode step when the engine mixes them).
-    ttft = c.request_overhead_s + (running > 1.0 ? step / 2.0 : 0.0) + pre +
+    // Wait for the engine to take the request in (request_intake), then the prefill (a step of
+    // its own, or riding on the next decode step when the engine mixes them).
+    ttft = c.request_overhead_s + (running > 1.0 ? intake.wait_s : 0.0) + pre +
            (c.mixes_prefill ? step : 0.0);
     e2e = ttft + (out - 1.0) * tpot;
   }

@@ -178,6 +178,9 @@ struct ServingContext {
   double extra_layer_latency_s = 0.0;     // engine profile, by arch target and version
   bool mixes_prefill = false;             // engine profile, by version
   double request_overhead_s = 0.0;        // engine profile, by vendor
+  // How the engine takes new requests in (engine profile, steps by the scenario's `gate`).
+  RequestGate gate = RequestGate::kNone;
+  double gate_steps = 0.0;
   double chunk_tokens = 8192;
   double input_tokens = 0.0, output_tokens = 0.0;
   double capacity_bytes_per_gpu = 0.0;

@@ -711,6 +711,7 @@ const std::vector<Row>& rows() {
         boolean<&Scenario::dpa>("dpa", "1 = data-parallel attention over the instance's GPUs (MoE only)"),
         engine_row(),
         integer<&Scenario::mtp>("mtp", 0, 16, "speculative (MTP) draft tokens per decode step; 0 = off"),
+        integer<&Scenario::gate_steps>("gate", 0, 10000, "decode steps between the engine's intakes of new requests (SGLang --scheduler-recv-interval; TensorRT-LLM attention DP balance timeout_iters); 0 = the engine's default"),
         choice<&Scenario::pd>("pd", "prefill and decode: 0 = on the same workers, 1 = disaggregated (separate pools, KV moved between them), auto = the better for the target"),
         integer<&Scenario::prefill_workers>("prefill_workers", 0, 1024, "disaggregated: prefill workers; 0 = chosen"),
         integer<&Scenario::prefill_tp>("prefill_tp", 0, 1024, "disaggregated: GPUs per prefill worker; 0 = chosen"),

@@ -277,18 +277,17 @@ Mape mape_of(const std::string& name, const std::vector<const ServingValidationR
   return m;
 }
 
-/** One constant set against rows of the serving table: which rows, which metrics, and how the
- *  folds re-set it (a grid over `lo`..`hi`; `prior` where a fold leaves it no row). */
-struct Calibration {
-  std::string constant;
-  bool interactivity = false, throughput = false, ttft = false;
+/** Which rows of the serving table an entry applies to ("rows": model, engine,
+ *  engine_version, vendor, gpus, users_min, users_max, spec_decode, dp_attention). */
+struct RowFilter {
   std::string model, engine, version, vendor;
   std::vector<std::string> gpus;
   double users_min = 0, users_max = 1e300;
   int mtp = -1;  // rows "spec_decode": "mtp" (1), "none" (0), or either (-1)
-  double lo = 0, hi = 0, prior = 0;
+  int dpa = -1;  // rows "dp_attention": 1, 0, or either (-1)
   bool matches(const ServingValidationRow& r) const {
     if (mtp >= 0 && (r.mtp > 0) != (mtp > 0)) return false;
+    if (dpa >= 0 && r.dpa != dpa) return false;
     if (!model.empty() && r.model != model) return false;
     if (!engine.empty() && r.engine != engine) return false;
     if (!version.empty() && r.engine_version.find(version) == std::string::npos) return false;
@@ -297,6 +296,74 @@ struct Calibration {
     return r.concurrency >= users_min && r.concurrency <= users_max;
   }
 };
+
+Result<RowFilter> parse_row_filter(const NlohmannJson& rows, const std::string& path) {
+  RowFilter f;
+  f.model = str_or(rows, "model");
+  f.engine = str_or(rows, "engine");
+  f.version = str_or(rows, "engine_version");
+  f.vendor = str_or(rows, "vendor");
+  f.users_min = num_or(rows, "users_min", 0.0);
+  f.users_max = num_or(rows, "users_max", 1e300);
+  if (rows.contains("spec_decode")) {
+    const std::string spec = str_or(rows, "spec_decode");
+    if (spec != "mtp" && spec != "none") {
+      return make_error(ErrorCode::kInvalidCatalog, path + ".spec_decode", "must be mtp or none");
+    }
+    f.mtp = spec == "mtp" ? 1 : 0;
+  }
+  if (rows.contains("dp_attention")) {
+    const double d = num_or(rows, "dp_attention", -1.0);
+    if (d != 0.0 && d != 1.0) return make_error(ErrorCode::kInvalidCatalog, path + ".dp_attention", "must be 0 or 1");
+    f.dpa = static_cast<int>(d);
+  }
+  if (rows.contains("gpus") && rows.at("gpus").is_array()) {
+    for (const auto& g : rows.at("gpus")) {
+      if (g.is_string()) f.gpus.push_back(g.get<std::string>());
+    }
+  }
+  return f;
+}
+
+/** One constant set against rows of the serving table: which rows, which metrics, and how the
+ *  folds re-set it (a grid over `lo`..`hi`; `prior` where a fold leaves it no row). */
+struct Calibration {
+  std::string constant;
+  bool interactivity = false, throughput = false, ttft = false;
+  RowFilter rows;
+  double lo = 0, hi = 0, prior = 0;
+  bool matches(const ServingValidationRow& r) const { return rows.matches(r); }
+};
+
+/** How the runs of some rows were launched, where it differs from the engine's defaults
+ *  ("launch": rows, gate, source): the scenario key `gate` their predictions use. */
+struct LaunchSetting {
+  RowFilter rows;
+  int gate_steps = 0;
+};
+
+Result<std::vector<LaunchSetting>> parse_launch(const NlohmannJson& j) {
+  std::vector<LaunchSetting> out;
+  if (!j.contains("launch")) return out;
+  if (!j.at("launch").is_array()) {
+    return make_error(ErrorCode::kInvalidCatalog, "validation-serving.json.launch", "must be an array");
+  }
+  std::size_t i = 0;
+  for (const auto& e : j.at("launch")) {
+    const std::string path = "validation-serving.json.launch[" + std::to_string(i++) + "]";
+    if (!e.is_object() || !e.contains("rows") || !e.at("rows").is_object() || str_or(e, "source").empty()) {
+      return make_error(ErrorCode::kInvalidCatalog, path, "needs rows (object), gate and source");
+    }
+    const double gate = num_or(e, "gate", -1.0);
+    if (!(gate >= 1.0 && gate <= 10000.0) || gate != std::floor(gate)) {
+      return make_error(ErrorCode::kInvalidCatalog, path + ".gate", "must be a whole number of decode steps, 1 to 10,000");
+    }
+    auto rows = parse_row_filter(e.at("rows"), path + ".rows");
+    if (!rows) return rows.error();
+    out.push_back(LaunchSetting{std::move(rows.value()), static_cast<int>(gate)});
+  }
+  return out;
+}
 
 /** The catalog the folds change: its own copies of the constants and engine profiles. */
 struct WorkingCatalog {
@@ -368,25 +435,9 @@ Result<std::vector<Calibration>> parse_calibration(const NlohmannJson& j, const 
     c.lo = range[0].get<double>();
     c.hi = range[1].get<double>();
     c.prior = e.at("prior").get<double>();
-    const NlohmannJson& rows = e.at("rows");
-    c.model = str_or(rows, "model");
-    c.engine = str_or(rows, "engine");
-    c.version = str_or(rows, "engine_version");
-    c.vendor = str_or(rows, "vendor");
-    c.users_min = num_or(rows, "users_min", 0.0);
-    c.users_max = num_or(rows, "users_max", 1e300);
-    if (rows.contains("spec_decode")) {
-      const std::string spec = str_or(rows, "spec_decode");
-      if (spec != "mtp" && spec != "none") {
-        return make_error(ErrorCode::kInvalidCatalog, path + ".rows.spec_decode", "must be mtp or none");
-      }
-      c.mtp = spec == "mtp" ? 1 : 0;
-    }
-    if (rows.contains("gpus") && rows.at("gpus").is_array()) {
-      for (const auto& g : rows.at("gpus")) {
-        if (g.is_string()) c.gpus.push_back(g.get<std::string>());
-      }
-    }
+    auto rows = parse_row_filter(e.at("rows"), path + ".rows");
+    if (!rows) return rows.error();
+    c.rows = std::move(rows.value());
     out.push_back(std::move(c));
   }
   return out;
@@ -552,6 +603,7 @@ namespace {
 std::optional<Error> read_serving_row(const NlohmannJson& e, const std::string& path, const NlohmannJson& offerings,
                                       const Catalog& catalog, const EngineCatalog& engines,
                                       const std::vector<Calibration>& cals,
+                                      const std::vector<LaunchSetting>& launch,
                                       ServingValidationReport& report, std::vector<RowSetup>& setups) {
   if (!e.is_object()) return make_error(ErrorCode::kInvalidCatalog, path, "must be an object");
   ServingValidationRow r;
@@ -612,6 +664,9 @@ std::optional<Error> read_serving_row(const NlohmannJson& e, const std::string& 
   s.ep = r.ep;
   s.dpa = r.dpa == 1;
   s.mtp = r.mtp;
+  for (const LaunchSetting& l : launch) {
+    if (l.rows.matches(r)) s.gate_steps = l.gate_steps;
+  }
   if (engines.find(r.engine) != nullptr) s.engine = r.engine;
   s.users = static_cast<long long>(r.concurrency) * (off->gpu_count / r.tp);
   s.compare = {off->id};
@@ -744,6 +799,8 @@ Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
   report.note = str_or(j, "note");
   auto calibration = parse_calibration(j, catalog);
   if (!calibration) return calibration.error();
+  auto launch = parse_launch(j);
+  if (!launch) return launch.error();
   if (j.contains("same_architecture") && j.at("same_architecture").is_object()) {
     for (const auto& [model, ids] : j.at("same_architecture").items()) {
       std::vector<std::string> list;
@@ -761,7 +818,7 @@ Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
   for (const auto& e : j.at("rows")) {
     const std::string path = "validation-serving.json.rows[" + std::to_string(i++) + "]";
     if (auto err = read_serving_row(e, path, j.at("offerings"), catalog, engines, calibration.value(),
-                                    report, setups)) {
+                                    launch.value(), report, setups)) {
       return *err;
     }
   }

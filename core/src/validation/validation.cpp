@@ -332,6 +332,10 @@ struct Calibration {
   bool interactivity = false, throughput = false, ttft = false;
   RowFilter rows;
   double lo = 0, hi = 0, prior = 0;
+  // "prior_pool": where a fold leaves this constant no row, it takes the mean of the constants
+  // of the same pool that the fold did set (an engine nobody measured is assumed to cost what
+  // the measured ones do), and `prior` only where the fold set none of them.
+  std::string prior_pool;
   bool matches(const ServingValidationRow& r) const { return rows.matches(r); }
 };
 
@@ -435,6 +439,7 @@ Result<std::vector<Calibration>> parse_calibration(const NlohmannJson& j, const 
     c.lo = range[0].get<double>();
     c.hi = range[1].get<double>();
     c.prior = e.at("prior").get<double>();
+    c.prior_pool = str_or(e, "prior_pool");
     auto rows = parse_row_filter(e.at("rows"), path + ".rows");
     if (!rows) return rows.error();
     c.rows = std::move(rows.value());
@@ -523,10 +528,31 @@ FoldFigures measured_of(const ServingValidationRow& r) {
  * best) with the least mean |relative error| over its metrics, the constants before it already
  * set; a constant with no training row takes its prior. Returns the values chosen.
  */
+/** The constants a fold left no row for, in a prior pool: the mean of the pool's constants it
+ *  set (Calibration::prior_pool). */
+void pool_priors(WorkingCatalog& w, const std::vector<Calibration>& cals, const std::vector<bool>& had_rows,
+                 std::vector<double>& chosen) {
+  for (std::size_t k = 0; k < cals.size(); ++k) {
+    if (had_rows[k] || cals[k].prior_pool.empty()) continue;
+    double sum = 0.0;
+    int n = 0;
+    for (std::size_t j = 0; j < cals.size(); ++j) {
+      if (had_rows[j] && cals[j].prior_pool == cals[k].prior_pool) {
+        sum += chosen[j];
+        ++n;
+      }
+    }
+    if (n == 0) continue;
+    chosen[k] = sum / n;
+    *constant_slot(w, cals[k].constant) = chosen[k];
+  }
+}
+
 std::vector<double> reset_constants(WorkingCatalog& w, const std::vector<Calibration>& cals,
                                     const std::vector<ServingValidationRow>& rows,
                                     const std::vector<RowSetup>& setups, const std::vector<bool>& train) {
   std::vector<double> chosen;
+  std::vector<bool> had_rows;
   for (const Calibration& cal : cals) {
     double* slot = constant_slot(w, cal.constant);
     const bool uses[kFoldMetrics] = {cal.interactivity, cal.throughput, cal.ttft};
@@ -538,6 +564,7 @@ std::vector<double> reset_constants(WorkingCatalog& w, const std::vector<Calibra
       for (std::size_t k = 0; k < kFoldMetrics; ++k) any = any || (uses[k] && m[k] > 0.0);
       if (any) on.push_back(i);
     }
+    had_rows.push_back(!on.empty());
     if (on.empty()) {
       *slot = cal.prior;
       chosen.push_back(cal.prior);
@@ -563,6 +590,7 @@ std::vector<double> reset_constants(WorkingCatalog& w, const std::vector<Calibra
     *slot = best;
     chosen.push_back(best);
   }
+  pool_priors(w, cals, had_rows, chosen);
   return chosen;
 }
 

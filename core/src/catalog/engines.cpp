@@ -167,10 +167,10 @@ std::optional<Error> read_disagg(const Json& d, const std::string& path, EngineP
 }
 
 /** "new_request_gate": {kind: none | recv_interval | attention_dp_balance, steps}, if the
- *  profile `e` states it (the required-keys check below says when it does not). */
-std::optional<Error> read_gate(const Json& e, const std::string& path, EngineProfile& p) {
-  if (!e.contains("new_request_gate")) return std::nullopt;
-  const Json& g = e.at("new_request_gate");
+ *  profile states it (the required-keys check below says when it does not). */
+std::optional<Error> read_gate(const Json& profile, const std::string& path, EngineProfile& p) {
+  if (!profile.contains("new_request_gate")) return std::nullopt;
+  const Json& g = profile.at("new_request_gate");
   if (!g.is_object()) return engines_error(path, "must be {kind, steps}");
   if (auto e = detail::unknown_key(g, "engines.json." + path, {"kind", "steps", "source", "note"})) return e;
   const std::string kind = g.contains("kind") && g.at("kind").is_string() ? g.at("kind").get<std::string>() : "";

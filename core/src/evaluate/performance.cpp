@@ -247,13 +247,16 @@ void set_at_users(const Catalog& catalog, const Scenario& s, const Model& model,
            {"preempted_s", u.tpot_preempted_s},
            {"tpot_s", u.tpot_s}});
     trace(r, "ttft_s",
-          "ttft = request overhead + step / 2 (wait for the running step) + prefill of the "
-          "prompts that arrived meanwhile + wait for a KV slot; arrivals = running / "
+          "ttft = request overhead + intake wait (the engine takes a new request in after the "
+          "running step: half a step; gate_steps R > 1: R / 2 decode steps, or half a prefill) + "
+          "prefill of the prompts that arrived meanwhile + wait for a KV slot; arrivals = running / "
           "max(arrival_spread_fraction x e2e, running x prefill per prompt)",
           {{"users_per_instance", u.users_per_instance},
            {"running_per_instance", u.running_per_instance},
            {"max_sequences_per_instance", u.max_sequences},
            {"request_overhead_s", c.request_overhead_s},
+           {"intake_wait_s", u.intake_wait_s},
+           {"gate_steps", c.gate_steps},
            {"prefill_batch_prompts", u.prefill_batch},
            {"prefill_s", u.prefill_s},
            {"queue_s", u.queue_s},

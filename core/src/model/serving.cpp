@@ -621,7 +621,7 @@ ServingPoint serve_with(const ServingContext& c, const Parallel& p, int replicas
   double e2e = out * per_token;
   double batch = 1.0;
   double pre = prefill_time_s(c, fit, batch);
-  double tpot = per_token, ttft = 0.0;
+  double tpot = per_token, ttft = 0.0, intake_wait = 0.0;
   // A closed loop's next request leaves when the last one completes, and requests start
   // decoding no closer together than their prompts were prefilled one after another, so the
   // running requests arrive over at least running x per-prompt prefill time: the prefill
@@ -636,8 +636,8 @@ ServingPoint serve_with(const ServingContext& c, const Parallel& p, int replicas
     tpot = per_token + (running > 1.0 ? (running / batch) * pre / out : 0.0);
     // Wait for the engine to take the request in (request_intake), then the prefill (a step of
     // its own, or riding on the next decode step when the engine mixes them).
-    ttft = c.request_overhead_s + (running > 1.0 ? intake.wait_s : 0.0) + pre +
-           (c.mixes_prefill ? step : 0.0);
+    intake_wait = running > 1.0 ? intake.wait_s : 0.0;
+    ttft = c.request_overhead_s + intake_wait + pre + (c.mixes_prefill ? step : 0.0);
     e2e = ttft + (out - 1.0) * tpot;
   }
   // The first wave: a benchmark client opens all its requests at once, so `running` prompts
@@ -658,6 +658,7 @@ ServingPoint serve_with(const ServingContext& c, const Parallel& p, int replicas
   pt.queue_s = wait.admission_s;
   pt.preempted_s = wait.preempted_s;
   pt.prefill_batch = batch;
+  pt.intake_wait_s = intake_wait;
   pt.prefill_s = pre;
   pt.tpot_step_s = per_token;
   pt.tpot_prefill_pause_s = tpot - per_token;

@@ -260,6 +260,7 @@ struct ServingPoint {
   double ttft_median_s = 0.0;         // median: a steady-state request (the first wave is
                                       // first_wave_fraction of a run, under half), queueing included
   double e2e_s = 0.0;
+  double intake_wait_s = 0.0;         // wait for the engine to take a request in (request_intake)
   double prefill_s = 0.0;             // prefill of the prompts one prefill step takes
   double prefill_batch = 0.0;         // prompts per prefill step
   double queue_s = 0.0;               // waiting for admission to the KV pool (users > max_sequences)

@@ -233,18 +233,29 @@ TEST_CASE("serving table: leave one group out re-sets the constants and predicts
   CHECK(vllm->all_rows < 0.07);
 }
 
-TEST_CASE("serving table: a calibration entry must name its scope, metrics and how it was set") {
-  const std::string base = serving_text();
-  const std::string anchor = "\"calibration\": [";
-  const auto at = base.find(anchor);
+namespace {
+
+/** The serving table with `entry` first in the list that opens with `anchor`. */
+std::string serving_text_with(const std::string& anchor, const std::string& entry) {
+  std::string text = serving_text();
+  const auto at = text.find(anchor);
   REQUIRE(at != std::string::npos);
-  // The field a table with `entry` first in its calibration list is refused for.
-  const auto refused_field = [&](const std::string& entry) {
-    std::string text = base;
-    text.insert(at + anchor.size(), entry);
-    auto report = run_serving_validation(default_catalog(), text);
-    REQUIRE(!report);
-    return report.error().field;
+  text.insert(at + anchor.size(), entry);
+  return text;
+}
+
+/** The field the serving table with `entry` first in the list at `anchor` is refused for. */
+std::string refused_table_field(const std::string& anchor, const std::string& entry) {
+  auto report = run_serving_validation(default_catalog(), serving_text_with(anchor, entry), false);
+  REQUIRE(!report);
+  return report.error().field;
+}
+
+}  // namespace
+
+TEST_CASE("serving table: a calibration entry must name its scope, metrics and how it was set") {
+  const auto refused_field = [](const std::string& entry) {
+    return refused_table_field("\"calibration\": [", entry);
   };
   CHECK(refused_field("{\"scope\": \"local\", \"constant\": \"x\", \"metrics\": [\"speed\"], \"rows\": {}, "
                       "\"how\": \"y\"},") == "validation-serving.json.calibration[0].metrics");
@@ -791,4 +802,27 @@ TEST_CASE("speculative decoding: an engine that turns its overlap scheduler off 
   const ServingPoint lo_with = serve(with, tp8, 1, 4), lo_without = serve(without, tp8, 1, 4);
   const ServingPoint hi_with = serve(with, tp8, 1, 256), hi_without = serve(without, tp8, 1, 256);
   CHECK(lo_without.tpot_s / lo_with.tpot_s > hi_without.tpot_s / hi_with.tpot_s);
+}
+
+TEST_CASE("serving table: a launch setting names its rows, gate and source, and sets the rows' gate") {
+  const auto refused_field = [](const std::string& entry) { return refused_table_field("\"launch\": [", entry); };
+  CHECK(refused_field(R"({"rows": {"engine": "vllm"}, "gate": 0, "source": "s"},)") ==
+        "validation-serving.json.launch[0].gate");
+  CHECK(refused_field(R"({"rows": {"engine": "vllm"}, "gate": 2.5, "source": "s"},)") ==
+        "validation-serving.json.launch[0].gate");
+  CHECK(refused_field(R"({"rows": {"engine": "vllm"}, "gate": 30},)") == "validation-serving.json.launch[0]");
+  CHECK(refused_field(R"({"rows": {"dp_attention": 2}, "gate": 30, "source": "s"},)") ==
+        "validation-serving.json.launch[0].rows.dp_attention");
+  // The table's own entries: SGLang on B200 and TensorRT-LLM with attention DP carry a gate in
+  // their scenario, the other rows none.
+  auto report = run_serving_validation(default_catalog(), serving_text(), false);
+  REQUIRE(report);
+  int gated = 0;
+  for (const auto& r : report.value().rows) {
+    const bool expect = (r.engine == "sglang" && r.gpu == "b200") || (r.engine == "trtllm" && r.dpa == 1);
+    CAPTURE(r.scenario);
+    CHECK((r.scenario.find("&gate=") != std::string::npos) == expect);
+    gated += expect ? 1 : 0;
+  }
+  CHECK(gated > 20);
 }

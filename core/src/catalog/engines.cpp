@@ -173,7 +173,8 @@ std::optional<Error> read_gate(const Json& profile, const std::string& path, Eng
   const Json& g = profile.at("new_request_gate");
   if (!g.is_object()) return engines_error(path, "must be {kind, steps}");
   if (auto e = detail::unknown_key(g, "engines.json." + path, {"kind", "steps", "source", "note"})) return e;
-  const std::string kind = g.contains("kind") && g.at("kind").is_string() ? g.at("kind").get<std::string>() : "";
+  std::string kind;
+  if (auto e = read_text(g, "kind", path, kind)) return e;
   if (kind == "none") p.gate = RequestGate::kNone;
   else if (kind == "recv_interval") p.gate = RequestGate::kRecvInterval;
   else if (kind == "attention_dp_balance") p.gate = RequestGate::kAttentionDpBalance;

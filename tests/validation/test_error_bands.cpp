@@ -273,7 +273,7 @@ TEST_CASE("error bands: on the folds at least 75 % of points lie inside their ow
     for (std::size_t kind = 0; kind < kFoldKinds; ++kind) {
       CAPTURE(kind);
       CAPTURE(m);
-      CHECK(share[kind][m] > 0.5);
+      CHECK(share[kind][m] >= 0.75);  // every fold kind, not only their mean
       sum += share[kind][m];
     }
     CAPTURE(m);

@@ -150,8 +150,10 @@ std::vector<ErrorBand> error_band_for(const ServingValidationReport& report,
 std::string serving_report_to_json(const ServingValidationReport& report);
 
 /** Per extrapolation flag (BandFlag order), how much the folds that extrapolated that way
- *  (model, users, engine, GPU) erred beyond the request-shape folds, per metric: p80 of the
- *  one over p80 of the other on the same held-out rows, at least 1. Needs the report's folds. */
+ *  (model, users, engine, GPU) erred beyond the band a prediction at each held-out row reads
+ *  (error_band_for: its cell's request-shape p80), per metric: the 80th percentile over those
+ *  rows of |error| / band, at least 1, so that 80 % of them lie inside the widened band. Needs
+ *  the report's folds. */
 std::vector<BandWidening> band_widening(const ServingValidationReport& report);
 
 /** The models (with `same_architecture`), engine@vendor pairs, GPUs and users per instance

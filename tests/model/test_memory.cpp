@@ -147,6 +147,24 @@ TEST_CASE("a model larger than the offering says why") {
   CHECK(std::string(small.results[0].fit.reason) == "does_not_fit");
 }
 
+TEST_CASE("an explicit TP replicated over the deployment: each replica holds its share of the users") {
+  const Catalog& c = default_catalog();
+  // DeepSeek-R1 FP8 (MLA: every TP rank holds each request's latent, 35,136 B a token) on a GB200
+  // NVL72 rack at tp=8: 9 replicas. 2,048 users of 1K + 1K requests are 228 per replica (16 GB
+  // of KV a GPU), which the 85.7 GB pool holds; all 2,048 on one instance (147 GB) would not.
+  const Evaluation ev = eval_ok(c, "v=1&model=deepseek-r1-0528&compare=ref-nvl72-gb200-neocloud&users=2048&tp=8");
+  const auto& f = ev.results[0].fit;
+  CHECK(f.fits);
+  CHECK(f.replicas == 9);
+  CHECK(f.deployment.tensor_parallel == 8);
+  CHECK(f.kv_used_bytes_per_gpu < f.kv_free_bytes_per_gpu);
+  CHECK(f.kv_used_bytes_per_gpu < 0.25 * 2048 * 35136.0 * 2048);
+  // Past what 9 replicas hold it still says so.
+  const Evaluation many = eval_ok(c, "v=1&model=deepseek-r1-0528&compare=ref-nvl72-gb200-neocloud&users=40000&tp=8");
+  CHECK_FALSE(many.results[0].fit.fits);
+  CHECK(std::string(many.results[0].fit.reason) == "does_not_fit");
+}
+
 TEST_CASE("longest context for N users, with sliding windows solved exactly") {
   const Catalog& c = default_catalog();
   const Model& oss = *c.find_model("gpt-oss-120b");

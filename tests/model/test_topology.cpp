@@ -77,9 +77,17 @@ TEST_CASE("scale-up domain: a 72-GPU NVLink rack loads from a catalog document a
   const OfferingResult& r = ev.value().results.front();
   CHECK(r.fit.fits);
   CHECK(r.fit.deployment.pipeline_parallel == 1);
-  CHECK(r.fit.deployment.tensor_parallel > 8);
+  CHECK(r.fit.deployment.tensor_parallel == r.serving_tensor_parallel);  // the served instance
   REQUIRE(r.total_tokens_per_s_per_gpu);
   CHECK(*r.total_tokens_per_s_per_gpu > 0.0);
+  // An instance past 8 GPUs stays one tensor-parallel instance inside the 72-GPU domain.
+  auto wide = evaluate_text(cat, "v=1&model=deepseek-v3&weights=fp8&context=8192&compare=test-rack&users=64&tp=16", false);
+  REQUIRE(wide);
+  const OfferingResult& w = wide.value().results.front();
+  CHECK(w.fit.fits);
+  CHECK(w.fit.deployment.pipeline_parallel == 1);
+  CHECK(w.fit.deployment.tensor_parallel == 16);
+  CHECK(w.fit.replicas == 4);  // 72 / 16: each holds its share of the users
 }
 
 TEST_CASE("scale-up domain: tp past it is checked against the compared GPUs' domains") {

@@ -104,3 +104,57 @@ TEST_CASE("validation rejects bad input with an error naming the field") {
   REQUIRE_FALSE(bad_scenario);
   CHECK(bad_scenario.error().field.find("weights") != std::string::npos);
 }
+
+TEST_CASE("serving table: every constant another table sets names the fold groups of the rows it was set on") {
+  // data/validation-serving.json external_constants: a fold of the serving table that holds out
+  // one of these groups runs the constant as unmeasured. The groups are those of the rows of
+  // data/validation-disagg.json that set it (its calibration: all engines for a pooled
+  // constant, the engine's own rows for an engine's), in the serving folds' labels (model,
+  // engine, "isl/osl", GPU, "beyond" above 32 users).
+  const char* serving = nullptr;
+  const char* disagg = nullptr;
+  for (const auto& f : embedded_validation_files()) {
+    if (std::string_view(f.name) == "validation-serving.json") serving = f.text;
+    if (std::string_view(f.name) == "validation-disagg.json") disagg = f.text;
+  }
+  REQUIRE(serving != nullptr);
+  REQUIRE(disagg != nullptr);
+  const auto s = nlohmann::json::parse(serving, nullptr, false);
+  const auto d = nlohmann::json::parse(disagg, nullptr, false);
+  REQUIRE(s.contains("external_constants"));
+  std::set<std::string> listed;
+  for (const auto& x : s.at("external_constants")) {
+    const std::string constant = x.at("constant").get<std::string>();
+    listed.insert(constant);
+    CAPTURE(constant);
+    // The engine an engine's own constant belongs to ("engines.<id>.disagg..."), else every engine.
+    std::string engine;
+    if (constant.rfind("engines.", 0) == 0) engine = constant.substr(8, constant.find('.', 8) - 8);
+    const auto& held = x.at("held_out");
+    const auto has = [&](const char* kind, const std::string& label) {
+      if (!held.contains(kind)) return false;
+      for (const auto& l : held.at(kind)) {
+        if (l.get<std::string>() == label) return true;
+      }
+      return false;
+    };
+    int rows = 0;
+    for (const auto& r : d.at("rows")) {
+      const std::string e = r.at("engine").get<std::string>();
+      const std::string row_engine = e.substr(0, e.find('+'));
+      if (!engine.empty() && row_engine != engine) continue;
+      ++rows;
+      CAPTURE(r.dump());
+      CHECK(has("model", r.at("model").get<std::string>()));
+      CHECK(has("engine", row_engine));
+      CHECK(has("gpu", r.at("gpu").get<std::string>()));
+      CHECK(has("shape", std::to_string(r.at("isl").get<int>()) + "/" + std::to_string(r.at("osl").get<int>())));
+      if (r.at("concurrency").get<double>() > 32.0) CHECK(has("users", "beyond"));
+    }
+    CHECK(rows > 0);
+  }
+  // Every constant of the disaggregated table that the serving rows' predictions read is listed:
+  // the DP-attention per-token cost (step_cost charges it on every DP-attention decode step).
+  CHECK(listed.count("performance.dpa_sequence_overhead_s") == 1);
+  CHECK(listed.count("engines.trtllm.disagg.dpa_sequence_overhead_s") == 1);
+}

@@ -26,40 +26,11 @@ constexpr int kPrefillSizes = 1;
  *  stop once the step moves by under 0.1 %, or after this many. */
 constexpr int kDecodeRounds = 3;
 
-
-/** A decode worker's step at `sequences` sequences: the step model's, plus with data-parallel
- *  attention dpa_sequence_overhead_s for each token the step verifies on a rank (data/
- *  performance.json: work on every DP-attention rank that the step's kernels do not count; set
- *  against validation-disagg.json's rows without MTP, one token per sequence, and re-set in
- *  every fold). With speculative decoding the verify step carries 1 + draft tokens per sequence
- *  through every layer, gathered, dispatched and sampled like any other token, so each of them
- *  pays it (`query`); the draft passes' own share is left out (one MTP layer of the 61). That
- *  per-token cost is a rank's per-request work with speculative decoding too, so the engine's
- *  spec_sequence_overhead_s, which step_cost charges each DP-attention rank's sequences, is
- *  not charged a second time here. */
-StepBreakdown pool_decode_step(const ServingContext& c, const Parallel& p, double sequences,
-                               double query, double context) {
-  StepBreakdown b = step_cost(c, p, sequences, query, context, true);
-  if (p.dpa) {
-    const double per_rank = sequences / std::max(1, p.gpus());
-    const double extra =
-        dpa_sequence_overhead_s(c) * per_rank * std::max(1.0, query) - speculative_cpu_s(c, p, sequences);
-    b.engine_s += extra;
-    b.total_s += extra;
-  }
-  return b;
-}
-
 }  // namespace
 
 double prefill_worker_fraction(const ServingContext& c) {
   const double own = c.engine != nullptr ? c.engine->disagg_prefill_fraction : -1.0;
   return own > 0.0 ? own : c.constants->prefill_worker_fraction;
-}
-
-double dpa_sequence_overhead_s(const ServingContext& c) {
-  const double own = c.engine != nullptr ? c.engine->disagg_dpa_sequence_overhead_s : -1.0;
-  return own >= 0.0 ? own : c.constants->dpa_sequence_overhead_s;
 }
 
 ServingContext unmixed(const ServingContext& c) {
@@ -162,7 +133,7 @@ DisaggPoint serve_disaggregated(const ServingContext& c, const DisaggLayout& l, 
   // The requests a decode worker holds (its KV slots); fewer of them decode at once (below).
   const double running = std::min(per_decoder, slots);
   const double query = 1.0 + c.mtp_draft_tokens, context = in + out / 2.0;
-  pt.decode = pool_decode_step(c, l.decode, running, query, context);
+  pt.decode = step_cost(c, l.decode, running, query, context, true);
   double step = pt.decode.total_s;
   double tpot = step / c.mtp_tokens_per_step;
 
@@ -203,7 +174,7 @@ DisaggPoint serve_disaggregated(const ServingContext& c, const DisaggLayout& l, 
     // worker, being prefilled or moving their KV, outside the batch; so a prefill-bound
     // deployment decodes smaller batches, at shorter steps.
     const double decoding = std::clamp(rate * (decode_s + step) / l.decode_workers, 1.0, running);
-    const StepBreakdown b = pool_decode_step(c, l.decode, decoding, query, context);
+    const StepBreakdown b = step_cost(c, l.decode, decoding, query, context, true);
     const bool settled = std::fabs(b.total_s - step) <= 1e-3 * step;
     pt.decode = b;
     step = b.total_s;
@@ -252,8 +223,8 @@ std::vector<Parallel> keep_variants(const ServingContext& u, const std::vector<P
       a = prefill_time_s(u, prefill_fit(u, v[i]), prompts);
     } else {
       const double slots = std::max(1.0, max_sequences(u, v[i]));
-      a = pool_decode_step(u, v[i], 1.0, query, context).total_s;
-      b = slots / pool_decode_step(u, v[i], slots, query, context).total_s;
+      a = step_cost(u, v[i], 1.0, query, context, true).total_s;
+      b = slots / step_cost(u, v[i], slots, query, context, true).total_s;
     }
     if (i == 0 || a < best_first) best_first = a, first = i;
     if (i == 0 || b > best_second) best_second = b, second = i;

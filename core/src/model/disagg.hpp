@@ -46,9 +46,6 @@ struct DisaggLayout {
  *  (data/engines.json disagg.prefill_worker_fraction) where it states one, else the pooled
  *  data/performance.json prefill_worker_fraction. */
 double prefill_worker_fraction(const ServingContext& c);
-/** The time each token a DP-attention decode rank verifies adds per step: the engine's own
- *  (disagg.dpa_sequence_overhead_s) where it states one, else performance.json's pooled value. */
-double dpa_sequence_overhead_s(const ServingContext& c);
 
 /** The layout as a code the edges word: "<P>x(tp<g>,ep<e>[,dpa])+<D>x(tp<g>,ep<e>[,dpa])",
  *  tp = GPUs per worker, ep = expert-parallel degree over them (1: experts split by TP). */

@@ -301,7 +301,9 @@ int choose_instance(const Model& model, const Scenario& scenario, FitSearch& sea
     fit.reason = "needs_more_gpus";
   } else if (n > instance_cap) {
     fit.reason = "not_stackable";  // separate VMs: one model is never split across them
-  } else if (scenario.tp > 0 && !search.holds(n, users)) {
+  } else if (scenario.tp > 0 && !search.holds(n, (users + g / n - 1) / (g / n))) {
+    // The scenario's instance, replicated over the deployment's GPUs: each replica holds its
+    // share of the users (as the fit then reports them, fit_memory).
     fit.reason = "does_not_fit";
   } else {
     fit.fits = true;

@@ -384,7 +384,19 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   add_communication(c, p, shared, b);
   b.engine_s = c.engine->step_overhead_s +
                (decode ? c.engine->per_sequence_overhead_s * sequences * span : 0.0);
-  if (decode) b.engine_s += speculative_cpu_s(c, p, instance_sequences);
+  // With data-parallel attention, each rank's work per token it verifies that the kernels above
+  // do not count (dpa_sequence_overhead_s, set against the disaggregated runs, where a decode
+  // worker's batch is known; the same rank work in an aggregated instance). With speculative
+  // decoding the verify step carries 1 + draft tokens per sequence through every layer, gathered,
+  // dispatched and sampled like any other token, so each pays it; the draft passes' own share is
+  // left out (one MTP layer of the 61). It holds the rank's speculative per-request work, which
+  // is then not charged again. Without DP attention, that speculative work alone, for the
+  // scheduler that holds every sequence of the instance.
+  if (decode && p.dpa) {
+    b.engine_s += dpa_sequence_overhead_s(c) * sequences / tpd * std::max(1.0, query_tokens);
+  } else if (decode) {
+    b.engine_s += speculative_cpu_s(c, instance_sequences);
+  }
   // Speculative decoding: the verify step above carries 1 + k tokens per sequence; before it
   // the k draft tokens come from k passes of the MTP layers, one after another.
   if (decode && c.mtp_draft_tokens > 0 && query_tokens > 1.0) {
@@ -396,12 +408,13 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
   return b;
 }
 
-double speculative_cpu_s(const ServingContext& c, const Parallel& p, double sequences) {
-  if (c.mtp_draft_tokens <= 0) return 0.0;
-  // As step_cost splits them: a server's share, then a DP-attention rank's.
-  const double span = std::max(1, p.servers);
-  const double held = sequences / span;
-  return c.engine->spec_sequence_overhead_s * (p.dpa ? held / std::max(1, p.tp) : held * span);
+double dpa_sequence_overhead_s(const ServingContext& c) {
+  const double own = c.engine != nullptr ? c.engine->disagg_dpa_sequence_overhead_s : -1.0;
+  return own >= 0.0 ? own : c.constants->dpa_sequence_overhead_s;
+}
+
+double speculative_cpu_s(const ServingContext& c, double sequences) {
+  return c.mtp_draft_tokens > 0 ? c.engine->spec_sequence_overhead_s * sequences : 0.0;
 }
 
 double mtp_draft_s(const ServingContext& c, const Parallel& p, double sequences,

@@ -237,9 +237,16 @@ StepBreakdown step_cost(const ServingContext& c, const Parallel& p, double seque
                         double mixed_prefill_rows = 0.0);
 
 /** Speculative decoding through an engine whose overlap scheduler it turns off: the per-request
- *  CPU work paid on every decode step (engines.json spec_sequence_overhead_s) for an instance's
- *  `sequences`, each scheduler holding its own (a DP-attention rank its share); 0 without MTP. */
-double speculative_cpu_s(const ServingContext& c, const Parallel& p, double sequences);
+ *  CPU work paid on every decode step (engines.json spec_sequence_overhead_s) by the scheduler
+ *  that holds an instance's `sequences` (without DP attention; a DP-attention rank's is in
+ *  dpa_sequence_overhead_s); 0 without MTP. */
+double speculative_cpu_s(const ServingContext& c, double sequences);
+/** The time each token a data-parallel-attention decode rank verifies adds per step beyond the
+ *  step's kernels (step_cost charges it to every decode step with DP attention, aggregated or in
+ *  a disaggregated decode pool): the engine's own (data/engines.json
+ *  disagg.dpa_sequence_overhead_s) where it states one, else data/performance.json's pooled
+ *  dpa_sequence_overhead_s. Both are set against validation-disagg.json. */
+double dpa_sequence_overhead_s(const ServingContext& c);
 
 /** Speculative decoding: the k draft passes of the MTP layers before a verify step, at
  *  `sequences` sequences over `context_tokens` (0 without MTP draft tokens). */

@@ -346,15 +346,30 @@ struct LaunchSetting {
   int gate_steps = 0;
 };
 
+/** One entry of an array of the serving table, with the path its errors name. */
+struct TableEntry {
+  std::string path;  // "validation-serving.json.<key>[<i>]"
+  const NlohmannJson* json;
+};
+
+/** The serving table's optional array `key`: its entries (none when absent), or an error naming
+ *  the field when it is not an array. */
+Result<std::vector<TableEntry>> optional_entries(const NlohmannJson& j, const char* key) {
+  std::vector<TableEntry> out;
+  const std::string path = std::string("validation-serving.json.") + key;
+  if (!j.contains(key)) return out;
+  if (!j.at(key).is_array()) return make_error(ErrorCode::kInvalidCatalog, path, "must be an array");
+  for (const auto& e : j.at(key)) out.push_back(TableEntry{path + "[" + std::to_string(out.size()) + "]", &e});
+  return out;
+}
+
 Result<std::vector<LaunchSetting>> parse_launch(const NlohmannJson& j) {
   std::vector<LaunchSetting> out;
-  if (!j.contains("launch")) return out;
-  if (!j.at("launch").is_array()) {
-    return make_error(ErrorCode::kInvalidCatalog, "validation-serving.json.launch", "must be an array");
-  }
-  std::size_t i = 0;
-  for (const auto& e : j.at("launch")) {
-    const std::string path = "validation-serving.json.launch[" + std::to_string(i++) + "]";
+  auto entries = optional_entries(j, "launch");
+  if (!entries) return entries.error();
+  for (const TableEntry& entry : entries.value()) {
+    const NlohmannJson& e = *entry.json;
+    const std::string& path = entry.path;
     if (!e.is_object() || !e.contains("rows") || !e.at("rows").is_object() || str_or(e, "source").empty()) {
       return make_error(ErrorCode::kInvalidCatalog, path, "needs rows (object), gate and source");
     }
@@ -368,6 +383,19 @@ Result<std::vector<LaunchSetting>> parse_launch(const NlohmannJson& j) {
   }
   return out;
 }
+
+/** A constant another table sets ("external_constants": constant, held_out, held_out_value,
+ *  source): the folds of this table do not re-set it, but a fold whose held-out group is one of
+ *  that table's (`held_out`, per fold kind: the labels of the rows that set it) runs at
+ *  `held_out_value`, as if it had never been measured, so no fold predicts a group with a
+ *  value its own measurements set. */
+struct ExternalConstant {
+  std::string constant;
+  std::array<std::vector<std::string>, kFoldKinds> held_out;
+  double held_out_value = 0.0;
+};
+
+Result<std::vector<ExternalConstant>> parse_external(const NlohmannJson& j, const Catalog& catalog);
 
 /** The catalog the folds change: its own copies of the constants and engine profiles. */
 struct WorkingCatalog {
@@ -389,15 +417,12 @@ double* constant_slot(WorkingCatalog& w, std::string_view name) {
 
 Result<std::vector<Calibration>> parse_calibration(const NlohmannJson& j, const Catalog& catalog) {
   std::vector<Calibration> out;
-  if (!j.contains("calibration")) return out;
-  if (!j.at("calibration").is_array()) {
-    return make_error(ErrorCode::kInvalidCatalog, "validation-serving.json.calibration", "must be an array");
-  }
+  auto entries = optional_entries(j, "calibration");
+  if (!entries) return entries.error();
   WorkingCatalog probe = working_copy(catalog);
-  std::size_t i = 0;
-  for (const auto& entry : j.at("calibration")) {
-    const NlohmannJson& e = entry;
-    const std::string path = "validation-serving.json.calibration[" + std::to_string(i++) + "]";
+  for (const TableEntry& entry : entries.value()) {
+    const NlohmannJson& e = *entry.json;
+    const std::string& path = entry.path;
     if (!e.is_object() || !e.contains("rows") || !e.at("rows").is_object() ||
         !e.contains("metrics") || !e.at("metrics").is_array()) {
       return make_error(ErrorCode::kInvalidCatalog, path, "needs constant, metrics (array) and rows (object)");
@@ -443,6 +468,41 @@ Result<std::vector<Calibration>> parse_calibration(const NlohmannJson& j, const 
     auto rows = parse_row_filter(e.at("rows"), path + ".rows");
     if (!rows) return rows.error();
     c.rows = std::move(rows.value());
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+Result<std::vector<ExternalConstant>> parse_external(const NlohmannJson& j, const Catalog& catalog) {
+  std::vector<ExternalConstant> out;
+  auto entries = optional_entries(j, "external_constants");
+  if (!entries) return entries.error();
+  WorkingCatalog probe = working_copy(catalog);
+  for (const TableEntry& entry : entries.value()) {
+    const NlohmannJson& e = *entry.json;
+    const std::string& path = entry.path;
+    if (!e.is_object() || !e.contains("held_out") || !e.at("held_out").is_object() ||
+        !e.contains("held_out_value") || !e.at("held_out_value").is_number() || str_or(e, "source").empty()) {
+      return make_error(ErrorCode::kInvalidCatalog, path, "needs constant, held_out (object), held_out_value and source");
+    }
+    ExternalConstant c;
+    c.constant = str_or(e, "constant");
+    if (constant_slot(probe, c.constant) == nullptr) {
+      return make_error(ErrorCode::kInvalidCatalog, path + ".constant",
+                        "must name a constant of data/performance.json or data/engines.json");
+    }
+    c.held_out_value = e.at("held_out_value").get<double>();
+    for (const auto& [kind, labels] : e.at("held_out").items()) {
+      const auto* at = std::find(std::begin(kFoldKindNames), std::end(kFoldKindNames), kind);
+      if (at == std::end(kFoldKindNames) || !labels.is_array()) {
+        return make_error(ErrorCode::kInvalidCatalog, path + ".held_out." + kind,
+                          "must be a fold kind (model, engine, shape, gpu, users) with an array of group labels");
+      }
+      for (const auto& l : labels) {
+        if (!l.is_string()) return make_error(ErrorCode::kInvalidCatalog, path + ".held_out." + kind, "labels must be strings");
+        c.held_out[static_cast<std::size_t>(at - std::begin(kFoldKindNames))].push_back(l.get<std::string>());
+      }
+    }
     out.push_back(std::move(c));
   }
   return out;
@@ -760,6 +820,7 @@ void score_newest(ServingValidationReport& report) {
 /** The out-of-sample figures: the constants re-set by the same procedure on every newest row,
  *  then without each group of each fold kind, which is then predicted. */
 void run_serving_folds(const Catalog& catalog, const std::vector<Calibration>& cals,
+                       const std::vector<ExternalConstant>& externals,
                        const std::vector<RowSetup>& setups, ServingValidationReport& report) {
   // The constants re-set by the same procedure on every newest row, then without each group.
   for (const Calibration& cal : cals) {
@@ -781,6 +842,18 @@ void run_serving_folds(const Catalog& catalog, const std::vector<Calibration>& c
     for (const auto& r : report.rows) labels.push_back(fold_label(r, kind));
     const FitAndPredict fit_and_predict = [&](const std::vector<bool>& train) {
       WorkingCatalog w = working_copy(catalog);
+      // The group this fold holds out: where another table set a constant on it, that constant
+      // runs unmeasured here (ExternalConstant), the fits below included.
+      std::string held;
+      for (std::size_t k = 0; k < report.rows.size() && held.empty(); ++k) {
+        if (!train[k] && !labels[k].empty()) held = labels[k];
+      }
+      for (const ExternalConstant& x : externals) {
+        const auto& groups = x.held_out[kind];
+        if (std::find(groups.begin(), groups.end(), held) != groups.end()) {
+          *constant_slot(w, x.constant) = x.held_out_value;
+        }
+      }
       const std::vector<double> values = reset_constants(w, cals, report.rows, setups, train);
       for (std::size_t k = 0; k < values.size(); ++k) {
         report.constants[k].fold_min = std::min(report.constants[k].fold_min, values[k]);
@@ -829,6 +902,8 @@ Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
   if (!calibration) return calibration.error();
   auto launch = parse_launch(j);
   if (!launch) return launch.error();
+  auto externals = parse_external(j, catalog);
+  if (!externals) return externals.error();
   if (j.contains("same_architecture") && j.at("same_architecture").is_object()) {
     for (const auto& [model, ids] : j.at("same_architecture").items()) {
       std::vector<std::string> list;
@@ -853,7 +928,7 @@ Result<ServingValidationReport> run_serving_validation(const Catalog& catalog,
   score_newest(report);
   if (!folds) return report;
 
-  run_serving_folds(catalog, calibration.value(), setups, report);
+  run_serving_folds(catalog, calibration.value(), externals.value(), setups, report);
   return report;
 }
 

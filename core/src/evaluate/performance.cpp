@@ -100,8 +100,9 @@ ServingCurveEntry curve_entry(const ServingPoint& p, double usd_per_mtok) {
 void trace_step(OfferingResult& r, const char* field, const StepBreakdown& b, const char* what) {
   trace(r, field,
         "step_s = gemm_latency + weights + experts + compute + attention + small_kernels + "
-        "allreduce + alltoall + engine + mtp_draft; gemm = kernels x latency + max(weight bytes / stream "
-        "rate, FLOPs / matmul rate) per layer",
+        "allreduce + alltoall + engine + mtp_draft; engine = step overhead + per-request work (with "
+        "data-parallel attention: dpa_sequence_overhead_s per token each rank verifies); gemm = kernels "
+        "x latency + max(weight bytes / stream rate, FLOPs / matmul rate) per layer",
         {{"gemm_latency_s", b.gemm_latency_s},
          {"weights_s", b.weights_s},
          {"experts_s", b.experts_s},

@@ -395,8 +395,6 @@ struct ExternalConstant {
   double held_out_value = 0.0;
 };
 
-Result<std::vector<ExternalConstant>> parse_external(const NlohmannJson& j, const Catalog& catalog);
-
 /** The catalog the folds change: its own copies of the constants and engine profiles. */
 struct WorkingCatalog {
   Catalog catalog;
@@ -580,14 +578,6 @@ FoldFigures measured_of(const ServingValidationRow& r) {
   return FoldFigures{r.measured_interactivity, r.measured_throughput_per_gpu, r.measured_ttft_s};
 }
 
-
-/**
- * The procedure that sets the constants "set against" the serving table, run on the rows with
- * train[i] true (newest runs only): each constant in the table's order, on the training rows it
- * names, takes the value of a grid over its range (41 points, then 21 within a step of the
- * best) with the least mean |relative error| over its metrics, the constants before it already
- * set; a constant with no training row takes its prior. Returns the values chosen.
- */
 /** The constants a fold left no row for, in a prior pool: the mean of the pool's constants it
  *  set (Calibration::prior_pool). */
 void pool_priors(WorkingCatalog& w, const std::vector<Calibration>& cals, const std::vector<bool>& had_rows,
@@ -608,6 +598,14 @@ void pool_priors(WorkingCatalog& w, const std::vector<Calibration>& cals, const 
   }
 }
 
+/**
+ * The procedure that sets the constants "set against" the serving table, run on the rows with
+ * train[i] true (newest runs only): each constant in the table's order, on the training rows it
+ * names, takes the value of a grid over its range (41 points, then 21 within a step of the
+ * best) with the least mean |relative error| over its metrics, the constants before it already
+ * set; a constant with no training row takes its prior, or its prior pool's mean (pool_priors).
+ * Returns the values chosen.
+ */
 std::vector<double> reset_constants(WorkingCatalog& w, const std::vector<Calibration>& cals,
                                     const std::vector<ServingValidationRow>& rows,
                                     const std::vector<RowSetup>& setups, const std::vector<bool>& train) {

@@ -70,13 +70,27 @@ enum BandFlag : unsigned {
 };
 constexpr std::size_t kBandFlagCombos = 16;
 
-/** How much a flag widens a band, per metric: the fold kind that held out the same kind of
- *  group, p80 of its out-of-sample |relative error| over p80 of the request-shape folds' on
- *  the same rows (at least 1). */
+/** A flag's widening on the rows of one GPU architecture (gpus.json `architecture`). */
+struct ArchitectureWidening {
+  std::string architecture, vendor;
+  double interactivity = 1.0, throughput_per_gpu = 1.0, ttft = 1.0;
+  int points = 0;  // the fold's rows of this architecture (interactivity)
+};
+
+/** How much a flag widens a band, per metric: over the rows of the fold kind that held out the
+ *  same kind of group, the 80th percentile of each row's out-of-sample |relative error| over its
+ *  own band (at least 1). `architectures`: the same over the rows of each GPU architecture with
+ *  at least kArchitectureWideningRows of them, which a prediction on a GPU of that architecture
+ *  takes in place of the factor over all rows. */
 struct BandWidening {
   std::string flag, fold;
   double interactivity = 1.0, throughput_per_gpu = 1.0, ttft = 1.0;
+  std::vector<ArchitectureWidening> architectures;
 };
+
+/** The fewest held-out rows of one architecture that set its own widening (per metric; below
+ *  it the factor over all rows applies). */
+constexpr int kArchitectureWideningRows = 10;
 
 /** One newest run of the serving table, kept for the measured markers beside the serving
  *  curve (measured_markers): its configuration and what it measured. */
@@ -108,6 +122,12 @@ struct ErrorBandTable {
   MeasuredSet measured;
   // Every cell under every combination of flags (bands widened), built from the above.
   PerCell<std::array<Bands, kBandFlagCombos>> widened{};
+  // The same for each architecture some flag widens on its own rows: its vendor's cells.
+  struct ArchitectureCells {
+    std::string architecture;
+    std::array<std::array<std::array<Bands, kBandFlagCombos>, kErrorBandRegimes>, kErrorBandFormats> cells{};
+  };
+  std::vector<ArchitectureCells> widened_by_architecture;
   ValidationSummary summary;
 };
 
@@ -118,28 +138,37 @@ unsigned band_flags(const ErrorBandTable& table, std::string_view model_id, std:
 /** "1-8" | "9-32" | "33+": the users-per-instance regime of the serving error bands. */
 const char* users_regime(double users_per_instance);
 
-/** Fills `table.widened` from its bands and widening factors (the parser and the generator). */
+/** Fills `table.widened` and `table.widened_by_architecture` from its bands and widening
+ *  factors (the parser and the generator). */
 void widen_bands(ErrorBandTable& table);
+
+/** The table's band of a cell (vendor index: 0 amd, 1 nvidia; weight format; users regime)
+ *  under `flags`, on a GPU of `architecture`: that architecture's widened cell where a flag is
+ *  set and the table widens it on its own rows, else the vendor's. */
+const std::vector<ErrorBand>& table_band(const ErrorBandTable& table, std::size_t vendor, std::size_t format,
+                                         std::size_t regime, unsigned flags, std::string_view architecture);
 
 /** Runs both validation tables on `catalog` and builds the table error_band_for() defines. */
 Result<ErrorBandTable> compute_error_bands(const Catalog& catalog, std::string_view validation_json,
                                            std::string_view serving_json);
 
-/** data/error-bands.json's text for `table` (fractions rounded to 1e-6, figures to 1e-3). */
+/** data/error-bands.json's text for `table` (fractions rounded to 1e-4, figures to 1e-3). */
 std::string error_bands_to_json(const ErrorBandTable& table);
 
 /** Parses an error-bands document; an error names the field. */
 Result<ErrorBandTable> parse_error_bands(std::string_view json_text);
 
-/** The catalog's band for a prediction: empty when the catalog has no error-bands document. */
+/** The catalog's band for a prediction: empty when the catalog has no error-bands document.
+ *  A flagged prediction on a GPU of `architecture` takes that architecture's widening where
+ *  the document gives one. */
 const std::vector<ErrorBand>& catalog_error_band(const Catalog& catalog, const std::string& vendor,
                                                  WeightFormat weights, double users_per_instance,
-                                                 unsigned flags = 0);
+                                                 unsigned flags = 0, std::string_view architecture = {});
 
 /** The same band as a list shared with the catalog's table (no copy; empty when none). */
 ErrorBandList catalog_error_band_list(const Catalog& catalog, const std::string& vendor,
                                       WeightFormat weights, double users_per_instance,
-                                      unsigned flags = 0);
+                                      unsigned flags = 0, std::string_view architecture = {});
 
 /** The summary from the catalog's error-bands document as JSON, or {"error": {...}} when it has
  *  none: {"mlperf": {median_abs_error, max_abs_error, ranks_match, ranks_match_beyond_ties,

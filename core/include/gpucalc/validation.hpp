@@ -63,6 +63,7 @@ enum FoldKind : std::size_t { kFoldModel = 0, kFoldEngine, kFoldShape, kFoldGpu,
 /** One measured serving point (data/validation-serving.json) against the serving model. */
 struct ServingValidationRow {
   std::string date, gpu, gpu_id, vendor, model, weights, engine, engine_version;  // vendor: the catalog GPU's
+  std::string architecture;  // the catalog GPU's (gpus.json architecture): its error-band widening
   int tp = 1, ep = 1, dpa = 0, mtp = 0;
   double isl = 0, osl = 0, concurrency = 0;
   bool newest = false;  // the newest row of its configuration and concurrency (scored)
@@ -152,8 +153,9 @@ std::string serving_report_to_json(const ServingValidationReport& report);
 /** Per extrapolation flag (BandFlag order), how much the folds that extrapolated that way
  *  (model, users, engine, GPU) erred beyond the band a prediction at each held-out row reads
  *  (error_band_for: its cell's request-shape p80), per metric: the 80th percentile over those
- *  rows of |error| / band, at least 1, so that 80 % of them lie inside the widened band. Needs
- *  the report's folds. */
+ *  rows of |error| / band, at least 1, so that 80 % of them lie inside the widened band; and the
+ *  same over the rows of each GPU architecture that has kArchitectureWideningRows of them
+ *  (BandWidening::architectures). Needs the report's folds. */
 std::vector<BandWidening> band_widening(const ServingValidationReport& report);
 
 /** The models (with `same_architecture`), engine@vendor pairs, GPUs and users per instance
@@ -162,9 +164,12 @@ MeasuredSet measured_set(const ServingValidationReport& report);
 
 /** Per fold kind and metric, the share of held-out rows whose out-of-sample error lies inside
  *  the p80 of their own band (the cell of their vendor, weights and users, widened by the
- *  flag of the fold's kind): what the bands promise, checked on the folds. */
+ *  flag of the fold's kind, on their GPU's architecture): what the bands promise, checked on
+ *  the folds. With `architecture`, over the rows of GPUs of that architecture only (a kind
+ *  without such a row reads -1). */
 std::array<FoldFigures, kFoldKinds> band_coverage(const ServingValidationReport& report,
-                                                  const ErrorBandTable& table);
+                                                  const ErrorBandTable& table,
+                                                  std::string_view architecture = {});
 /** band_coverage per fold kind and metric with its mean over the kinds, and the median
  *  interactivity p80 over the table's cells, as --validate prints them. */
 std::string band_coverage_to_text(const ServingValidationReport& report, const ErrorBandTable& table);

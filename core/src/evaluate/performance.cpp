@@ -229,7 +229,8 @@ void set_at_users(const Catalog& catalog, const Scenario& s, const Model& model,
                            catalog, gpu.vendor, s.weights, u.users_per_instance,
                            catalog.error_bands ? band_flags(*catalog.error_bands, model.id, e.id, gpu.vendor,
                                                             gpu.id, u.users_per_instance)
-                                               : 0);
+                                               : 0,
+                           gpu.architecture);
   if (gpu.projected && !c.serving_calibration) r.error_band = ErrorBandList(no_measurement_bands(gpu));
   if (with_trace) {
     trace_step(r, "tpot_s", u.decode,
@@ -302,7 +303,8 @@ void set_curve(const Catalog& catalog, const Scenario& s, const Model& model, co
     const unsigned flags = catalog.error_bands ? band_flags(*catalog.error_bands, model.id, e.id, gpu.vendor,
                                                             gpu.id, users_per_instance)
                                                : 0;
-    const std::vector<ErrorBand>& b = catalog_error_band(catalog, gpu.vendor, s.weights, users_per_instance, flags);
+    const std::vector<ErrorBand>& b =
+        catalog_error_band(catalog, gpu.vendor, s.weights, users_per_instance, flags, gpu.architecture);
     if (b.empty()) return -1;
     const auto it = std::find(bands_seen.begin(), bands_seen.end(), &b);
     if (it != bands_seen.end()) return static_cast<int>(it - bands_seen.begin());

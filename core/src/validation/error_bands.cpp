@@ -28,6 +28,33 @@ const char* const kRegimes[kErrorBandRegimes] = {"1-8", "9-32", "33+"};
 const double kRegimeUsers[kErrorBandRegimes] = {1, 16, 64};
 const char* const kMetrics[] = {"interactivity", "throughput_per_gpu", "ttft"};
 
+/** The fields of a measured run as data/error-bands.json stores them (measured.runs: a column
+ *  per field): a string, a count or a figure, with the bounds a number is checked against. */
+struct RunField {
+  const char* key;
+  std::string MeasuredRun::*text;
+  int MeasuredRun::*count;
+  double MeasuredRun::*figure;
+  const detail::Bound* bound;
+};
+const RunField kRunFields[] = {
+    {"model", &MeasuredRun::model, nullptr, nullptr, nullptr},
+    {"gpu", &MeasuredRun::gpu_id, nullptr, nullptr, nullptr},
+    {"engine", &MeasuredRun::engine, nullptr, nullptr, nullptr},
+    {"weights", &MeasuredRun::weights, nullptr, nullptr, nullptr},
+    {"date", &MeasuredRun::date, nullptr, nullptr, nullptr},
+    {"engine_version", &MeasuredRun::engine_version, nullptr, nullptr, nullptr},
+    {"tp", nullptr, &MeasuredRun::tp, nullptr, &detail::kInstanceTp},
+    {"ep", nullptr, &MeasuredRun::ep, nullptr, &detail::kParallelDegree},
+    {"dp_attention", nullptr, &MeasuredRun::dp_attention, nullptr, &detail::kFlag},
+    {"mtp", nullptr, &MeasuredRun::mtp, nullptr, &detail::kMtpTokens},
+    {"input_tokens", nullptr, nullptr, &MeasuredRun::input_tokens, &detail::kPointTokens},
+    {"output_tokens", nullptr, nullptr, &MeasuredRun::output_tokens, &detail::kPointTokens},
+    {"concurrency", nullptr, nullptr, &MeasuredRun::concurrency, &detail::kPointConcurrency},
+    {"tokens_per_s_per_user", nullptr, nullptr, &MeasuredRun::tokens_per_s_per_user, &detail::kTokensPerS},
+    {"total_tokens_per_s_per_gpu", nullptr, nullptr, &MeasuredRun::total_tokens_per_s_per_gpu, &detail::kTokensPerS},
+    {"ttft_s", nullptr, nullptr, &MeasuredRun::ttft_s, &detail::kBenchLatencyS}};
+
 /** Provenance written beside every generated entry: what the figure was computed from. */
 constexpr const char* kServingSource =
     "make error-bands: model vs data/validation-serving.json (InferenceX, newest runs)";
@@ -38,9 +65,11 @@ std::size_t regime_index(double users_per_instance) {
   return users_per_instance <= 8 ? 0 : users_per_instance <= 32 ? 1 : 2;
 }
 
-/** Fractions to 1e-6 (0.0001 %): the file stays stable under last-bit differences between
- *  libms (native glibc, the module's musl), which the freshness test tolerates. */
-double rounded(double x) { return std::round(x * 1e6) / 1e6; }
+/** Fractions to 1e-4 (0.01 %, a hundredth of the band's printed precision): the file stays
+ *  stable under last-bit differences between libms (native glibc, the module's musl), which the
+ *  freshness test tolerates, and the page module that embeds it carries no digits nobody reads
+ *  (1e-6 cost 0.25 KB of the page's 200 KB gzip). */
+double rounded(double x) { return std::round(x * 1e4) / 1e4; }
 
 /** Predicted and measured figures (tokens/s, minutes) to 1e-3. */
 double rounded_figure(double x) { return std::round(x * 1e3) / 1e3; }
@@ -232,36 +261,94 @@ std::optional<Error> read_summary(const Json& j, ValidationSummary& s) {
 
 }  // namespace
 
+namespace {
+
+/** Each flag's factor per metric (BandFlag order; interactivity, throughput per GPU, TTFT). */
+using FlagFactors = std::array<std::array<double, 3>, 4>;
+
+/** `base` (a cell's bands) under every combination of flags, widened by `factors`, the basis
+ *  naming each factor and `where` it was measured. */
+std::array<std::vector<ErrorBand>, kBandFlagCombos> widened_cell(const std::vector<ErrorBand>& base,
+                                                                 const std::vector<BandWidening>& widening,
+                                                                 const FlagFactors& factors, const std::string& where) {
+  std::array<std::vector<ErrorBand>, kBandFlagCombos> out;
+  for (unsigned combo = 0; combo < kBandFlagCombos; ++combo) {
+    std::vector<ErrorBand> bands = base;
+    for (std::size_t m = 0; m < bands.size(); ++m) {
+      ErrorBand& b = bands[m];
+      for (std::size_t k = 0; k < 4 && k < widening.size(); ++k) {
+        if ((combo & (1u << k)) == 0) continue;
+        const double x = factors[k][std::min<std::size_t>(m, 2)];
+        b.p50 *= x;
+        b.p80 *= x;
+        b.mape *= x;
+        char text[32];
+        std::snprintf(text, sizeof text, "%.2f", x);
+        b.basis += std::string("; x") + text + " " + widening[k].flag + " (" + widening[k].fold + " folds" + where + ")";
+      }
+      b.model_unmeasured = (combo & kBandModelUnmeasured) != 0;
+      b.users_beyond_measured = (combo & kBandUsersBeyondMeasured) != 0;
+      b.engine_unmeasured = (combo & kBandEngineUnmeasured) != 0;
+      b.gpu_unmeasured = (combo & kBandGpuUnmeasured) != 0;
+    }
+    out[combo] = std::move(bands);
+  }
+  return out;
+}
+
+}  // namespace
+
 void widen_bands(ErrorBandTable& t) {
+  // Each flag's factors over all rows, and each architecture's: its own where the flag gives
+  // one, else those over all rows.
+  FlagFactors all{};
+  for (std::size_t k = 0; k < 4; ++k) {
+    const BandWidening* w = k < t.widening.size() ? &t.widening[k] : nullptr;
+    all[k] = w ? std::array<double, 3>{w->interactivity, w->throughput_per_gpu, w->ttft}
+               : std::array<double, 3>{1.0, 1.0, 1.0};
+  }
   for (std::size_t v = 0; v < kErrorBandVendors; ++v) {
     for (std::size_t f = 0; f < kErrorBandFormats; ++f) {
       for (std::size_t r = 0; r < kErrorBandRegimes; ++r) {
-        for (unsigned combo = 0; combo < kBandFlagCombos; ++combo) {
-          std::vector<ErrorBand> bands = t.bands[v][f][r];
-          for (std::size_t m = 0; m < bands.size(); ++m) {
-            ErrorBand& b = bands[m];
-            for (std::size_t k = 0; k < 4 && k < t.widening.size(); ++k) {
-              if ((combo & (1u << k)) == 0) continue;
-              const double x = (m == 0 ? t.widening[k].interactivity : m == 1 ? t.widening[k].throughput_per_gpu : t.widening[k].ttft);
-              b.p50 *= x;
-              b.p80 *= x;
-              b.mape *= x;
-              char factor[32];
-              std::snprintf(factor, sizeof factor, "%.2f", x);
-              b.basis += std::string("; x") + factor + " " + t.widening[k].flag + " (" + t.widening[k].fold + " folds)";
-            }
-            b.model_unmeasured = (combo & kBandModelUnmeasured) != 0;
-            b.users_beyond_measured = (combo & kBandUsersBeyondMeasured) != 0;
-            b.engine_unmeasured = (combo & kBandEngineUnmeasured) != 0;
-            b.gpu_unmeasured = (combo & kBandGpuUnmeasured) != 0;
-          }
-          t.widened[v][f][r][combo] = std::move(bands);
+        t.widened[v][f][r] = widened_cell(t.bands[v][f][r], t.widening, all, "");
+      }
+    }
+  }
+  t.widened_by_architecture.clear();
+  for (const BandWidening& w : t.widening) {
+    for (const ArchitectureWidening& a : w.architectures) {
+      const bool known = std::any_of(t.widened_by_architecture.begin(), t.widened_by_architecture.end(),
+                                     [&](const auto& c) { return c.architecture == a.architecture; });
+      if (known) continue;
+      FlagFactors own = all;
+      for (std::size_t k = 0; k < t.widening.size() && k < 4; ++k) {
+        for (const ArchitectureWidening& x : t.widening[k].architectures) {
+          if (x.architecture == a.architecture) own[k] = {x.interactivity, x.throughput_per_gpu, x.ttft};
         }
       }
+      ErrorBandTable::ArchitectureCells c;
+      c.architecture = a.architecture;
+      const std::size_t v = a.vendor == "amd" ? 0 : 1;
+      for (std::size_t f = 0; f < kErrorBandFormats; ++f) {
+        for (std::size_t r = 0; r < kErrorBandRegimes; ++r) {
+          c.cells[f][r] = widened_cell(t.bands[v][f][r], t.widening, own, ", " + a.architecture);
+        }
+      }
+      t.widened_by_architecture.push_back(std::move(c));
     }
   }
 }
 
+const std::vector<ErrorBand>& table_band(const ErrorBandTable& t, std::size_t v, std::size_t f, std::size_t r,
+                                         unsigned flags, std::string_view architecture) {
+  flags %= kBandFlagCombos;
+  if (flags != 0 && !architecture.empty()) {
+    for (const auto& c : t.widened_by_architecture) {
+      if (c.architecture == architecture) return c.cells[f][r][flags];
+    }
+  }
+  return t.widened[v][f][r][flags];
+}
 
 unsigned band_flags(const ErrorBandTable& t, std::string_view model_id, std::string_view engine_id,
                     std::string_view vendor, std::string_view gpu_id, double users_per_instance) {
@@ -348,7 +435,8 @@ std::string error_bands_to_json(const ErrorBandTable& t) {
           "extrapolation flag and metric, how much more the folds that held out a whole model, "
           "engine, GPU or the rows above 32 users erred (p80 of each row's error / its own band, "
           "at least 1): a prediction so flagged has its band multiplied by it "
-          "(band_widening()). measured: what the newest rows measured, for the flags, and those rows (runs) for the serving chart's markers. "
+          "(band_widening()); architectures: the same over the fold's rows of each GPU architecture "
+          "with at least 10 of them, which a prediction on a GPU of that architecture takes instead. measured: what the newest rows measured, for the flags, and those rows (runs) for the serving chart's markers. "
           "summary: per-GPU in-sample error of both tables, for the page's "
           "accuracy panel. The test 'error bands: data/error-bands.json is fresh' fails when the "
           "model or the tables change and this file was not regenerated.");
@@ -377,7 +465,15 @@ std::string error_bands_to_json(const ErrorBandTable& t) {
   for (const BandWidening& x : t.widening) {
     w.begin_object().field("flag", x.flag).field("fold", x.fold);
     w.field("interactivity", rounded(x.interactivity)).field("throughput_per_gpu", rounded(x.throughput_per_gpu));
-    w.field("ttft", rounded(x.ttft)).field("source", kServingSource).end_object();
+    w.field("ttft", rounded(x.ttft));
+    w.key("architectures").begin_array();
+    for (const ArchitectureWidening& a : x.architectures) {
+      w.begin_object().field("architecture", a.architecture).field("vendor", a.vendor);
+      w.field("interactivity", rounded(a.interactivity)).field("throughput_per_gpu", rounded(a.throughput_per_gpu));
+      w.field("ttft", rounded(a.ttft)).field("points", a.points).end_object();
+    }
+    w.end_array();
+    w.field("source", kServingSource).end_object();
   }
   w.end_array();
   w.key("measured").begin_object();
@@ -389,18 +485,27 @@ std::string error_bands_to_json(const ErrorBandTable& t) {
     w.end_array();
   }
   w.field("users_max", t.measured.users_max);
-  w.key("runs").begin_array();
-  for (const MeasuredRun& r : t.measured.runs) {
-    w.begin_object().field("model", r.model).field("gpu", r.gpu_id).field("engine", r.engine);
-    w.field("weights", r.weights).field("date", r.date).field("engine_version", r.engine_version);
-    w.field("tp", r.tp).field("ep", r.ep).field("dp_attention", r.dp_attention).field("mtp", r.mtp);
-    w.field("input_tokens", rounded_figure(r.input_tokens)).field("output_tokens", rounded_figure(r.output_tokens));
-    w.field("concurrency", r.concurrency);
-    w.field("tokens_per_s_per_user", significant4(r.tokens_per_s_per_user));
-    w.field("total_tokens_per_s_per_gpu", significant4(r.total_tokens_per_s_per_gpu));
-    w.field("ttft_s", significant4(r.ttft_s)).end_object();
+  // One array per field, a run per index (the page module embeds this file: a column's values
+  // compress better than the same keys repeated in every run).
+  w.key("runs").begin_object();
+  const auto& runs = t.measured.runs;
+  for (const RunField& c : kRunFields) {
+    w.key(c.key).begin_array();
+    for (const MeasuredRun& r : runs) {
+      if (c.text) {
+        w.value(r.*c.text);
+      } else if (c.count) {
+        w.value(static_cast<long long>(r.*c.count));
+      } else {
+        // Lengths to 1e-3 as the table maps them (0.9 x nominal), figures to 4 digits.
+        const double x = r.*c.figure;
+        const bool tokens = c.figure == &MeasuredRun::input_tokens || c.figure == &MeasuredRun::output_tokens;
+        w.value(c.figure == &MeasuredRun::concurrency ? x : tokens ? rounded_figure(x) : significant4(x));
+      }
+    }
+    w.end_array();
   }
-  w.end_array();
+  w.end_object();
   w.field("source", kServingSource).end_object();
   w.key("summary");
   write_summary(w, t.summary);
@@ -424,48 +529,91 @@ std::string error_bands_to_json(const ErrorBandTable& t) {
  *  bounds of a measured point. */
 std::optional<Error> read_measured_runs(const Json& ms, std::vector<MeasuredRun>& runs) {
   if (!ms.contains("runs")) return std::nullopt;
-  if (!ms.at("runs").is_array()) return bands_error("measured.runs", "must be an array");
-  std::size_t i = 0;
-  for (const Json& x : ms.at("runs")) {
-    const std::string path = "measured.runs[" + std::to_string(i++) + "]";
-    if (!x.is_object()) return bands_error(path, "must be an object");
-    if (auto e = unknown(x, path, {"model", "gpu", "engine", "weights", "date", "engine_version", "tp",
-                                   "ep", "dp_attention", "mtp", "input_tokens", "output_tokens",
-                                   "concurrency", "tokens_per_s_per_user",
-                                   "total_tokens_per_s_per_gpu", "ttft_s"})) {
-      return *e;
+  const Json& cols = ms.at("runs");
+  if (!cols.is_object() || !cols.contains("model") || !cols.at("model").is_array()) {
+    return bands_error("measured.runs", "must be an object of columns: one array per field, a run per index");
+  }
+  for (auto it = cols.begin(); it != cols.end(); ++it) {
+    const bool known = std::any_of(std::begin(kRunFields), std::end(kRunFields),
+                                   [&](const RunField& c) { return it.key() == c.key; });
+    if (!known) return bands_error("measured.runs." + it.key(), "is not a field of a measured run");
+  }
+  const std::size_t n = cols.at("model").size();
+  runs.assign(n, MeasuredRun{});
+  for (const RunField& c : kRunFields) {
+    const std::string path = std::string("measured.runs.") + c.key;
+    if (!cols.contains(c.key) || !cols.at(c.key).is_array() || cols.at(c.key).size() != n) {
+      return bands_error(path, "is required (an array with a value per run, as long as measured.runs.model)");
     }
-    MeasuredRun r;
-    for (const auto& [key, field] : {std::pair<const char*, std::string*>{"model", &r.model},
-                                     {"gpu", &r.gpu_id}, {"engine", &r.engine}, {"weights", &r.weights},
-                                     {"date", &r.date}, {"engine_version", &r.engine_version}}) {
-      const auto v = read<std::string>(x, key);
-      if (!v || v->size() > 200) return bands_error(path + "." + key, "is required (a string of at most 200 bytes)");
-      *field = *v;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Json& x = cols.at(c.key)[i];
+      const std::string at = path + "[" + std::to_string(i) + "]";
+      if (c.text) {
+        if (!x.is_string() || x.get_ref<const std::string&>().size() > 200) {
+          return bands_error(at, "must be a string of at most 200 bytes");
+        }
+        runs[i].*c.text = x.get<std::string>();
+        continue;
+      }
+      if (!x.is_number()) return bands_error(at, "must be a number");
+      const double v = x.get<double>();
+      if (auto e = detail::out_of_bound("error-bands.json." + at, v, *c.bound)) return e;
+      if (c.count) {
+        runs[i].*c.count = static_cast<int>(v);
+      } else {
+        runs[i].*c.figure = v;
+      }
     }
-    double tp = 0, ep = 0, dpa = 0, mtp = 0;
-    for (const auto& [key, field, bound] :
-         {std::tuple<const char*, double*, const detail::Bound*>{"tp", &tp, &detail::kInstanceTp},
-          {"ep", &ep, &detail::kParallelDegree}, {"dp_attention", &dpa, &detail::kFlag},
-          {"mtp", &mtp, &detail::kMtpTokens}, {"input_tokens", &r.input_tokens, &detail::kPointTokens},
-          {"output_tokens", &r.output_tokens, &detail::kPointTokens},
-          {"concurrency", &r.concurrency, &detail::kPointConcurrency},
-          {"tokens_per_s_per_user", &r.tokens_per_s_per_user, &detail::kTokensPerS},
-          {"total_tokens_per_s_per_gpu", &r.total_tokens_per_s_per_gpu, &detail::kTokensPerS},
-          {"ttft_s", &r.ttft_s, &detail::kBenchLatencyS}}) {
-      const auto v = read<double>(x, key);
-      if (!v) return bands_error(path + "." + key, "is required (a number)");
-      if (auto e = detail::out_of_bound("error-bands.json." + path + "." + key, *v, *bound)) return *e;
-      *field = *v;
-    }
-    r.tp = static_cast<int>(tp);
-    r.ep = static_cast<int>(ep);
-    r.dp_attention = static_cast<int>(dpa);
-    r.mtp = static_cast<int>(mtp);
-    runs.push_back(std::move(r));
   }
   return std::nullopt;
 }
+
+namespace {
+
+/** data/error-bands.json "widening": one entry per flag, each with its architectures. */
+std::optional<Error> read_widening(const Json& j, std::vector<BandWidening>& out) {
+  if (!j.contains("widening") || !j.at("widening").is_array() || j.at("widening").size() != 4) {
+    return bands_error("widening", "is required: one entry per flag (model, users, engine, GPU)");
+  }
+  std::size_t i = 0;
+  for (const Json& x : j.at("widening")) {
+    const std::string path = "widening[" + std::to_string(i++) + "]";
+    if (auto e = unknown(x, path, {"flag", "fold", "interactivity", "throughput_per_gpu", "ttft", "architectures", "source"})) {
+      return *e;
+    }
+    const auto flag = read<std::string>(x, "flag");
+    const auto fold = read<std::string>(x, "fold");
+    const auto a = read<double>(x, "interactivity"), b = read<double>(x, "throughput_per_gpu"), c = read<double>(x, "ttft");
+    if (!flag || !fold || !a || !b || !c || *a < 1.0 || *b < 1.0 || *c < 1.0) {
+      return bands_error(path, "needs flag, fold and interactivity, throughput_per_gpu, ttft (factors >= 1)");
+    }
+    BandWidening w{*flag, *fold, *a, *b, *c, {}};
+    if (!x.contains("architectures") || !x.at("architectures").is_array()) {
+      return bands_error(path + ".architectures", "is required (an array, empty when no architecture has its own)");
+    }
+    std::size_t k = 0;
+    for (const Json& y : x.at("architectures")) {
+      const std::string apath = path + ".architectures[" + std::to_string(k++) + "]";
+      if (auto e = unknown(y, apath, {"architecture", "vendor", "interactivity", "throughput_per_gpu", "ttft", "points"})) {
+        return *e;
+      }
+      const auto arch = read<std::string>(y, "architecture"), vendor = read<std::string>(y, "vendor");
+      const auto ya = read<double>(y, "interactivity"), yb = read<double>(y, "throughput_per_gpu");
+      const auto yc = read<double>(y, "ttft");
+      const auto points = read<int>(y, "points");
+      if (!arch || arch->empty() || !vendor || (*vendor != "amd" && *vendor != "nvidia") || !ya || !yb || !yc ||
+          *ya < 1.0 || *yb < 1.0 || *yc < 1.0 || !points || *points < 1) {
+        return bands_error(apath, "needs architecture, vendor (amd or nvidia), interactivity, throughput_per_gpu, "
+                                  "ttft (factors >= 1) and points (>= 1)");
+      }
+      w.architectures.push_back(ArchitectureWidening{*arch, *vendor, *ya, *yb, *yc, *points});
+    }
+    out.push_back(std::move(w));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 Result<ErrorBandTable> parse_error_bands(std::string_view json_text) {
   auto parsed = detail::parse_json_strict(json_text, "error-bands.json");
@@ -536,24 +684,7 @@ Result<ErrorBandTable> parse_error_bands(std::string_view json_text) {
       t.bands[v][f][r].push_back(std::move(band));
     }
   }
-  if (!j.contains("widening") || !j.at("widening").is_array() || j.at("widening").size() != 4) {
-    return bands_error("widening", "is required: one entry per flag (model, users, engine, GPU)");
-  }
-  i = 0;
-  for (const Json& x : j.at("widening")) {
-    const std::string path = "widening[" + std::to_string(i++) + "]";
-    if (auto e = unknown(x, path, {"flag", "fold", "interactivity", "throughput_per_gpu", "ttft", "source"})) {
-      return *e;
-    }
-    BandWidening w;
-    const auto flag = read<std::string>(x, "flag");
-    const auto fold = read<std::string>(x, "fold");
-    const auto a = read<double>(x, "interactivity"), b = read<double>(x, "throughput_per_gpu"), c = read<double>(x, "ttft");
-    if (!flag || !fold || !a || !b || !c || *a < 1.0 || *b < 1.0 || *c < 1.0) {
-      return bands_error(path, "needs flag, fold and interactivity, throughput_per_gpu, ttft (factors >= 1)");
-    }
-    t.widening.push_back(BandWidening{*flag, *fold, *a, *b, *c});
-  }
+  if (auto e = read_widening(j, t.widening)) return *e;
   if (!j.contains("measured") || !j.at("measured").is_object()) return bands_error("measured", "is required");
   const Json& ms = j.at("measured");
   if (auto e = unknown(ms, "measured", {"models", "engines", "gpus", "users_max", "runs", "source"})) return *e;
@@ -578,18 +709,19 @@ Result<ErrorBandTable> parse_error_bands(std::string_view json_text) {
 
 const std::vector<ErrorBand>& catalog_error_band(const Catalog& catalog, const std::string& vendor,
                                                  WeightFormat weights, double users_per_instance,
-                                                 unsigned flags) {
+                                                 unsigned flags, std::string_view architecture) {
   static const std::vector<ErrorBand> kNone;
   if (!catalog.error_bands) return kNone;
   const std::size_t v = std::string_view(vendor) == "amd" ? 0 : 1;
   const std::size_t f = std::min(kErrorBandFormats - 1, static_cast<std::size_t>(weights));
-  return catalog.error_bands->widened[v][f][regime_index(users_per_instance)][flags % kBandFlagCombos];
+  return table_band(*catalog.error_bands, v, f, regime_index(users_per_instance), flags, architecture);
 }
 
 ErrorBandList catalog_error_band_list(const Catalog& catalog, const std::string& vendor,
                                       WeightFormat weights, double users_per_instance,
-                                      unsigned flags) {
-  const std::vector<ErrorBand>& bands = catalog_error_band(catalog, vendor, weights, users_per_instance, flags);
+                                      unsigned flags, std::string_view architecture) {
+  const std::vector<ErrorBand>& bands =
+      catalog_error_band(catalog, vendor, weights, users_per_instance, flags, architecture);
   if (bands.empty()) return ErrorBandList{};
   // Aliasing: shares ownership of the whole table, points at this cell's bands.
   return ErrorBandList(std::shared_ptr<const std::vector<ErrorBand>>(catalog.error_bands, &bands));

@@ -733,6 +733,7 @@ std::optional<Error> read_serving_row(const NlohmannJson& e, const std::string& 
   }
   r.gpu_id = gpu->id;
   r.vendor = gpu->vendor;
+  r.architecture = gpu->architecture;
   auto engine = select_engine(engines, r.engine, *gpu, *model);
   if (!engine) {
     Error err = engine.error();
@@ -1197,22 +1198,48 @@ std::vector<BandWidening> band_widening(const ServingValidationReport& report) {
     if (it == cells.end()) it = cells.emplace(key, error_band_for(report, r.vendor, r.weights, r.concurrency)).first;
     return m < it->second.size() ? it->second[m].p80 : 0.0;
   };
+  // The architectures of the table's GPUs, in the order the rows name them, with their vendor.
+  std::vector<std::pair<std::string, std::string>> architectures;
+  for (const auto& r : report.rows) {
+    const bool known = std::any_of(architectures.begin(), architectures.end(),
+                                   [&](const auto& a) { return a.first == r.architecture; });
+    if (!r.architecture.empty() && !known) architectures.emplace_back(r.architecture, r.vendor);
+  }
+  std::sort(architectures.begin(), architectures.end());
   std::vector<BandWidening> out;
   for (std::size_t f = 0; f < 4; ++f) {
     BandWidening w;
     w.flag = kFlagNames[f];
     w.fold = kFoldKindNames[kFlagFolds[f]];
-    double* slots[] = {&w.interactivity, &w.throughput_per_gpu, &w.ttft};
-    for (std::size_t m = 0; m < kFoldMetrics; ++m) {
-      // How far past its own band each row of the extrapolating fold fell: the factor that puts
-      // 80 % of them inside is the 80th percentile of error / band.
-      std::vector<double> ratio;
-      for (const auto& r : report.rows) {
-        const double a = fold_error(r, kFlagFolds[f], m);
-        const double band = a < 0.0 ? 0.0 : own_p80(r, m);
-        if (band > 0.0) ratio.push_back(a / band);
+    // How far past its own band each row of the extrapolating fold fell: the factor that puts
+    // 80 % of them inside is the 80th percentile of error / band; over every row, and over the
+    // rows of each architecture (a GPU family the model errs on apart, e.g. one whose engine path
+    // a constant set against its own rows carries, which the fold could not set).
+    const auto factors = [&](const std::string* architecture, double* slots[kFoldMetrics]) {
+      int points = 0;
+      for (std::size_t m = 0; m < kFoldMetrics; ++m) {
+        std::vector<double> ratio;
+        for (const auto& r : report.rows) {
+          if (architecture != nullptr && r.architecture != *architecture) continue;
+          const double a = fold_error(r, kFlagFolds[f], m);
+          const double band = a < 0.0 ? 0.0 : own_p80(r, m);
+          if (band > 0.0) ratio.push_back(a / band);
+        }
+        if (m == 0) points = static_cast<int>(ratio.size());
+        const bool enough = architecture == nullptr || static_cast<int>(ratio.size()) >= kArchitectureWideningRows;
+        if (!ratio.empty() && enough) *slots[m] = std::max(1.0, quantile(ratio, 0.8));
       }
-      *slots[m] = ratio.empty() ? 1.0 : std::max(1.0, quantile(ratio, 0.8));
+      return points;
+    };
+    double* all[] = {&w.interactivity, &w.throughput_per_gpu, &w.ttft};
+    factors(nullptr, all);
+    for (const auto& [architecture, vendor] : architectures) {
+      // Where an architecture has too few rows for a metric, that metric keeps the factor over
+      // all rows.
+      ArchitectureWidening a{architecture, vendor, w.interactivity, w.throughput_per_gpu, w.ttft, 0};
+      double* slots[] = {&a.interactivity, &a.throughput_per_gpu, &a.ttft};
+      a.points = factors(&architecture, slots);
+      if (a.points >= kArchitectureWideningRows) w.architectures.push_back(std::move(a));
     }
     out.push_back(std::move(w));
   }
@@ -1249,7 +1276,7 @@ MeasuredSet measured_set(const ServingValidationReport& report) {
 }
 
 std::array<FoldFigures, kFoldKinds> band_coverage(const ServingValidationReport& report,
-                                                  const ErrorBandTable& table) {
+                                                  const ErrorBandTable& table, std::string_view architecture) {
   std::array<FoldFigures, kFoldKinds> share{};
   for (std::size_t kind = 0; kind < kFoldKinds; ++kind) {
     unsigned flags = 0;
@@ -1259,18 +1286,19 @@ std::array<FoldFigures, kFoldKinds> band_coverage(const ServingValidationReport&
     for (std::size_t m = 0; m < kFoldMetrics; ++m) {
       int inside = 0, n = 0;
       for (const auto& r : report.rows) {
+        if (!architecture.empty() && r.architecture != architecture) continue;
         const double e = fold_error(r, kind, m);
         if (e < 0.0) continue;
         const auto weights = parse_weight_format(r.weights);
         const std::size_t v = r.vendor == "amd" ? 0 : 1;
         const std::size_t f = std::min(kErrorBandFormats - 1, static_cast<std::size_t>(weights ? *weights : WeightFormat::kFp8));
         const std::size_t g = r.concurrency <= 8 ? 0 : r.concurrency <= 32 ? 1 : 2;
-        const auto& bands = table.widened[v][f][g][flags];
+        const auto& bands = table_band(table, v, f, g, flags, r.architecture);
         if (m >= bands.size()) continue;
         ++n;
         inside += e <= bands[m].p80 ? 1 : 0;
       }
-      share[kind][m] = n > 0 ? static_cast<double>(inside) / n : 0.0;
+      share[kind][m] = n > 0 ? static_cast<double>(inside) / n : (architecture.empty() ? 0.0 : -1.0);
     }
   }
   return share;
@@ -1299,6 +1327,28 @@ std::string band_coverage_to_text(const ServingValidationReport& report, const E
   out += pad("mean over fold kinds", 22, false);
   for (double v : pooled) out += "  " + pad(fmt("%.1f %%", 100.0 * v), 16, true);
   out += "\n";
+  // The same on each architecture's rows: a flagged prediction takes its architecture's widening
+  // where the fold had kArchitectureWideningRows of its rows (data/error-bands.json
+  // widening[].architectures), else the factor over all rows.
+  std::vector<std::string> architectures;
+  for (const auto& r : report.rows) {
+    if (r.newest && std::find(architectures.begin(), architectures.end(), r.architecture) == architectures.end()) {
+      architectures.push_back(r.architecture);
+    }
+  }
+  std::sort(architectures.begin(), architectures.end());
+  out += "per GPU architecture (held-out points inside their own p80)\n";
+  for (const std::string& a : architectures) {
+    const auto by = band_coverage(report, table, a);
+    for (std::size_t kind = 0; kind < kFoldKinds; ++kind) {
+      if (by[kind][0] < 0.0) continue;
+      out += pad("  " + a + " / " + kFoldKindNames[kind], 22, false);
+      for (std::size_t m = 0; m < kFoldMetrics; ++m) {
+        out += "  " + pad(by[kind][m] < 0.0 ? std::string("-") : fmt("%.1f %%", 100.0 * by[kind][m]), 16, true);
+      }
+      out += "\n";
+    }
+  }
   // The interactivity p80 a buyer reads: the median over the measured cells (nothing extrapolated).
   std::vector<double> p80;
   for (const auto& per_vendor : table.bands) {

@@ -589,8 +589,11 @@ void validate(const Catalog& catalog, const Options& o) {
   if (!disagg) fail(disagg.error());
   if (o.format == "json") {
     std::cout << "{\"mlperf\": " << gpucalc::validation_report_to_json(report.value())
-              << ",\n\"serving\": " << gpucalc::serving_report_to_json(serving.value())
-              << ",\n\"disaggregated\": " << gpucalc::disagg_report_to_json(disagg.value()) << "}\n";
+              << ",\n\"serving\": " << gpucalc::serving_report_to_json(serving.value());
+    if (catalog.error_bands) {
+      std::cout << ",\n\"band_coverage\": " << gpucalc::band_coverage_to_json(serving.value(), *catalog.error_bands);
+    }
+    std::cout << ",\n\"disaggregated\": " << gpucalc::disagg_report_to_json(disagg.value()) << "}\n";
   } else {
     std::cout << gpucalc::validation_report_to_text(report.value()) << "\n"
               << gpucalc::serving_report_to_text(serving.value());

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -352,8 +353,13 @@ TEST_CASE("error bands: on each GPU architecture's rows the extrapolating folds 
     }
   }
   REQUIRE(architectures.size() >= 4);  // CDNA 3, CDNA 4, Hopper, Blackwell
+  // --validate --format json carries the same shares.
+  const auto json = nlohmann::json::parse(band_coverage_to_json(report.value(), table));
+  REQUIRE(json.at("per_architecture").size() == architectures.size());
+  CHECK(json.at("per_fold_kind").size() == kFoldKinds);
   for (const std::string& a : architectures) {
     const auto share = band_coverage(report.value(), table, a);
+    CHECK(json.at("per_architecture").at(a).at("model").at("interactivity").get<double>() == share[kFoldModel][0]);
     for (std::size_t kind : {kFoldModel, kFoldEngine, kFoldGpu, kFoldUsers}) {
       for (std::size_t m = 0; m < kFoldMetrics; ++m) {
         CAPTURE(a);

@@ -173,5 +173,8 @@ std::array<FoldFigures, kFoldKinds> band_coverage(const ServingValidationReport&
 /** band_coverage per fold kind and metric with its mean over the kinds, and the median
  *  interactivity p80 over the table's cells, as --validate prints them. */
 std::string band_coverage_to_text(const ServingValidationReport& report, const ErrorBandTable& table);
+/** The same shares as JSON: {"per_fold_kind": {kind: {metric: share}}, "per_architecture":
+ *  {architecture: {kind: {metric: share}}}} (--validate --format json, key band_coverage). */
+std::string band_coverage_to_json(const ServingValidationReport& report, const ErrorBandTable& table);
 
 }  // namespace gpucalc

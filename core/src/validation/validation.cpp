@@ -1308,6 +1308,33 @@ std::array<FoldFigures, kFoldKinds> band_coverage(const ServingValidationReport&
 
 namespace gpucalc {
 
+std::string band_coverage_to_json(const ServingValidationReport& report, const ErrorBandTable& table) {
+  static const char* const kMetricKeys[kFoldMetrics] = {"interactivity", "throughput_per_gpu", "ttft"};
+  const auto shares = [&](std::string_view architecture) {
+    const auto share = band_coverage(report, table, architecture);
+    NlohmannJson j = NlohmannJson::object();
+    for (std::size_t kind = 0; kind < kFoldKinds; ++kind) {
+      if (share[kind][0] < 0.0) continue;  // no held-out row of this architecture
+      NlohmannJson k = NlohmannJson::object();
+      for (std::size_t m = 0; m < kFoldMetrics; ++m) {
+        k[kMetricKeys[m]] = share[kind][m] < 0.0 ? NlohmannJson(nullptr) : NlohmannJson(share[kind][m]);
+      }
+      j[kFoldKindNames[kind]] = k;
+    }
+    return j;
+  };
+  NlohmannJson out{{"note", "share of held-out points inside their own p80 band, per fold kind and metric "
+                            "(the band of the point's cell, widened by the fold kind's flag on its GPU "
+                            "architecture); per_architecture: over the rows of each architecture"}};
+  out["per_fold_kind"] = shares({});
+  NlohmannJson per = NlohmannJson::object();
+  for (const auto& r : report.rows) {
+    if (r.newest && !r.architecture.empty() && !per.contains(r.architecture)) per[r.architecture] = shares(r.architecture);
+  }
+  out["per_architecture"] = per;
+  return out.dump(2);
+}
+
 std::string band_coverage_to_text(const ServingValidationReport& report, const ErrorBandTable& table) {
   const auto share = band_coverage(report, table);
   static const char* const kMetricNames[kFoldMetrics] = {"interactivity", "throughput/GPU", "TTFT"};

@@ -301,15 +301,19 @@ void print_evaluation_table(const gpucalc::Evaluation& ev, bool explain) {
     std::cout << (&r == &ev.results.front() ? "\nerror band (out of sample):\n" : "");
     std::string line = "  " + r.offering_id + ":";
     bool extrapolated = false;
+    const char* separator = " ";
     for (const auto& b : r.error_band) {
       // The TTFT band names its statistic: the median TTFT row (the mean where the rows were).
       const std::string metric = b.statistic.empty() ? b.metric : b.metric + " (" + b.statistic + ")";
-      line += " " + metric + " ±" + fmt(100.0 * b.p80, 0) + " % (80 % of " + std::to_string(b.points) + " unseen points);";
+      line += separator + metric + " ±" + fmt(100.0 * b.p80, 0) + " % (80 % of " + std::to_string(b.points) + " unseen points)";
+      separator = "; ";
       extrapolated = extrapolated || b.model_unmeasured || b.users_beyond_measured || b.engine_unmeasured || b.gpu_unmeasured;
     }
+    // A disaggregated layout's band is widened by how the disaggregated runs erred held out.
+    if (!r.pd_layout.empty()) line += "; disaggregated layout: widened by validation-disagg.json's folds";
     if (extrapolated) {
       const auto& b = r.error_band[0];
-      line += " extrapolated:";
+      line += "; extrapolated:";
       if (b.model_unmeasured) line += " model unmeasured";
       if (b.users_beyond_measured) line += " users beyond measured";
       if (b.engine_unmeasured) line += " engine unmeasured";
@@ -572,7 +576,7 @@ void validate(const Catalog& catalog, const Options& o) {
   if (!report) fail(report.error());
   const char* serving_text = validation_text("validation-serving.json");
   if (!o.error_bands_path.empty()) {
-    auto table = gpucalc::compute_error_bands(catalog, text, serving_text);
+    auto table = gpucalc::compute_error_bands(catalog, text, serving_text, validation_text("validation-disagg.json"));
     if (!table) fail(table.error());
     const std::string out = gpucalc::error_bands_to_json(table.value());
     std::ofstream f(o.error_bands_path, std::ios::binary | std::ios::trunc);
@@ -600,6 +604,16 @@ void validate(const Catalog& catalog, const Options& o) {
     if (catalog.error_bands) std::cout << gpucalc::band_coverage_to_text(serving.value(), *catalog.error_bands);
     std::cout << "\n"
               << gpucalc::disagg_report_to_text(disagg.value()) << "\n";
+    if (catalog.error_bands) {
+      // The band a disaggregated figure reads (its cell x the disaggregated widening), checked
+      // on the held-out points of each fold kind.
+      const auto share = gpucalc::disagg_band_coverage(catalog, disagg.value(), *catalog.error_bands);
+      std::printf("Error bands of disaggregated figures: held-out points inside their own p80\n");
+      for (std::size_t k = 0; k < gpucalc::kDisaggFoldKinds; ++k) {
+        std::printf("  leave one %s out: interactivity %.1f %%, throughput per GPU %.1f %%\n",
+                    gpucalc::kDisaggFoldNames[k], 100.0 * share[k][0], 100.0 * share[k][1]);
+      }
+    }
   }
 #else
   (void)catalog;

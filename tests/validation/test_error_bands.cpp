@@ -13,6 +13,7 @@
 #include "gpucalc/error_bands.hpp"
 #include "gpucalc/evaluate.hpp"
 #include "gpucalc/validation.hpp"
+#include "gpucalc/validation_disagg.hpp"
 
 using namespace gpucalc;
 
@@ -63,7 +64,9 @@ TEST_CASE("error bands: data/error-bands.json is fresh") {
   auto base = build_default_catalog("error-bands.json");
   REQUIRE(base);
   CHECK_FALSE(static_cast<bool>(base.value().error_bands));
-  auto computed = compute_error_bands(base.value(), mlperf, serving);
+  const char* disagg = embedded_table("validation-disagg.json");
+  REQUIRE(disagg != nullptr);
+  auto computed = compute_error_bands(base.value(), mlperf, serving, disagg);
   REQUIRE(computed);
   const ErrorBandTable& want = computed.value();
   const ErrorBandTable& have = *catalog.error_bands;
@@ -214,7 +217,8 @@ TEST_CASE("error bands: a broken error-bands document fails loudly, naming the f
       R"({"bands": [], "widening": [{"flag": "a", "fold": "model", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []},
           {"flag": "b", "fold": "users", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []},
           {"flag": "c", "fold": "engine", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []},
-          {"flag": "d", "fold": "gpu", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []}],
+          {"flag": "d", "fold": "gpu", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []},
+          {"flag": "e", "fold": "disaggregated", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []}],
           "measured": {"models": [], "engines": [], "gpus": [], "users_max": 1}})");
   REQUIRE_FALSE(no_summary);
   CHECK(no_summary.error().field.find("summary") != std::string::npos);
@@ -224,7 +228,8 @@ TEST_CASE("error bands: a broken error-bands document fails loudly, naming the f
           "architectures": [{"architecture": "CDNA 3", "vendor": "amd", "interactivity": 0.5, "throughput_per_gpu": 1, "ttft": 1, "points": 36}]},
           {"flag": "b", "fold": "users", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []},
           {"flag": "c", "fold": "engine", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []},
-          {"flag": "d", "fold": "gpu", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []}],
+          {"flag": "d", "fold": "gpu", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []},
+          {"flag": "e", "fold": "disaggregated", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []}],
           "measured": {"models": [], "engines": [], "gpus": [], "users_max": 1}})");
   REQUIRE_FALSE(narrowed);
   CHECK(narrowed.error().field.find("widening[0].architectures[0]") != std::string::npos);
@@ -234,7 +239,8 @@ TEST_CASE("error bands: a broken error-bands document fails loudly, naming the f
       R"({"bands": [], "widening": [{"flag": "a", "fold": "model", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []},
           {"flag": "b", "fold": "users", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []},
           {"flag": "c", "fold": "engine", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []},
-          {"flag": "d", "fold": "gpu", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []}],
+          {"flag": "d", "fold": "gpu", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []},
+          {"flag": "e", "fold": "disaggregated", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []}],
           "measured": {"models": [], "engines": [], "gpus": [], "users_max": 1, "runs": )";
   const std::string columns =
       R"("model": ["m"], "gpu": ["g"], "engine": ["e"], "weights": ["fp8"], "date": ["2026-01-01"],
@@ -370,6 +376,62 @@ TEST_CASE("error bands: on each GPU architecture's rows the extrapolating folds 
       }
     }
   }
+}
+
+TEST_CASE("error bands: a disaggregated figure's band holds 75 % of the disaggregated table's held-out points") {
+  const char* disagg = embedded_table("validation-disagg.json");
+  REQUIRE(disagg != nullptr);
+  auto report = run_disagg_validation(default_catalog(), disagg, true);
+  REQUIRE(report);
+  const ErrorBandTable& table = *default_catalog().error_bands;
+  REQUIRE(table.widening.size() == kBandFlags);
+  CHECK(table.widening[4].flag == "disaggregated");
+  CHECK(table.widening[4].ttft == 1.0);  // the disaggregated runs publish no TTFT
+  const auto share = disagg_band_coverage(default_catalog(), report.value(), table);
+  for (std::size_t k = 0; k < kDisaggFoldKinds; ++k) {
+    for (std::size_t m = 0; m < 2; ++m) {
+      CAPTURE(k);
+      CAPTURE(m);
+      CHECK(share[k][m] >= 0.75);
+    }
+  }
+}
+
+TEST_CASE("error bands: disaggregated figures carry their band, widened for disaggregation") {
+  // B200 over four servers, disaggregation forced: the result's figures and every
+  // disaggregated curve point read the aggregated cell at the users per decode worker, times
+  // the disaggregated factor of Blackwell.
+  auto ev = evaluate_text(default_catalog(),
+                          "v=1&model=deepseek-r1-0528&weights=fp4&compare=ref-8x-b200-neocloud&servers=4"
+                          "&pd=1&users=1024&interactivity=40",
+                          false);
+  REQUIRE(ev);
+  const OfferingResult& r = ev.value().results[0];
+  REQUIRE_FALSE(r.pd_layout.empty());
+  REQUIRE(r.error_band.size() == 3);
+  CHECK(r.error_band[0].basis.find("disaggregated") != std::string::npos);
+  // The disaggregated runs publish no TTFT: that band is the aggregated one (factor 1).
+  CHECK(r.error_band[2].basis.find("x1.00 disaggregated") != std::string::npos);
+  const ErrorBandTable& table = *default_catalog().error_bands;
+  double factor = table.widening[4].interactivity;
+  for (const ArchitectureWidening& a : table.widening[4].architectures) {
+    if (a.architecture == "Blackwell") factor = a.interactivity;
+  }
+  const auto& base = catalog_error_band(default_catalog(), "nvidia", WeightFormat::kFp4,
+                                        1024.0 / std::max(1, r.decode_workers), 0, "Blackwell");
+  REQUIRE(base.size() == 3);
+  CHECK(r.error_band[0].p80 == doctest::Approx(base[0].p80 * factor));
+  int disaggregated = 0;
+  for (const ServingCurveEntry& p : r.curve) {
+    if (!p.disaggregated) continue;
+    ++disaggregated;
+    REQUIRE(p.error_band_index >= 0);
+    REQUIRE(p.error_band_index < static_cast<int>(r.curve_error_bands.size()));
+    CHECK(r.curve_error_bands[p.error_band_index][0].basis.find("disaggregated") != std::string::npos);
+  }
+  CHECK(disaggregated > 0);
+  REQUIRE(r.interactivity_point);
+  CHECK(r.interactivity_point->error_band_index >= 0);
 }
 
 TEST_CASE("error bands: the widening of an architecture is the p80 over its own rows (by hand)") {

@@ -8,6 +8,7 @@
  * data/validation.json and data/validation-serving.json and fails when the file is stale.
  */
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,8 +68,10 @@ enum BandFlag : unsigned {
   kBandUsersBeyondMeasured = 2,
   kBandEngineUnmeasured = 4,
   kBandGpuUnmeasured = 8,
+  kBandDisaggregated = 16,  // a disaggregated layout's figure (validation-disagg.json's folds)
 };
-constexpr std::size_t kBandFlagCombos = 16;
+constexpr std::size_t kBandFlags = 5;
+constexpr std::size_t kBandFlagCombos = 32;
 
 /** A flag's widening on the rows of one GPU architecture (gpus.json `architecture`). */
 struct ArchitectureWidening {
@@ -118,14 +121,16 @@ struct ErrorBandTable {
   template <class T>
   using PerCell = std::array<std::array<std::array<T, kErrorBandRegimes>, kErrorBandFormats>, kErrorBandVendors>;
   PerCell<Bands> bands{};  // nothing extrapolated
-  std::vector<BandWidening> widening;  // one per flag, in BandFlag order
+  std::vector<BandWidening> widening;  // one per flag, in BandFlag order (kBandFlags)
   MeasuredSet measured;
-  // Every cell under every combination of flags (bands widened), built from the above.
-  PerCell<std::array<Bands, kBandFlagCombos>> widened{};
-  // The same for each architecture some flag widens on its own rows: its vendor's cells.
+  // Every cell under every combination of flags (bands widened), built from the above: flat,
+  // (vendor, format, regime, combo) in that order (table_band() reads it).
+  std::vector<Bands> widened;
+  // The same for each architecture some flag widens on its own rows: its vendor's cells,
+  // (format, regime, combo).
   struct ArchitectureCells {
     std::string architecture;
-    std::array<std::array<std::array<Bands, kBandFlagCombos>, kErrorBandRegimes>, kErrorBandFormats> cells{};
+    std::vector<Bands> cells;
   };
   std::vector<ArchitectureCells> widened_by_architecture;
   ValidationSummary summary;
@@ -148,15 +153,37 @@ void widen_bands(ErrorBandTable& table);
 const std::vector<ErrorBand>& table_band(const ErrorBandTable& table, std::size_t vendor, std::size_t format,
                                          std::size_t regime, unsigned flags, std::string_view architecture);
 
-/** Runs both validation tables on `catalog` and builds the table error_band_for() defines. */
+struct DisaggValidationReport;
+
+/** The disaggregated flag's widening: over the held-out points of every fold kind of the
+ *  disaggregated table (a whole GPU, engine or layout out), the 80th percentile of each point's
+ *  |error| over the p80 of the aggregated band its cell reads (vendor, weights, users per decode
+ *  worker), at least 1; per architecture with kArchitectureWideningRows points. No TTFT is
+ *  published with those points: its factor is 1. `table` holds the aggregated bands. */
+BandWidening disaggregated_widening(const Catalog& catalog, const DisaggValidationReport& report,
+                                    const ErrorBandTable& table);
+
+/** Per disaggregated fold kind (gpu, engine, layout) and metric (interactivity, throughput per
+ *  GPU), the share of held-out points inside the p80 of the band a disaggregated figure of their
+ *  cell and architecture reads. */
+std::array<std::array<double, 2>, 3> disagg_band_coverage(const Catalog& catalog, const DisaggValidationReport& report,
+                                                          const ErrorBandTable& table);
+
+/** Runs the validation tables on `catalog` and builds the table error_band_for() defines; the
+ *  disaggregated table (validation-disagg.json, its folds) sets the disaggregated flag's widening
+ *  (disaggregated_widening()). */
 Result<ErrorBandTable> compute_error_bands(const Catalog& catalog, std::string_view validation_json,
-                                           std::string_view serving_json);
+                                           std::string_view serving_json, std::string_view disagg_json);
 
 /** data/error-bands.json's text for `table` (fractions rounded to 1e-4, figures to 1e-3). */
 std::string error_bands_to_json(const ErrorBandTable& table);
 
 /** Parses an error-bands document; an error names the field. */
 Result<ErrorBandTable> parse_error_bands(std::string_view json_text);
+
+/** The same into `table` (the catalog parses into the table it keeps, so the page module moves
+ *  none); an error names the field. */
+std::optional<Error> parse_error_bands_into(std::string_view json_text, ErrorBandTable& table);
 
 /** The catalog's band for a prediction: empty when the catalog has no error-bands document.
  *  A flagged prediction on a GPU of `architecture` takes that architecture's widening where

@@ -420,9 +420,9 @@ const DocumentKind kDocumentKinds[] = {
      }},
     {kErrorBandsSchema,
      [](std::string_view text, const std::string& source, Catalog& part) -> std::optional<Error> {
-       auto bands = parse_error_bands(text);
-       if (!bands) return from_source(bands.error(), source);
-       part.error_bands = std::make_shared<const ErrorBandTable>(std::move(bands).value());
+       auto bands = std::make_shared<ErrorBandTable>();
+       if (auto e = parse_error_bands_into(text, *bands)) return from_source(*e, source);
+       part.error_bands = std::move(bands);
        return std::nullopt;
      },
      [](Catalog& base, Catalog& part) {

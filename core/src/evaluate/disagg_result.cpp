@@ -143,7 +143,8 @@ void apply_disaggregated(const ServingContext& c, const Scenario& s, int deploye
       r.kv_transfer_s = at->kv_transfer_s;
       r.prefill_utilization = at->prefill_utilization;
       r.kv_transfer_fabric = at->kv_over_scale_up ? "scale_up" : "scale_out";
-      // The aggregated table's band does not describe this layout (validation-disagg.json does).
+      // The aggregated figures' band does not describe this layout: set_disaggregated_bands()
+      // (evaluate/performance.cpp) gives it the disaggregated one (validation-disagg.json's folds).
       r.error_band = ErrorBandList();
     }
   } else if (forced) {

@@ -205,6 +205,16 @@ void set_scale_out(const Model& model, const ServingContext& c, const ServingPoi
             r.scale_out_network + ")");
 }
 
+/** The catalog's band of a figure at `users_per_instance` under its flags (and `extra_flags`),
+ *  shared with the catalog's table; empty without an error-bands document. */
+ErrorBandList flagged_band(const Catalog& catalog, const Scenario& s, const Model& model, const Gpu& gpu,
+                           const EngineProfile& e, double users_per_instance, unsigned extra_flags) {
+  if (!catalog.error_bands) return ErrorBandList();
+  const unsigned flags =
+      band_flags(*catalog.error_bands, model.id, e.id, gpu.vendor, gpu.id, users_per_instance) | extra_flags;
+  return catalog_error_band_list(catalog, gpu.vendor, s.weights, users_per_instance, flags, gpu.architecture);
+}
+
 /** The result's figures at the scenario's users (point `u`), its error band and traces. */
 void set_at_users(const Catalog& catalog, const Scenario& s, const Model& model, const Gpu& gpu,
                   const EngineProfile& e, const ServingContext& c, const ServingPoint& u,
@@ -225,12 +235,7 @@ void set_at_users(const Catalog& catalog, const Scenario& s, const Model& model,
   if (u.running_per_instance > e.graph_max_batch) r.warnings.emplace_back("batch_exceeds_cuda_graph");
   r.error_band = c.serving_calibration
                      ? ErrorBandList(c.serving_calibration->band)
-                     : catalog_error_band_list(
-                           catalog, gpu.vendor, s.weights, u.users_per_instance,
-                           catalog.error_bands ? band_flags(*catalog.error_bands, model.id, e.id, gpu.vendor,
-                                                            gpu.id, u.users_per_instance)
-                                               : 0,
-                           gpu.architecture);
+                     : flagged_band(catalog, s, model, gpu, e, u.users_per_instance, 0);
   if (gpu.projected && !c.serving_calibration) r.error_band = ErrorBandList(no_measurement_bands(gpu));
   if (with_trace) {
     trace_step(r, "tpot_s", u.decode,
@@ -281,6 +286,31 @@ void set_at_users(const Catalog& catalog, const Scenario& s, const Model& model,
   }
 }
 
+/** The index into r.curve_error_bands of the band of a point at `users_per_instance` (users per
+ *  decode worker for a disaggregated one, `extra_flags` kBandDisaggregated), added there once:
+ *  a projected GPU's rests on no measurement, a serving calibration's is its own cross-validated
+ *  error (aggregated runs: a disaggregated point gets none, -1), else flagged_band(). -1: none. */
+int curve_band_index(const Catalog& catalog, const Scenario& s, const Model& model, const Gpu& gpu,
+                     const EngineProfile& e, const ServingContext& c, double users_per_instance,
+                     unsigned extra_flags, OfferingResult& r) {
+  if (gpu.projected && !c.serving_calibration) {
+    if (r.curve_error_bands.empty()) r.curve_error_bands.emplace_back(no_measurement_bands(gpu));
+    return 0;
+  }
+  if (c.serving_calibration) {  // the calibration's cross-validated error, one band for all
+    if (extra_flags != 0) return -1;
+    if (r.curve_error_bands.empty()) r.curve_error_bands.emplace_back(c.serving_calibration->band);
+    return 0;
+  }
+  ErrorBandList b = flagged_band(catalog, s, model, gpu, e, users_per_instance, extra_flags);
+  if (b.empty()) return -1;
+  for (std::size_t i = 0; i < r.curve_error_bands.size(); ++i) {
+    if (&r.curve_error_bands[i].items() == &b.items()) return static_cast<int>(i);
+  }
+  r.curve_error_bands.push_back(std::move(b));
+  return static_cast<int>(r.curve_error_bands.size()) - 1;
+}
+
 /** The serving curve over every legal layout, the highest throughput within the latency
  *  limits, the point at the chosen speed per user, each with the band of its users per
  *  instance, and the measured runs drawn beside them. */
@@ -290,28 +320,8 @@ void set_curve(const Catalog& catalog, const Scenario& s, const Model& model, co
   r.measured_points = detail::measured_markers(catalog, s, model, gpu.id, e.id, c.serving_calibration.get());
   const double price = r.price_usd_per_month ? *r.price_usd_per_month : 0.0;
   // Each point's band by its own users per instance; the few distinct bands are kept once.
-  std::vector<const std::vector<ErrorBand>*> bands_seen;
   auto band_index = [&](double users_per_instance) {
-    if (gpu.projected && !c.serving_calibration) {
-      if (r.curve_error_bands.empty()) r.curve_error_bands.emplace_back(no_measurement_bands(gpu));
-      return 0;
-    }
-    if (c.serving_calibration) {  // the calibration's cross-validated error, one band for all
-      if (r.curve_error_bands.empty()) r.curve_error_bands.emplace_back(c.serving_calibration->band);
-      return 0;
-    }
-    const unsigned flags = catalog.error_bands ? band_flags(*catalog.error_bands, model.id, e.id, gpu.vendor,
-                                                            gpu.id, users_per_instance)
-                                               : 0;
-    const std::vector<ErrorBand>& b =
-        catalog_error_band(catalog, gpu.vendor, s.weights, users_per_instance, flags, gpu.architecture);
-    if (b.empty()) return -1;
-    const auto it = std::find(bands_seen.begin(), bands_seen.end(), &b);
-    if (it != bands_seen.end()) return static_cast<int>(it - bands_seen.begin());
-    bands_seen.push_back(&b);
-    // Shared with the catalog's table (b is one of its cells), not copied.
-    r.curve_error_bands.emplace_back(std::shared_ptr<const std::vector<ErrorBand>>(catalog.error_bands, &b));
-    return static_cast<int>(bands_seen.size()) - 1;
+    return curve_band_index(catalog, s, model, gpu, e, c, users_per_instance, 0, r);
   };
   const std::vector<LayoutTerms> terms = layout_terms(c, layouts);  // shared by the searches
   const auto best = best_within(c, offering.gpu_count, layouts, terms,
@@ -358,6 +368,29 @@ void set_curve(const Catalog& catalog, const Scenario& s, const Model& model, co
     } else {
       r.warnings.emplace_back("interactivity_unreachable");
     }
+  }
+}
+
+/** The bands of the result's disaggregated figures (key pd): each its cell at the users one
+ *  decode worker holds, widened by the disaggregated flag (validation-disagg.json's folds, on
+ *  the GPU's architecture) on top of the scenario's own flags (curve_band_index). */
+void set_disaggregated_bands(const Catalog& catalog, const Scenario& s, const Model& model, const Gpu& gpu,
+                             const EngineProfile& e, const ServingContext& c, OfferingResult& r) {
+  const auto index_of = [&](double users, int decode_workers) {
+    return curve_band_index(catalog, s, model, gpu, e, c, users / std::max(1, decode_workers),
+                            kBandDisaggregated, r);
+  };
+  if (!r.pd_layout.empty() && !c.serving_calibration) {
+    r.error_band = gpu.projected ? ErrorBandList(no_measurement_bands(gpu))
+                                 : flagged_band(catalog, s, model, gpu, e,
+                                                static_cast<double>(s.users) / std::max(1, r.decode_workers),
+                                                kBandDisaggregated);
+  }
+  for (ServingCurveEntry& p : r.curve) {
+    if (p.disaggregated) p.error_band_index = index_of(p.users, p.decode.workers);
+  }
+  for (auto* p : {&r.max_throughput_point, &r.interactivity_point}) {
+    if (*p && (*p)->disaggregated) (*p)->error_band_index = index_of((*p)->users, (*p)->decode.workers);
   }
 }
 
@@ -426,10 +459,12 @@ void estimate_inference(const Catalog& catalog, const Scenario& s, const Model& 
 
   if (!with_curve) {
     apply_disaggregated(c, s, offering.gpu_count, false, r);  // key pd
+    set_disaggregated_bands(catalog, s, model, gpu, e, c, r);
     return;
   }
   set_curve(catalog, s, model, gpu, e, c, offering, std::move(layouts), with_trace, r);
   apply_disaggregated(c, s, offering.gpu_count, true, r);  // key pd
+  set_disaggregated_bands(catalog, s, model, gpu, e, c, r);
   set_usd_per_million_tokens(s, with_trace, r);
 }
 

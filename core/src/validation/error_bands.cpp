@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -11,7 +12,9 @@
 
 #include "catalog/bounds.hpp"
 #include "catalog/ids.hpp"
+#include "gpucalc/folds.hpp"
 #include "gpucalc/validation.hpp"
+#include "gpucalc/validation_disagg.hpp"
 #include "catalog/json_strict.hpp"
 #include "output/json_writer.hpp"
 
@@ -58,6 +61,9 @@ const RunField kRunFields[] = {
 /** Provenance written beside every generated entry: what the figure was computed from. */
 constexpr const char* kServingSource =
     "make error-bands: model vs data/validation-serving.json (InferenceX, newest runs)";
+constexpr const char* kDisaggSource =
+    "make error-bands: model vs data/validation-disagg.json (InferenceX disaggregated runs, newest), "
+    "each point held out by its GPU, engine and layout folds";
 constexpr const char* kMlperfSource =
     "make error-bands: model vs data/validation.json (MLPerf v4.1, sources there)";
 
@@ -264,19 +270,17 @@ std::optional<Error> read_summary(const Json& j, ValidationSummary& s) {
 namespace {
 
 /** Each flag's factor per metric (BandFlag order; interactivity, throughput per GPU, TTFT). */
-using FlagFactors = std::array<std::array<double, 3>, 4>;
+using FlagFactors = std::array<std::array<double, 3>, kBandFlags>;
 
-/** `base` (a cell's bands) under every combination of flags, widened by `factors`, the basis
- *  naming each factor and `where` it was measured. */
-std::array<std::vector<ErrorBand>, kBandFlagCombos> widened_cell(const std::vector<ErrorBand>& base,
-                                                                 const std::vector<BandWidening>& widening,
-                                                                 const FlagFactors& factors, const std::string& where) {
-  std::array<std::vector<ErrorBand>, kBandFlagCombos> out;
+/** `base` (a cell's bands) under every combination of flags into out[0 .. kBandFlagCombos),
+ *  widened by `factors`, the basis naming each factor and `where` it was measured. */
+void widen_cell(const std::vector<ErrorBand>& base, const std::vector<BandWidening>& widening,
+                const FlagFactors& factors, const std::string& where, std::vector<ErrorBand>* out) {
   for (unsigned combo = 0; combo < kBandFlagCombos; ++combo) {
     std::vector<ErrorBand> bands = base;
     for (std::size_t m = 0; m < bands.size(); ++m) {
       ErrorBand& b = bands[m];
-      for (std::size_t k = 0; k < 4 && k < widening.size(); ++k) {
+      for (std::size_t k = 0; k < kBandFlags && k < widening.size(); ++k) {
         if ((combo & (1u << k)) == 0) continue;
         const double x = factors[k][std::min<std::size_t>(m, 2)];
         b.p50 *= x;
@@ -293,7 +297,6 @@ std::array<std::vector<ErrorBand>, kBandFlagCombos> widened_cell(const std::vect
     }
     out[combo] = std::move(bands);
   }
-  return out;
 }
 
 }  // namespace
@@ -302,15 +305,17 @@ void widen_bands(ErrorBandTable& t) {
   // Each flag's factors over all rows, and each architecture's: its own where the flag gives
   // one, else those over all rows.
   FlagFactors all{};
-  for (std::size_t k = 0; k < 4; ++k) {
+  for (std::size_t k = 0; k < kBandFlags; ++k) {
     const BandWidening* w = k < t.widening.size() ? &t.widening[k] : nullptr;
     all[k] = w ? std::array<double, 3>{w->interactivity, w->throughput_per_gpu, w->ttft}
                : std::array<double, 3>{1.0, 1.0, 1.0};
   }
+  constexpr std::size_t kCell = kErrorBandRegimes * kBandFlagCombos, kVendorCells = kErrorBandFormats * kCell;
+  t.widened.assign(kErrorBandVendors * kVendorCells, {});
   for (std::size_t v = 0; v < kErrorBandVendors; ++v) {
     for (std::size_t f = 0; f < kErrorBandFormats; ++f) {
       for (std::size_t r = 0; r < kErrorBandRegimes; ++r) {
-        t.widened[v][f][r] = widened_cell(t.bands[v][f][r], t.widening, all, "");
+        widen_cell(t.bands[v][f][r], t.widening, all, "", &t.widened[v * kVendorCells + f * kCell + r * kBandFlagCombos]);
       }
     }
   }
@@ -321,17 +326,16 @@ void widen_bands(ErrorBandTable& t) {
                                      [&](const auto& c) { return c.architecture == a.architecture; });
       if (known) continue;
       FlagFactors own = all;
-      for (std::size_t k = 0; k < t.widening.size() && k < 4; ++k) {
+      for (std::size_t k = 0; k < t.widening.size() && k < kBandFlags; ++k) {
         for (const ArchitectureWidening& x : t.widening[k].architectures) {
           if (x.architecture == a.architecture) own[k] = {x.interactivity, x.throughput_per_gpu, x.ttft};
         }
       }
-      ErrorBandTable::ArchitectureCells c;
-      c.architecture = a.architecture;
+      ErrorBandTable::ArchitectureCells c{a.architecture, std::vector<std::vector<ErrorBand>>(kVendorCells)};
       const std::size_t v = a.vendor == "amd" ? 0 : 1;
       for (std::size_t f = 0; f < kErrorBandFormats; ++f) {
         for (std::size_t r = 0; r < kErrorBandRegimes; ++r) {
-          c.cells[f][r] = widened_cell(t.bands[v][f][r], t.widening, own, ", " + a.architecture);
+          widen_cell(t.bands[v][f][r], t.widening, own, ", " + a.architecture, &c.cells[f * kCell + r * kBandFlagCombos]);
         }
       }
       t.widened_by_architecture.push_back(std::move(c));
@@ -342,12 +346,13 @@ void widen_bands(ErrorBandTable& t) {
 const std::vector<ErrorBand>& table_band(const ErrorBandTable& t, std::size_t v, std::size_t f, std::size_t r,
                                          unsigned flags, std::string_view architecture) {
   flags %= kBandFlagCombos;
+  const std::size_t cell = (f * kErrorBandRegimes + r) * kBandFlagCombos + flags;
   if (flags != 0 && !architecture.empty()) {
     for (const auto& c : t.widened_by_architecture) {
-      if (c.architecture == architecture) return c.cells[f][r][flags];
+      if (c.architecture == architecture) return c.cells[cell];
     }
   }
-  return t.widened[v][f][r][flags];
+  return t.widened[v * kErrorBandFormats * kErrorBandRegimes * kBandFlagCombos + cell];
 }
 
 unsigned band_flags(const ErrorBandTable& t, std::string_view model_id, std::string_view engine_id,
@@ -378,12 +383,114 @@ const char* users_regime(double users_per_instance) {
   return kRegimes[regime_index(users_per_instance)];
 }
 
+namespace {
+
+/** A scored row of the disaggregated table as a band reads it: its cell (vendor, weights, users
+ *  per decode worker), its GPU's architecture, and per fold kind its held-out |error| per
+ *  metric (interactivity, throughput per GPU; -1 where none). */
+struct DisaggBandRow {
+  std::size_t vendor = 1, format = 0, regime = 0;
+  std::string architecture;
+  std::array<std::array<double, 2>, kDisaggFoldKinds> error{};
+};
+
+std::vector<DisaggBandRow> disagg_band_rows(const Catalog& catalog, const DisaggValidationReport& report) {
+  std::vector<DisaggBandRow> out;
+  for (const DisaggValidationRow& r : report.rows) {
+    const Gpu* gpu = catalog.find_gpu(r.gpu);
+    const auto weights = parse_weight_format(r.weights);
+    if (!r.newest || gpu == nullptr || !weights || r.out_of_sample.size() < kDisaggFoldKinds) continue;
+    // "1x(tp4,ep4,dpa)+5x(tp8,ep8)": the decode pool's workers lead the part after '+'.
+    const std::size_t plus = r.layout.find('+');
+    const double workers = plus == std::string::npos ? 1.0 : std::max(1.0, std::atof(r.layout.c_str() + plus + 1));
+    DisaggBandRow b;
+    b.vendor = gpu->vendor == "amd" ? 0 : 1;
+    b.format = std::min(kErrorBandFormats - 1, static_cast<std::size_t>(*weights));
+    b.regime = regime_index(r.concurrency / workers);
+    b.architecture = gpu->architecture;
+    const double measured[2] = {r.measured_interactivity, r.measured_throughput_per_gpu};
+    for (std::size_t k = 0; k < kDisaggFoldKinds; ++k) {
+      for (std::size_t m = 0; m < 2; ++m) {
+        const double p = r.out_of_sample[k][m];
+        b.error[k][m] = p > 0.0 && measured[m] > 0.0 ? std::fabs(p / measured[m] - 1.0) : -1.0;
+      }
+    }
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+}  // namespace
+
+BandWidening disaggregated_widening(const Catalog& catalog, const DisaggValidationReport& report,
+                                    const ErrorBandTable& t) {
+  BandWidening w{"disaggregated", "disaggregated", 1.0, 1.0, 1.0, {}};
+  const std::vector<DisaggBandRow> rows = disagg_band_rows(catalog, report);
+  // Over the held-out points of every fold kind (a whole GPU, engine or layout out), each
+  // point's |error| over the p80 of the aggregated band its cell reads; per architecture too.
+  const auto factors = [&](const std::string* architecture, double& interactivity, double& throughput) {
+    int points = 0;
+    double* slots[2] = {&interactivity, &throughput};
+    for (std::size_t m = 0; m < 2; ++m) {
+      std::vector<double> ratio;
+      for (const DisaggBandRow& r : rows) {
+        if (architecture != nullptr && r.architecture != *architecture) continue;
+        const auto& cell = t.bands[r.vendor][r.format][r.regime];
+        const double band = m < cell.size() ? cell[m].p80 : 0.0;
+        for (std::size_t k = 0; k < kDisaggFoldKinds; ++k) {
+          if (band > 0.0 && r.error[k][m] >= 0.0) ratio.push_back(r.error[k][m] / band);
+        }
+      }
+      if (m == 0) points = static_cast<int>(ratio.size());
+      const bool enough = architecture == nullptr || static_cast<int>(ratio.size()) >= kArchitectureWideningRows;
+      if (!ratio.empty() && enough) *slots[m] = std::max(1.0, quantile(ratio, 0.8));
+    }
+    return points;
+  };
+  factors(nullptr, w.interactivity, w.throughput_per_gpu);
+  std::vector<std::pair<std::string, std::size_t>> architectures;
+  for (const DisaggBandRow& r : rows) {
+    const bool known = std::any_of(architectures.begin(), architectures.end(),
+                                   [&](const auto& a) { return a.first == r.architecture; });
+    if (!known) architectures.emplace_back(r.architecture, r.vendor);
+  }
+  std::sort(architectures.begin(), architectures.end());
+  for (const auto& [architecture, vendor] : architectures) {
+    ArchitectureWidening a{architecture, kVendors[vendor], w.interactivity, w.throughput_per_gpu, 1.0, 0};
+    a.points = factors(&architecture, a.interactivity, a.throughput_per_gpu);
+    if (a.points >= kArchitectureWideningRows) w.architectures.push_back(std::move(a));
+  }
+  return w;
+}
+
+std::array<std::array<double, 2>, kDisaggFoldKinds> disagg_band_coverage(const Catalog& catalog,
+                                                                        const DisaggValidationReport& report,
+                                                                        const ErrorBandTable& t) {
+  std::array<std::array<double, 2>, kDisaggFoldKinds> share{};
+  const std::vector<DisaggBandRow> rows = disagg_band_rows(catalog, report);
+  for (std::size_t k = 0; k < kDisaggFoldKinds; ++k) {
+    for (std::size_t m = 0; m < 2; ++m) {
+      int inside = 0, n = 0;
+      for (const DisaggBandRow& r : rows) {
+        const auto& band = table_band(t, r.vendor, r.format, r.regime, kBandDisaggregated, r.architecture);
+        if (r.error[k][m] < 0.0 || m >= band.size()) continue;
+        ++n;
+        inside += r.error[k][m] <= band[m].p80 ? 1 : 0;
+      }
+      share[k][m] = n > 0 ? static_cast<double>(inside) / n : 0.0;
+    }
+  }
+  return share;
+}
+
 Result<ErrorBandTable> compute_error_bands(const Catalog& catalog, std::string_view validation_json,
-                                           std::string_view serving_json) {
+                                           std::string_view serving_json, std::string_view disagg_json) {
   auto mlperf = run_validation(catalog, validation_json);
   if (!mlperf) return mlperf.error();
   auto serving = run_serving_validation(catalog, serving_json, true);
   if (!serving) return serving.error();
+  auto disagg = run_disagg_validation(catalog, disagg_json, true);
+  if (!disagg) return disagg.error();
   ErrorBandTable t;
   t.widening = band_widening(serving.value());
   t.measured = measured_set(serving.value());
@@ -417,6 +524,7 @@ Result<ErrorBandTable> compute_error_bands(const Catalog& catalog, std::string_v
   for (const Mape& g : serving.value().per_gpu) s.serving_per_gpu.push_back(serving_error(g));
   s.serving_all = serving_error(serving.value().all);
   s.serving_all.gpu = "all";
+  t.widening.push_back(disaggregated_widening(catalog, disagg.value(), t));
   widen_bands(t);
   return t;
 }
@@ -473,7 +581,7 @@ std::string error_bands_to_json(const ErrorBandTable& t) {
       w.field("ttft", rounded(a.ttft)).field("points", a.points).end_object();
     }
     w.end_array();
-    w.field("source", kServingSource).end_object();
+    w.field("source", x.flag == "disaggregated" ? kDisaggSource : kServingSource).end_object();
   }
   w.end_array();
   w.key("measured").begin_object();
@@ -531,26 +639,26 @@ std::optional<Error> read_measured_runs(const Json& ms, std::vector<MeasuredRun>
   if (!ms.contains("runs")) return std::nullopt;
   const Json& cols = ms.at("runs");
   if (!cols.is_object() || !cols.contains("model") || !cols.at("model").is_array()) {
-    return bands_error("measured.runs", "must be an object of columns: one array per field, a run per index");
+    return bands_error("measured.runs", "must be an object of columns");
   }
   for (auto it = cols.begin(); it != cols.end(); ++it) {
     const bool known = std::any_of(std::begin(kRunFields), std::end(kRunFields),
                                    [&](const RunField& c) { return it.key() == c.key; });
-    if (!known) return bands_error("measured.runs." + it.key(), "is not a field of a measured run");
+    if (!known) return bands_error("measured.runs." + it.key(), "is not a field");
   }
   const std::size_t n = cols.at("model").size();
   runs.assign(n, MeasuredRun{});
   for (const RunField& c : kRunFields) {
     const std::string path = std::string("measured.runs.") + c.key;
     if (!cols.contains(c.key) || !cols.at(c.key).is_array() || cols.at(c.key).size() != n) {
-      return bands_error(path, "is required (an array with a value per run, as long as measured.runs.model)");
+      return bands_error(path, "is required (an array as long as model)");
     }
     for (std::size_t i = 0; i < n; ++i) {
       const Json& x = cols.at(c.key)[i];
       const std::string at = path + "[" + std::to_string(i) + "]";
       if (c.text) {
         if (!x.is_string() || x.get_ref<const std::string&>().size() > 200) {
-          return bands_error(at, "must be a string of at most 200 bytes");
+          return bands_error(at, "must be a string");
         }
         runs[i].*c.text = x.get<std::string>();
         continue;
@@ -572,8 +680,8 @@ namespace {
 
 /** data/error-bands.json "widening": one entry per flag, each with its architectures. */
 std::optional<Error> read_widening(const Json& j, std::vector<BandWidening>& out) {
-  if (!j.contains("widening") || !j.at("widening").is_array() || j.at("widening").size() != 4) {
-    return bands_error("widening", "is required: one entry per flag (model, users, engine, GPU)");
+  if (!j.contains("widening") || !j.at("widening").is_array() || j.at("widening").size() != kBandFlags) {
+    return bands_error("widening", "is required: one entry per flag (model, users, engine, GPU, disaggregated)");
   }
   std::size_t i = 0;
   for (const Json& x : j.at("widening")) {
@@ -589,7 +697,7 @@ std::optional<Error> read_widening(const Json& j, std::vector<BandWidening>& out
     }
     BandWidening w{*flag, *fold, *a, *b, *c, {}};
     if (!x.contains("architectures") || !x.at("architectures").is_array()) {
-      return bands_error(path + ".architectures", "is required (an array, empty when no architecture has its own)");
+      return bands_error(path + ".architectures", "is required (an array)");
     }
     std::size_t k = 0;
     for (const Json& y : x.at("architectures")) {
@@ -603,8 +711,7 @@ std::optional<Error> read_widening(const Json& j, std::vector<BandWidening>& out
       const auto points = read<int>(y, "points");
       if (!arch || arch->empty() || !vendor || (*vendor != "amd" && *vendor != "nvidia") || !ya || !yb || !yc ||
           *ya < 1.0 || *yb < 1.0 || *yc < 1.0 || !points || *points < 1) {
-        return bands_error(apath, "needs architecture, vendor (amd or nvidia), interactivity, throughput_per_gpu, "
-                                  "ttft (factors >= 1) and points (>= 1)");
+        return bands_error(apath, "needs architecture, vendor, factors >= 1 and points");
       }
       w.architectures.push_back(ArchitectureWidening{*arch, *vendor, *ya, *yb, *yc, *points});
     }
@@ -615,7 +722,7 @@ std::optional<Error> read_widening(const Json& j, std::vector<BandWidening>& out
 
 }  // namespace
 
-Result<ErrorBandTable> parse_error_bands(std::string_view json_text) {
+std::optional<Error> parse_error_bands_into(std::string_view json_text, ErrorBandTable& t) {
   auto parsed = detail::parse_json_strict(json_text, "error-bands.json");
   if (!parsed) return parsed.error();
   const Json& j = parsed.value();
@@ -625,7 +732,6 @@ Result<ErrorBandTable> parse_error_bands(std::string_view json_text) {
   if (auto e = unknown(j, "", {"schema", "generated_by", "note", "bands", "widening", "measured", "summary"})) {
     return *e;
   }
-  ErrorBandTable t;
   std::array<std::array<std::array<bool, kErrorBandRegimes>, kErrorBandFormats>, kErrorBandVendors> seen{};
   std::size_t i = 0;
   for (const Json& b : j.at("bands")) {
@@ -704,6 +810,12 @@ Result<ErrorBandTable> parse_error_bands(std::string_view json_text) {
   if (!j.contains("summary")) return bands_error("summary", "is required");
   if (auto e = read_summary(j.at("summary"), t.summary)) return *e;
   widen_bands(t);
+  return std::nullopt;
+}
+
+Result<ErrorBandTable> parse_error_bands(std::string_view json_text) {
+  ErrorBandTable t;
+  if (auto e = parse_error_bands_into(json_text, t)) return *e;
   return t;
 }
 

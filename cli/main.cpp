@@ -296,9 +296,12 @@ void print_evaluation_table(const gpucalc::Evaluation& ev, bool explain) {
   if (!ev.recommended_offering_id.empty()) {
     std::cout << "recommended: " << ev.recommended_offering_id << " (by " << ev.recommendation_basis << ")\n";
   }
+  bool band_header = false;
   for (const auto& r : ev.results) {
     if (r.error_band.empty()) continue;
-    std::cout << (&r == &ev.results.front() ? "\nerror band (out of sample):\n" : "");
+    // The header once, before the first offering that has a band (the first may have none).
+    std::cout << (band_header ? "" : "\nerror band (out of sample):\n");
+    band_header = true;
     std::string line = "  " + r.offering_id + ":";
     bool extrapolated = false;
     const char* separator = " ";

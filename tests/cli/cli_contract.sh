@@ -236,5 +236,13 @@ expect_error "misspelt price key" "offerings\[0\](t).price_usd_per_mnth" --catal
 printf '{"offerings":[{"id":"t","name":"t","gpu":"h200-sxm","gpu_count":8,"price_usd_per_month":0,"sources":["s"]}]}' >"$tmp/zero.json"
 expect_error "price 0" "price_usd_per_month" --catalog "$tmp/zero.json" 'v=1'
 
+# The band lines: one header, even when the first offering has no band (it cannot serve the
+# model), and each metric's band separated by "; " with none trailing.
+"$bin" 'v=1&model=deepseek-r1-0528&compare=fullgpu-1x-h200,fullgpu-8x-h200&users=8' >"$tmp/band.txt"
+check "band header before the first band" grep -qx 'error band (out of sample):' "$tmp/band.txt"
+check "band line without a trailing separator" grep -qE '^  fullgpu-8x-h200: interactivity .*unseen points\)$' "$tmp/band.txt"
+"$bin" "${rack%pd=auto}pd=1" >"$tmp/pd-band.txt"
+check "a disaggregated layout's band says so" grep -q 'disaggregated layout: widened by validation-disagg.json' "$tmp/pd-band.txt"
+
 echo "cli contract: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -265,9 +265,6 @@ std::optional<Error> read_summary(const Json& j, ValidationSummary& s) {
   return std::nullopt;
 }
 
-}  // namespace
-
-namespace {
 
 /** Each flag's factor per metric (BandFlag order; interactivity, throughput per GPU, TTFT). */
 using FlagFactors = std::array<std::array<double, 3>, kBandFlags>;

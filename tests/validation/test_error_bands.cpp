@@ -213,35 +213,29 @@ TEST_CASE("error bands: a broken error-bands document fails loudly, naming the f
   auto missing = parse_error_bands(R"({"bands": []})");
   REQUIRE_FALSE(missing);
   CHECK(missing.error().field.find("widening") != std::string::npos);
-  auto no_summary = parse_error_bands(
-      R"({"bands": [], "widening": [{"flag": "a", "fold": "model", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []},
+  // Every widening entry after the first, and the measured set without runs, as the documents
+  // below share them.
+  const std::string later_flags = R"(,
           {"flag": "b", "fold": "users", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []},
           {"flag": "c", "fold": "engine", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []},
           {"flag": "d", "fold": "gpu", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []},
           {"flag": "e", "fold": "disaggregated", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []}],
-          "measured": {"models": [], "engines": [], "gpus": [], "users_max": 1}})");
+          "measured": {"models": [], "engines": [], "gpus": [], "users_max": 1)";
+  const std::string first_flag =
+      R"({"bands": [], "widening": [{"flag": "a", "fold": "model", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []})";
+  auto no_summary = parse_error_bands(first_flag + later_flags + "}}");
   REQUIRE_FALSE(no_summary);
   CHECK(no_summary.error().field.find("summary") != std::string::npos);
   // An architecture's factor below 1 (a band narrowed for extrapolating) is refused, by path.
   auto narrowed = parse_error_bands(
       R"({"bands": [], "widening": [{"flag": "a", "fold": "model", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1,
-          "architectures": [{"architecture": "CDNA 3", "vendor": "amd", "interactivity": 0.5, "throughput_per_gpu": 1, "ttft": 1, "points": 36}]},
-          {"flag": "b", "fold": "users", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []},
-          {"flag": "c", "fold": "engine", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []},
-          {"flag": "d", "fold": "gpu", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []},
-          {"flag": "e", "fold": "disaggregated", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []}],
-          "measured": {"models": [], "engines": [], "gpus": [], "users_max": 1}})");
+          "architectures": [{"architecture": "CDNA 3", "vendor": "amd", "interactivity": 0.5, "throughput_per_gpu": 1, "ttft": 1, "points": 36}]})" +
+      later_flags + "}}");
   REQUIRE_FALSE(narrowed);
   CHECK(narrowed.error().field.find("widening[0].architectures[0]") != std::string::npos);
   // measured.runs: a column per field, each as long as the model column; a short column is
   // named, and so is a value out of its bounds.
-  const std::string head =
-      R"({"bands": [], "widening": [{"flag": "a", "fold": "model", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []},
-          {"flag": "b", "fold": "users", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []},
-          {"flag": "c", "fold": "engine", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []},
-          {"flag": "d", "fold": "gpu", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []},
-          {"flag": "e", "fold": "disaggregated", "interactivity": 1, "throughput_per_gpu": 1, "ttft": 1, "architectures": []}],
-          "measured": {"models": [], "engines": [], "gpus": [], "users_max": 1, "runs": )";
+  const std::string head = first_flag + later_flags + R"(, "runs": )";
   const std::string columns =
       R"("model": ["m"], "gpu": ["g"], "engine": ["e"], "weights": ["fp8"], "date": ["2026-01-01"],
          "engine_version": [""], "tp": [8], "ep": [1], "dp_attention": [0], "mtp": [0], "input_tokens": [921.6],

@@ -95,6 +95,21 @@ struct BandWidening {
  *  it the factor over all rows applies). */
 constexpr int kArchitectureWideningRows = 10;
 
+/** One held-out point's |error| over the p80 of the band a prediction there reads, for one
+ *  metric (0 interactivity, 1 throughput per GPU, 2 TTFT), with its GPU's architecture and
+ *  vendor: what a flag's widening is set from. */
+struct WideningSample {
+  std::string architecture, vendor;
+  std::size_t metric = 0;
+  double ratio = 0.0;
+};
+
+/** Sets `w`'s factors from `samples`: per metric the 80th percentile of the ratios, at least 1
+ *  (left as it is where the metric has none), and `w.architectures`: the same over the samples
+ *  of each architecture with kArchitectureWideningRows interactivity samples, each metric with
+ *  fewer than that keeping the factor over all samples. */
+void set_widening_factors(const std::vector<WideningSample>& samples, BandWidening& w);
+
 /** One newest run of the serving table, kept for the measured markers beside the serving
  *  curve (measured_markers): its configuration and what it measured. */
 struct MeasuredRun {

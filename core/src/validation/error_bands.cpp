@@ -419,24 +419,15 @@ std::vector<DisaggBandRow> disagg_band_rows(const Catalog& catalog, const Disagg
 
 }  // namespace
 
-BandWidening disaggregated_widening(const Catalog& catalog, const DisaggValidationReport& report,
-                                    const ErrorBandTable& t) {
-  BandWidening w{"disaggregated", "disaggregated", 1.0, 1.0, 1.0, {}};
-  const std::vector<DisaggBandRow> rows = disagg_band_rows(catalog, report);
-  // Over the held-out points of every fold kind (a whole GPU, engine or layout out), each
-  // point's |error| over the p80 of the aggregated band its cell reads; per architecture too.
-  const auto factors = [&](const std::string* architecture, double& interactivity, double& throughput) {
+void set_widening_factors(const std::vector<WideningSample>& samples, BandWidening& w) {
+  double* all[] = {&w.interactivity, &w.throughput_per_gpu, &w.ttft};
+  // The factor that puts 80 % of the samples inside: the 80th percentile of error / band.
+  const auto factors = [&](const std::string* architecture, double* slots[3]) {
     int points = 0;
-    double* slots[2] = {&interactivity, &throughput};
-    for (std::size_t m = 0; m < 2; ++m) {
+    for (std::size_t m = 0; m < 3; ++m) {
       std::vector<double> ratio;
-      for (const DisaggBandRow& r : rows) {
-        if (architecture != nullptr && r.architecture != *architecture) continue;
-        const auto& cell = t.bands[r.vendor][r.format][r.regime];
-        const double band = m < cell.size() ? cell[m].p80 : 0.0;
-        for (std::size_t k = 0; k < kDisaggFoldKinds; ++k) {
-          if (band > 0.0 && r.error[k][m] >= 0.0) ratio.push_back(r.error[k][m] / band);
-        }
+      for (const WideningSample& x : samples) {
+        if (x.metric == m && (architecture == nullptr || x.architecture == *architecture)) ratio.push_back(x.ratio);
       }
       if (m == 0) points = static_cast<int>(ratio.size());
       const bool enough = architecture == nullptr || static_cast<int>(ratio.size()) >= kArchitectureWideningRows;
@@ -444,19 +435,40 @@ BandWidening disaggregated_widening(const Catalog& catalog, const DisaggValidati
     }
     return points;
   };
-  factors(nullptr, w.interactivity, w.throughput_per_gpu);
-  std::vector<std::pair<std::string, std::size_t>> architectures;
-  for (const DisaggBandRow& r : rows) {
-    const bool known = std::any_of(architectures.begin(), architectures.end(),
-                                   [&](const auto& a) { return a.first == r.architecture; });
-    if (!known) architectures.emplace_back(r.architecture, r.vendor);
+  factors(nullptr, all);
+  std::vector<std::pair<std::string, std::string>> architectures;
+  for (const WideningSample& x : samples) {
+    const std::pair<std::string, std::string> a{x.architecture, x.vendor};
+    if (!x.architecture.empty() && std::find(architectures.begin(), architectures.end(), a) == architectures.end()) {
+      architectures.push_back(a);
+    }
   }
   std::sort(architectures.begin(), architectures.end());
+  w.architectures.clear();
   for (const auto& [architecture, vendor] : architectures) {
-    ArchitectureWidening a{architecture, kVendors[vendor], w.interactivity, w.throughput_per_gpu, 1.0, 0};
-    a.points = factors(&architecture, a.interactivity, a.throughput_per_gpu);
+    ArchitectureWidening a{architecture, vendor, w.interactivity, w.throughput_per_gpu, w.ttft, 0};
+    double* slots[] = {&a.interactivity, &a.throughput_per_gpu, &a.ttft};
+    a.points = factors(&architecture, slots);
     if (a.points >= kArchitectureWideningRows) w.architectures.push_back(std::move(a));
   }
+}
+
+BandWidening disaggregated_widening(const Catalog& catalog, const DisaggValidationReport& report,
+                                    const ErrorBandTable& t) {
+  // Over the held-out points of every fold kind (a whole GPU, engine or layout out), each
+  // point's |error| over the p80 of the aggregated band its cell reads; no TTFT is published.
+  std::vector<WideningSample> samples;
+  for (const DisaggBandRow& r : disagg_band_rows(catalog, report)) {
+    const auto& cell = t.bands[r.vendor][r.format][r.regime];
+    for (std::size_t m = 0; m < 2; ++m) {
+      const double band = m < cell.size() ? cell[m].p80 : 0.0;
+      for (std::size_t k = 0; k < kDisaggFoldKinds; ++k) {
+        if (band > 0.0 && r.error[k][m] >= 0.0) samples.push_back({r.architecture, kVendors[r.vendor], m, r.error[k][m] / band});
+      }
+    }
+  }
+  BandWidening w{"disaggregated", "disaggregated", 1.0, 1.0, 1.0, {}};
+  set_widening_factors(samples, w);
   return w;
 }
 

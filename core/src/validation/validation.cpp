@@ -1198,49 +1198,23 @@ std::vector<BandWidening> band_widening(const ServingValidationReport& report) {
     if (it == cells.end()) it = cells.emplace(key, error_band_for(report, r.vendor, r.weights, r.concurrency)).first;
     return m < it->second.size() ? it->second[m].p80 : 0.0;
   };
-  // The architectures of the table's GPUs, in the order the rows name them, with their vendor.
-  std::vector<std::pair<std::string, std::string>> architectures;
-  for (const auto& r : report.rows) {
-    const bool known = std::any_of(architectures.begin(), architectures.end(),
-                                   [&](const auto& a) { return a.first == r.architecture; });
-    if (!r.architecture.empty() && !known) architectures.emplace_back(r.architecture, r.vendor);
-  }
-  std::sort(architectures.begin(), architectures.end());
   std::vector<BandWidening> out;
   for (std::size_t f = 0; f < 4; ++f) {
     BandWidening w;
     w.flag = kFlagNames[f];
     w.fold = kFoldKindNames[kFlagFolds[f]];
-    // How far past its own band each row of the extrapolating fold fell: the factor that puts
-    // 80 % of them inside is the 80th percentile of error / band; over every row, and over the
-    // rows of each architecture (a GPU family the model errs on apart, e.g. one whose engine path
+    // How far past its own band each row of the extrapolating fold fell, over every row and
+    // over each architecture's (a GPU family the model errs on apart, e.g. one whose engine path
     // a constant set against its own rows carries, which the fold could not set).
-    const auto factors = [&](const std::string* architecture, double* slots[kFoldMetrics]) {
-      int points = 0;
-      for (std::size_t m = 0; m < kFoldMetrics; ++m) {
-        std::vector<double> ratio;
-        for (const auto& r : report.rows) {
-          if (architecture != nullptr && r.architecture != *architecture) continue;
-          const double a = fold_error(r, kFlagFolds[f], m);
-          const double band = a < 0.0 ? 0.0 : own_p80(r, m);
-          if (band > 0.0) ratio.push_back(a / band);
-        }
-        if (m == 0) points = static_cast<int>(ratio.size());
-        const bool enough = architecture == nullptr || static_cast<int>(ratio.size()) >= kArchitectureWideningRows;
-        if (!ratio.empty() && enough) *slots[m] = std::max(1.0, quantile(ratio, 0.8));
+    std::vector<WideningSample> samples;
+    for (std::size_t m = 0; m < kFoldMetrics; ++m) {
+      for (const auto& r : report.rows) {
+        const double a = fold_error(r, kFlagFolds[f], m);
+        const double band = a < 0.0 ? 0.0 : own_p80(r, m);
+        if (band > 0.0) samples.push_back({r.architecture, r.vendor, m, a / band});
       }
-      return points;
-    };
-    double* all[] = {&w.interactivity, &w.throughput_per_gpu, &w.ttft};
-    factors(nullptr, all);
-    for (const auto& [architecture, vendor] : architectures) {
-      // Where an architecture has too few rows for a metric, that metric keeps the factor over
-      // all rows.
-      ArchitectureWidening a{architecture, vendor, w.interactivity, w.throughput_per_gpu, w.ttft, 0};
-      double* slots[] = {&a.interactivity, &a.throughput_per_gpu, &a.ttft};
-      a.points = factors(&architecture, slots);
-      if (a.points >= kArchitectureWideningRows) w.architectures.push_back(std::move(a));
     }
+    set_widening_factors(samples, w);
     out.push_back(std::move(w));
   }
   return out;
@@ -1308,6 +1282,22 @@ std::array<FoldFigures, kFoldKinds> band_coverage(const ServingValidationReport&
 
 namespace gpucalc {
 
+namespace {
+
+/** The GPU architectures of the report's newest rows, sorted. */
+std::vector<std::string> newest_architectures(const ServingValidationReport& report) {
+  std::vector<std::string> out;
+  for (const auto& r : report.rows) {
+    if (r.newest && !r.architecture.empty() && std::find(out.begin(), out.end(), r.architecture) == out.end()) {
+      out.push_back(r.architecture);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
 std::string band_coverage_to_json(const ServingValidationReport& report, const ErrorBandTable& table) {
   static const char* const kMetricKeys[kFoldMetrics] = {"interactivity", "throughput_per_gpu", "ttft"};
   const auto shares = [&](std::string_view architecture) {
@@ -1328,9 +1318,7 @@ std::string band_coverage_to_json(const ServingValidationReport& report, const E
                             "architecture); per_architecture: over the rows of each architecture"}};
   out["per_fold_kind"] = shares({});
   NlohmannJson per = NlohmannJson::object();
-  for (const auto& r : report.rows) {
-    if (r.newest && !r.architecture.empty() && !per.contains(r.architecture)) per[r.architecture] = shares(r.architecture);
-  }
+  for (const std::string& a : newest_architectures(report)) per[a] = shares(a);
   out["per_architecture"] = per;
   return out.dump(2);
 }
@@ -1357,15 +1345,8 @@ std::string band_coverage_to_text(const ServingValidationReport& report, const E
   // The same on each architecture's rows: a flagged prediction takes its architecture's widening
   // where the fold had kArchitectureWideningRows of its rows (data/error-bands.json
   // widening[].architectures), else the factor over all rows.
-  std::vector<std::string> architectures;
-  for (const auto& r : report.rows) {
-    if (r.newest && std::find(architectures.begin(), architectures.end(), r.architecture) == architectures.end()) {
-      architectures.push_back(r.architecture);
-    }
-  }
-  std::sort(architectures.begin(), architectures.end());
   out += "per GPU architecture (held-out points inside their own p80)\n";
-  for (const std::string& a : architectures) {
+  for (const std::string& a : newest_architectures(report)) {
     const auto by = band_coverage(report, table, a);
     for (std::size_t kind = 0; kind < kFoldKinds; ++kind) {
       if (by[kind][0] < 0.0) continue;

@@ -313,7 +313,7 @@ void print_evaluation_table(const gpucalc::Evaluation& ev, bool explain) {
       extrapolated = extrapolated || b.model_unmeasured || b.users_beyond_measured || b.engine_unmeasured || b.gpu_unmeasured;
     }
     // A disaggregated layout's band is widened by how the disaggregated runs erred held out.
-    if (!r.pd_layout.empty()) line += "; disaggregated layout: widened by validation-disagg.json's folds";
+    if (r.error_band[0].disaggregated) line += "; disaggregated layout: widened by validation-disagg.json's folds";
     if (extrapolated) {
       const auto& b = r.error_band[0];
       line += "; extrapolated:";

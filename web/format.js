@@ -59,7 +59,9 @@ export function band(r, field) {
   const params = { pct: i18n.num(b.p80 * 100, 0), n: i18n.num(b.points) };
   // Extrapolation flags of the core's band, worded; the band is already widened for them.
   const flags = BAND_FLAGS.filter((f) => b[f]).map((f) => t(`band_${f}`));
-  const hint = t('band_hint', params) + (flags.length ? ` ${t('band_extrapolated', { what: flags.join(', ') })}` : '');
+  // A disaggregated figure's band is widened too, though it extrapolates nothing: said apart.
+  const hint = t('band_hint', params) + (flags.length ? ` ${t('band_extrapolated', { what: flags.join(', ') })}` : '')
+    + (b.disaggregated ? ` ${t('band_disaggregated')}` : '');
   // Bands from a file the user loaded are not gpucalc's measurements: said beside each one.
   const theirs = r.error_bands_supplied_by ? t('band_supplied', { name: r.error_bands_supplied_by }) : '';
   // The point count is in the tooltip and, for screen readers, in the text.

@@ -41,7 +41,7 @@ TEST_CASE("served deployment: DeepSeek-R1 on GB200 NVL72 at 1 user serves at lea
 
 TEST_CASE("served deployment: the fit and the speeds name the same instance") {
   const Catalog& cat = default_catalog();
-  for (const std::string scenario :
+  for (const std::string& scenario :
        {kNvl72 + "&users=1", kNvl72 + "&users=64", kNvl72 + "&users=1024", kNvl72 + "&users=4096",
         kNvl72 + "&users=64&interactivity=50", kNvl72 + "&users=1024&engine=trtllm",
         std::string("v=1&model=deepseek-r1-0528&compare=ref-8x-b200-neocloud&users=64"),

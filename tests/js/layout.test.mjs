@@ -4,8 +4,9 @@
 // holds the pd choice. Screenshots go to build/screenshots/layout-*.png (look at them).
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
-import { browserSuite, screenshotsDir, openCalculator, fullScreenshot, until } from './browser-lib.mjs';
+import { browserSuite, screenshotsDir, openCalculator, fullScreenshot, until, repo } from './browser-lib.mjs';
 
 const shots = screenshotsDir();
 
@@ -31,6 +32,10 @@ const expected = {
 
 const suite = browserSuite({ before, after });
 
+const dict = (lang) => JSON.parse(fs.readFileSync(path.join(repo, `web/i18n/${lang}.json`), 'utf8'));
+/** The tooltips of the error bands beside the results' figures. */
+const bandHints = (page) => page.evaluate(() => [...document.querySelectorAll('#results .band')].map((b) => b.title));
+
 const layoutText = (page) => page.locator('#verdict .verdict-col').nth(0).locator('.layout-text').innerText();
 
 test('a disaggregated point says its prefill and decode pools; pd is in the form', async () => {
@@ -46,6 +51,10 @@ test('a disaggregated point says its prefill and decode pools; pd is in the form
         [1, 8, 8, true, 8]);
       assert.equal(r.serving_replicas, null);
       assert.equal(await layoutText(page), e.disagg, `${lang} ${width}px`);
+      // Its bands are widened for the disaggregated layout (the core's flag), and say so.
+      assert.ok(['interactivity', 'throughput_per_gpu', 'ttft'].every((m) => r.error_band[m].disaggregated));
+      const hints = await bandHints(page);
+      assert.ok(hints.length > 0 && hints.every((h) => h.endsWith(dict(lang).band_disaggregated)), hints.join(' | '));
       assert.equal(await page.locator('#in-pd').inputValue(), '1');
       assert.equal(await page.locator('#in-pd').evaluate((s) => s.selectedOptions[0].textContent), e.pd1);
       await fullScreenshot(page, path.join(shots, `layout-disagg-${lang}-${width}.png`));
@@ -66,6 +75,9 @@ test('an aggregated point says its GPUs or replicas; choosing pd=0 in the form d
     const r = await many.page.evaluate(() => window.gpucalcPage.state.evaluation.results[0]);
     assert.deepEqual([r.serving_replicas, r.serving_tensor_parallel, r.prefill_gpus], [2, 8, null]);
     assert.equal(await layoutText(many.page), e.replicas);
+    assert.equal(r.error_band.interactivity.disaggregated, false);
+    const hints = await bandHints(many.page);
+    assert.ok(hints.length > 0 && !hints.some((h) => h.includes(dict(lang).band_disaggregated)), hints.join(' | '));
     assert.deepEqual(many.problems, []);
     await many.page.close();
   }

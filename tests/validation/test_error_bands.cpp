@@ -404,6 +404,7 @@ TEST_CASE("error bands: disaggregated figures carry their band, widened for disa
   REQUIRE_FALSE(r.pd_layout.empty());
   REQUIRE(r.error_band.size() == 3);
   CHECK(r.error_band[0].basis.find("disaggregated") != std::string::npos);
+  for (const ErrorBand& b : r.error_band) CHECK(b.disaggregated);  // the flag the page words
   // The disaggregated runs publish no TTFT: that band is the aggregated one (factor 1).
   CHECK(r.error_band[2].basis.find("x1.00 disaggregated") != std::string::npos);
   const ErrorBandTable& table = *default_catalog().error_bands;
@@ -415,15 +416,27 @@ TEST_CASE("error bands: disaggregated figures carry their band, widened for disa
                                         1024.0 / std::max(1, r.decode_workers), 0, "Blackwell");
   REQUIRE(base.size() == 3);
   CHECK(r.error_band[0].p80 == doctest::Approx(base[0].p80 * factor));
-  int disaggregated = 0;
-  for (const ServingCurveEntry& p : r.curve) {
-    if (!p.disaggregated) continue;
-    ++disaggregated;
-    REQUIRE(p.error_band_index >= 0);
-    REQUIRE(p.error_band_index < static_cast<int>(r.curve_error_bands.size()));
-    CHECK(r.curve_error_bands[p.error_band_index][0].basis.find("disaggregated") != std::string::npos);
-  }
+  int disaggregated = 0, aggregated = 0;
+  // pd=1 draws disaggregated points only; pd=auto's front has both kinds.
+  auto count = [&](const OfferingResult& result) {
+    for (const ServingCurveEntry& p : result.curve) {
+      if (p.error_band_index < 0) continue;
+      REQUIRE(p.error_band_index < static_cast<int>(result.curve_error_bands.size()));
+      const ErrorBand& b = result.curve_error_bands[p.error_band_index][0];
+      CHECK(b.disaggregated == p.disaggregated);  // an aggregated point's band is not flagged
+      if (p.disaggregated) CHECK(b.basis.find("disaggregated") != std::string::npos);
+      ++(p.disaggregated ? disaggregated : aggregated);
+    }
+  };
+  count(r);
   CHECK(disaggregated > 0);
+  auto both = evaluate_text(default_catalog(),
+                            "v=1&model=deepseek-r1-0528&weights=fp4&compare=ref-8x-b200-neocloud&servers=4"
+                            "&pd=auto&users=1024&interactivity=40",
+                            false);
+  REQUIRE(both);
+  count(both.value().results[0]);
+  CHECK(aggregated > 0);
   REQUIRE(r.interactivity_point);
   CHECK(r.interactivity_point->error_band_index >= 0);
 }

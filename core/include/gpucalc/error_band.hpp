@@ -27,6 +27,9 @@ struct ErrorBand {
   bool users_beyond_measured = false;  // users per instance above the measured range
   bool engine_unmeasured = false;      // the engine never measured on this vendor
   bool gpu_unmeasured = false;         // the GPU never measured
+  // Not an extrapolation: a disaggregated layout's figure, whose band is widened by how far the
+  // held-out disaggregated runs erred (validation-disagg.json's folds).
+  bool disaggregated = false;
 };
 
 /** A read-only list of error bands shared with the catalog's error-band table that holds it

@@ -83,6 +83,7 @@ void write_error_band(JsonWriter& w, const std::vector<ErrorBand>& bands) {
     w.field("users_beyond_measured", b.users_beyond_measured);
     w.field("engine_unmeasured", b.engine_unmeasured);
     w.field("gpu_unmeasured", b.gpu_unmeasured);
+    w.field("disaggregated", b.disaggregated);
     w.end_object();
   }
   w.end_object();

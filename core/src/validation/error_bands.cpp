@@ -291,6 +291,7 @@ void widen_cell(const std::vector<ErrorBand>& base, const std::vector<BandWideni
       b.users_beyond_measured = (combo & kBandUsersBeyondMeasured) != 0;
       b.engine_unmeasured = (combo & kBandEngineUnmeasured) != 0;
       b.gpu_unmeasured = (combo & kBandGpuUnmeasured) != 0;
+      b.disaggregated = (combo & kBandDisaggregated) != 0;
     }
     out[combo] = std::move(bands);
   }

@@ -130,8 +130,9 @@ void print_table(const std::vector<std::string>& raw_header,
   for (const auto& r : rows) line(r);
 }
 
-// Row labels of the evaluation table, by result field; a field not listed here is shown under
-// its JSON name, so a new registry field appears without an edit.
+// Row labels of the evaluation table, by result field. A field not listed here is shown under
+// its JSON name, so a new registry field appears without an edit; tests/cli/cli_contract.sh
+// then fails until it has words here.
 struct Label {
   const char* field;
   const char* text;
@@ -146,13 +147,17 @@ constexpr Label kLabels[] = {
     {"weights_bytes_per_gpu", "weights per GPU"},
     {"kv_bytes_per_token", "KV per token"},
     {"kv_bytes_per_context", "KV per full context"},
+    {"state_bytes_per_sequence", "fixed state per sequence (linear attention)"},
+    {"request_tokens", "tokens one request holds (input + output)"},
     {"gpus_needed_weights_only", "GPUs needed (weights only)"},
     {"gpus_needed", "GPUs needed (weights+KV+reserve)"},
+    {"gpus_needed_full_context", "GPUs needed (every user at the full context)"},
     {"fits", "fits"},
     {"fit_reason", "fit"},
     {"servers_needed", "servers needed"},
     {"servers", "servers deployed"},
     {"deployed_gpus", "GPUs deployed"},
+    {"offering_hbm_marketed_bytes", "HBM deployed (as marketed)"},
     {"stackable", "servers can be joined (scale-out network)"},
     {"scale_out_network", "scale-out network"},
     {"instance_gpus", "GPUs per instance"},
@@ -176,6 +181,28 @@ constexpr Label kLabels[] = {
     {"ttft_s", "TTFT, mean (first wave included)"},
     {"ttft_median_s", "TTFT, median"},
     {"tpot_s", "TPOT"},
+    {"e2e_latency_s", "end-to-end latency per request"},
+    {"total_tokens_per_s_per_gpu", "tok/s per GPU (input + output)"},
+    {"output_tokens_per_s_per_gpu", "output tok/s per GPU"},
+    {"engine_version", "engine version"},
+    {"serving_tensor_parallel", "GPUs per serving instance"},
+    {"serving_replicas", "serving instances"},
+    {"expert_parallel", "expert parallel"},
+    {"data_parallel_attention", "data-parallel attention"},
+    {"pd_layout", "disaggregated layout (prefill + decode)"},
+    {"prefill_gpus", "prefill GPUs"},
+    {"prefill_workers", "prefill workers"},
+    {"prefill_tp", "GPUs per prefill worker"},
+    {"prefill_ep", "prefill expert parallel"},
+    {"prefill_dpa", "prefill data-parallel attention"},
+    {"decode_gpus", "decode GPUs"},
+    {"decode_workers", "decode workers"},
+    {"decode_tp", "GPUs per decode worker"},
+    {"decode_ep", "decode expert parallel"},
+    {"decode_dpa", "decode data-parallel attention"},
+    {"kv_transfer_s", "KV transfer, prefill to decode"},
+    {"kv_transfer_fabric", "KV transfer fabric"},
+    {"prefill_utilization", "prefill pool utilization"},
     {"usd_per_million_tokens", "US$ per million output tokens"},
     {"usd_per_million_total_tokens", "US$ per million total tokens (input + output)"},
     {"at_speed_layout", "layout at the interactivity target"},
@@ -195,6 +222,14 @@ constexpr Label kLabels[] = {
     {"gpu_hours", "GPU-hours"},
     {"run_cost_usd", "cost of the run"},
     {"train_memory_bytes_per_gpu", "memory per GPU"},
+    {"train_weights_bytes_per_gpu", "  of it weights"},
+    {"train_gradient_bytes_per_gpu", "  of it gradients"},
+    {"train_optimizer_bytes_per_gpu", "  of it optimizer state"},
+    {"train_adapter_bytes_per_gpu", "  of it adapters (LoRA)"},
+    {"train_activation_bytes_per_gpu", "  of it activations"},
+    {"train_reserve_bytes_per_gpu", "  of it reserve"},
+    {"train_free_bytes_per_gpu", "free per GPU"},
+    {"billed_months", "months billed (monthly plan)"},
     {"energy_kwh_per_run", "energy of the run"},
     {"energy_usd_per_run", "energy cost of the run"},
     {"rates_source", "rates"},

@@ -244,5 +244,16 @@ check "band line without a trailing separator" grep -qE '^  fullgpu-8x-h200: int
 "$bin" "${rack%pd=auto}pd=1" >"$tmp/pd-band.txt"
 check "a disaggregated layout's band says so" grep -q 'disaggregated layout: widened by validation-disagg.json' "$tmp/pd-band.txt"
 
+# Every row of the result table is labelled in words, not a JSON field name: inference
+# (aggregated, disaggregated, a linear-attention model) and training (LoRA, pretraining).
+for sc in 'v=1' "${rack%pd=auto}pd=1" 'v=1&model=qwen3-next-80b-a3b' 'v=1&workload=lora' 'v=1&workload=pretrain'; do
+  "$bin" "$sc" >"$tmp/rows.txt"
+  check "row labels in words: $sc" python3 -c "
+import re, sys
+lines = open('$tmp/rows.txt').read().split('\n\n')[1].splitlines()[1:]  # the table, header dropped
+raw = [l.strip().split('  ')[0] for l in lines if re.fullmatch(r'[a-z0-9]+(_[a-z0-9]+)+', l.strip().split('  ')[0])]
+assert len(lines) > 20 and not raw, raw"
+done
+
 echo "cli contract: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

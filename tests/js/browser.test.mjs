@@ -469,6 +469,28 @@ test('screenshots of each view at 1280 and 390 px, zh and en', async () => {
 
 // --- the buyer's and the embedding vendor's views are in tests/js/buyer.test.mjs ---------
 
+test('the core\'s warnings are worded in the notes, each by its own sentence', async () => {
+  // 2,000 users of Llama 3.1 70B: more than the KV cache holds and than the engines' largest
+  // graph; the page once said "a figure could not be computed" for these (a stale string).
+  // Their sentences are fetched with the first result that carries one (i18n/warnings/).
+  const read = (file) => JSON.parse(fs.readFileSync(path.join(repo, file), 'utf8'));
+  const en = { ...read('web/i18n/en.json'), ...read('web/i18n/warnings/en.json') };
+  const { page, problems } = await openPage(`${calc.url}#v=1&users=2000`);
+  const ev = await page.evaluate(() => window.gpucalcPage.state.evaluation);
+  for (const code of ['users_exceed_kv_slots', 'batch_exceeds_cuda_graph']) {
+    assert.ok(ev.results.every((r) => r.warnings.includes(code)), code);
+  }
+  const gpus = ev.results.map((r) => r.gpu_name).join(', ');
+  await until(page, (s) => document.getElementById('notes').textContent.includes(s),
+    en.w_batch_exceeds_cuda_graph.replace('{gpus}', gpus), 30000);
+  const notes = await content(page, '#notes');
+  assert.ok(notes.includes(en.w_users_exceed_kv_slots.replace('{gpus}', gpus)), notes);
+  assert.ok(notes.includes(en.w_batch_exceeds_cuda_graph.replace('{gpus}', gpus)), notes);
+  assert.ok(!notes.includes(en.w_other.replace('{gpus}', gpus).slice(0, 20)), notes);
+  await page.close();
+  assert.deepEqual(problems, []);
+});
+
 test('request-shape presets set input, output and context together; controls exist only for schema keys', async () => {
   const { page, problems } = await openPage(calc.url);
   // The default scenario names no speed target; the chat preset carries one (25 tokens/s per user).

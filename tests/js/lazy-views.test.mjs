@@ -1,7 +1,7 @@
 // The views a user opens later, in headless Chromium: a cold load of the default view fetches
 // none of their code or strings (the formula dialog, the CSV/JSON export, the calibrate panel,
-// the user's own model or price list, the accuracy tables, the words of a training run and of
-// errors); each fetches its own the first time it opens and draws in words, never a dictionary
+// the user's own model or price list, the accuracy tables, the words of a training run, of
+// errors and of most warnings); each fetches its own the first time it opens and draws in words, never a dictionary
 // key, in English and Chinese; a link opening on a training run draws it right on its first
 // load. Screenshots: build/screenshots/lazy-*.png.
 import test, { before, after } from 'node:test';
@@ -16,7 +16,7 @@ const built = webRoot.endsWith(path.join('build', 'web-dist'));
 // A chunk's name in the built page (name-HASH.js) or the source's file.
 const LAZY = ['formula-dialog', 'export-files', 'calibrate-files', 'catalog-files', 'accuracy'];
 const chunk = (name) => new RegExp(`/${name}(-[A-Z0-9]+)?\\.js$`);
-const PARTS = ['formula', 'calibrate', 'accuracy', 'training', 'errors'];
+const PARTS = ['formula', 'calibrate', 'accuracy', 'training', 'errors', 'warnings'];
 // Every key of the parts' dictionaries: none may show as text.
 const partKeys = PARTS.flatMap((p) => Object.keys(JSON.parse(fs.readFileSync(path.join(repo, `web/i18n/${p}/en.json`), 'utf8'))));
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "gpucalc/catalog.hpp"
@@ -19,6 +20,7 @@
 #include "gpucalc/units.hpp"
 #include "gpucalc/version.hpp"
 #include "safe_io.hpp"
+#include "warning_words.hpp"
 #if __has_include("gpucalc/validation.hpp")
 #include "gpucalc/validation.hpp"
 #include "gpucalc/validation_disagg.hpp"
@@ -292,6 +294,25 @@ std::string cell(const gpucalc::ResultField& f, const gpucalc::FieldValue& x) {
   return fmt(n, 0);
 }
 
+/** ": " and the page's English sentence for warning `code` of result `r` (its GPU for {gpus}, the
+ *  model's longest context for {max}); "" for a code the page does not word. */
+std::string warning_sentence(std::string_view code, const gpucalc::OfferingResult& r,
+                             const gpucalc::Evaluation& ev) {
+  for (const auto& w : gpucalc::cli::kWarningWords) {
+    if (code != w.code) continue;
+    std::string text = w.text;
+    const std::pair<std::string, std::string> params[] = {
+        {"{gpus}", r.gpu_name}, {"{max}", fmt(static_cast<double>(ev.model.max_context_tokens), 0)}};
+    for (const auto& [key, value] : params) {
+      for (auto at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size())) {
+        text.replace(at, key.size(), value);
+      }
+    }
+    return ": " + text;
+  }
+  return "";
+}
+
 void print_evaluation_table(const gpucalc::Evaluation& ev, bool explain) {
   std::cout << "scenario: " << ev.canonical << "\n";
   std::cout << "model: " << gpucalc::cli::printable(ev.model.name) << " (" << fmt(ev.model.params_total / 1e9, 2)
@@ -360,7 +381,9 @@ void print_evaluation_table(const gpucalc::Evaluation& ev, bool explain) {
     std::cout << line << "\n";
   }
   for (const auto& r : ev.results) {
-    for (const auto& w : r.warnings) std::cout << "warning: " << r.offering_id << ": " << w << "\n";
+    for (const auto& w : r.warnings) {
+      std::cout << "warning: " << r.offering_id << ": " << w << warning_sentence(w, r, ev) << "\n";
+    }
   }
   if (explain) {
     for (const auto& r : ev.results) {

@@ -255,5 +255,10 @@ raw = [l.strip().split('  ')[0] for l in lines if re.fullmatch(r'[a-z0-9]+(_[a-z
 assert len(lines) > 20 and not raw, raw"
 done
 
+# A warning line gives the code and the page's English sentence for it (web/i18n's w_ strings).
+"$bin" 'v=1&users=2000' >"$tmp/warn.txt"
+check "warning line: code and sentence" grep -qx 'warning: fullgpu-8x-h200: users_exceed_kv_slots: More users than the KV cache of NVIDIA H200 SXM holds at once: .*' "$tmp/warn.txt"
+check "every warning line has its sentence" test "$(grep -c '^warning: [^:]*: [a-z0-9_]*$' "$tmp/warn.txt")" -eq 0
+
 echo "cli contract: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]

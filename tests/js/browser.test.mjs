@@ -480,7 +480,7 @@ test('the core\'s warnings are worded in the notes, each by its own sentence', a
   for (const code of ['users_exceed_kv_slots', 'batch_exceeds_cuda_graph']) {
     assert.ok(ev.results.every((r) => r.warnings.includes(code)), code);
   }
-  const gpus = ev.results.map((r) => r.gpu_name).join(', ');
+  const gpus = new Intl.ListFormat('en-US', { type: 'conjunction' }).format(ev.results.map((r) => r.gpu_name));
   await until(page, (s) => document.getElementById('notes').textContent.includes(s),
     en.w_batch_exceeds_cuda_graph.replace('{gpus}', gpus), 30000);
   const notes = await content(page, '#notes');

@@ -28,7 +28,8 @@ export function renderNotes(ev) {
   }));
   for (const [w, gpus] of warnings) {
     if (waiting && !i18n.has(`w_${w}`)) continue;
-    const params = { gpus: [...gpus].join(', '), max: i18n.tokens(ev.model.max_context_tokens) };
+    const params = { gpus: new Intl.ListFormat(i18n.locale(), { type: 'conjunction' }).format([...gpus]),
+      max: i18n.tokens(ev.model.max_context_tokens) };
     notes.push(i18n.has(`w_${w}`) ? t(`w_${w}`, params) : t('w_other', params));
   }
   notes.push(t('note_formulas'));

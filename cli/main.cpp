@@ -369,7 +369,11 @@ void print_evaluation_table(const gpucalc::Evaluation& ev, bool explain) {
       extrapolated = extrapolated || b.model_unmeasured || b.users_beyond_measured || b.engine_unmeasured || b.gpu_unmeasured;
     }
     // A disaggregated layout's band is widened by how the disaggregated runs erred held out.
-    if (r.error_band[0].disaggregated) line += "; disaggregated layout: widened by validation-disagg.json's folds";
+    // (Those runs publish no TTFT: its band is the aggregated one.)
+    if (r.error_band[0].disaggregated) {
+      line += "; disaggregated layout: interactivity and throughput widened by validation-disagg.json's folds, "
+              "TTFT the aggregated band (no disaggregated TTFT measured)";
+    }
     if (extrapolated) {
       const auto& b = r.error_band[0];
       line += "; extrapolated:";

@@ -59,13 +59,16 @@ export function band(r, field) {
   const params = { pct: i18n.num(b.p80 * 100, 0), n: i18n.num(b.points) };
   // Extrapolation flags of the core's band, worded; the band is already widened for them.
   const flags = BAND_FLAGS.filter((f) => b[f]).map((f) => t(`band_${f}`));
-  // A disaggregated figure's band is widened too, though it extrapolates nothing: said apart.
+  // A disaggregated figure's band is widened by how the disaggregated runs erred, said apart;
+  // they publish no TTFT (validation-disagg.json has none), so its TTFT band is the aggregated
+  // one, and says so as an extrapolation.
+  const unmeasured = b.disaggregated && field.startsWith('ttft');
   const hint = t('band_hint', params) + (flags.length ? ` ${t('band_extrapolated', { what: flags.join(', ') })}` : '')
-    + (b.disaggregated ? ` ${t('band_disaggregated')}` : '');
+    + (b.disaggregated ? ` ${t(unmeasured ? 'band_disaggregated_ttft' : 'band_disaggregated')}` : '');
   // Bands from a file the user loaded are not gpucalc's measurements: said beside each one.
   const theirs = r.error_bands_supplied_by ? t('band_supplied', { name: r.error_bands_supplied_by }) : '';
   // The point count is in the tooltip and, for screen readers, in the text.
-  return h('span', { class: flags.length ? 'band extrapolated' : 'band', title: hint }, t('band', params),
+  return h('span', { class: flags.length || unmeasured ? 'band extrapolated' : 'band', title: hint }, t('band', params),
     theirs ? h('span', { class: 'supplied' }, ' ', theirs) : null,
     h('span', { class: 'visually-hidden' }, ` (${hint})`));
 }

@@ -242,7 +242,7 @@ expect_error "price 0" "price_usd_per_month" --catalog "$tmp/zero.json" 'v=1'
 check "band header before the first band" grep -qx 'error band (out of sample):' "$tmp/band.txt"
 check "band line without a trailing separator" grep -qE '^  fullgpu-8x-h200: interactivity .*unseen points\)$' "$tmp/band.txt"
 "$bin" "${rack%pd=auto}pd=1" >"$tmp/pd-band.txt"
-check "a disaggregated layout's band says so" grep -q 'disaggregated layout: widened by validation-disagg.json' "$tmp/pd-band.txt"
+check "a disaggregated layout's band says so" grep -q 'disaggregated layout: interactivity and throughput widened by validation-disagg.json.s folds, TTFT the aggregated band' "$tmp/pd-band.txt"
 
 # Every row of the result table is labelled in words, not a JSON field name: inference
 # (aggregated, disaggregated, a linear-attention model) and training (LoRA, pretraining).

@@ -33,8 +33,9 @@ const expected = {
 const suite = browserSuite({ before, after });
 
 const dict = (lang) => JSON.parse(fs.readFileSync(path.join(repo, `web/i18n/${lang}.json`), 'utf8'));
-/** The tooltips of the error bands beside the results' figures. */
-const bandHints = (page) => page.evaluate(() => [...document.querySelectorAll('#results .band')].map((b) => b.title));
+/** The error bands beside the results' figures: the figure's field and the band's tooltip. */
+const bandHints = (page) => page.evaluate(() => [...document.querySelectorAll('#results .band')]
+  .map((b) => ({ field: b.parentElement.querySelector('[data-f]').dataset.f, title: b.title, extrapolated: b.classList.contains('extrapolated') })));
 
 const layoutText = (page) => page.locator('#verdict .verdict-col').nth(0).locator('.layout-text').innerText();
 
@@ -51,10 +52,15 @@ test('a disaggregated point says its prefill and decode pools; pd is in the form
         [1, 8, 8, true, 8]);
       assert.equal(r.serving_replicas, null);
       assert.equal(await layoutText(page), e.disagg, `${lang} ${width}px`);
-      // Its bands are widened for the disaggregated layout (the core's flag), and say so.
+      // Its bands are widened for the disaggregated layout (the core's flag), and say so; its
+      // TTFT band is the aggregated one (no disaggregated TTFT is published), said as extrapolated.
       assert.ok(['interactivity', 'throughput_per_gpu', 'ttft'].every((m) => r.error_band[m].disaggregated));
       const hints = await bandHints(page);
-      assert.ok(hints.length > 0 && hints.every((h) => h.endsWith(dict(lang).band_disaggregated)), hints.join(' | '));
+      const ttft = hints.filter((h) => h.field.startsWith('ttft'));
+      const others = hints.filter((h) => !h.field.startsWith('ttft'));
+      assert.ok(ttft.length > 0 && ttft.every((h) => h.title.endsWith(dict(lang).band_disaggregated_ttft) && h.extrapolated),
+        JSON.stringify(ttft));
+      assert.ok(others.length > 0 && others.every((h) => h.title.endsWith(dict(lang).band_disaggregated)), JSON.stringify(others));
       assert.equal(await page.locator('#in-pd').inputValue(), '1');
       assert.equal(await page.locator('#in-pd').evaluate((s) => s.selectedOptions[0].textContent), e.pd1);
       await fullScreenshot(page, path.join(shots, `layout-disagg-${lang}-${width}.png`));
@@ -77,7 +83,8 @@ test('an aggregated point says its GPUs or replicas; choosing pd=0 in the form d
     assert.equal(await layoutText(many.page), e.replicas);
     assert.equal(r.error_band.interactivity.disaggregated, false);
     const hints = await bandHints(many.page);
-    assert.ok(hints.length > 0 && !hints.some((h) => h.includes(dict(lang).band_disaggregated)), hints.join(' | '));
+    const said = [dict(lang).band_disaggregated, dict(lang).band_disaggregated_ttft];
+    assert.ok(hints.length > 0 && !hints.some((h) => said.some((w) => h.title.includes(w))), JSON.stringify(hints));
     assert.deepEqual(many.problems, []);
     await many.page.close();
   }

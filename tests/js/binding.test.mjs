@@ -203,7 +203,9 @@ test('validationJson: the precomputed validation summary (data/error-bands.json)
   const m = await gpucalc.load();
   const t0 = performance.now();
   const v = JSON.parse(m.validationJson());
-  assert.ok(performance.now() - t0 < 50, 'read, not computed');
+  // Running the validation takes about 1.8 s natively (gpucalc --validate) and twice that in the
+  // module; reading the stored summary, milliseconds. 500 ms tells them apart on a loaded machine.
+  assert.ok(performance.now() - t0 < 500, 'read, not computed');
   assert.equal(v.mlperf.rows.length, 13);
   for (const r of v.mlperf.rows) {
     assert.equal(typeof r.gpu, 'string');

@@ -161,6 +161,15 @@ check "error line carries no ESC" bash -c "! grep -q \$'\\x1b' '$tmp/err'"
 expect_error "duplicate JSON key" "offerings\[1\].gpu_count" --catalog "$hostile/dup.json" 'v=1'
 expect_error "big MoE dimensions" "params_total_b" --catalog "$hostile/big-moe.json" 'v=1'
 expect_error "MLA rank x heads" "params_total_b" --catalog "$hostile/mla.json" 'v=1'
+# The fixtures read end to end (the unit tests rebuild these cases inline).
+expect_error "hf-neg.json: 4 x hidden_size overflows" "hidden_size" --hf-config "$hostile/hf-neg.json" --model-id x 'v=1&model=x'
+expect_error "hf-mla.json: kv_lora_rank overflows" "kv_lora_rank" --hf-config "$hostile/hf-mla.json" --model-id x 'v=1&model=x'
+expect_error "hf-kvstr.json: a string head count" "num_key_value_heads" --hf-config "$hostile/hf-kvstr.json" --model-id x 'v=1&model=x'
+"$bin" --catalog "$hostile/csv.json" --format csv 'v=1&compare=e' >"$tmp/hostile.csv"
+check "csv.json: every row as wide as the header, the formula inert" python3 -c "
+import csv; rows = list(csv.reader(open('$tmp/hostile.csv', newline='')))
+name = rows[1][rows[0].index('offering_name')]
+assert len(rows) == 2 and len(rows[1]) == len(rows[0]) and name.startswith(\"'=HYPERLINK\"), rows[1][:4]"
 printf '{"offerings":[{"id":"e","name":"a","gpu":"h200-sxm","gpu_count":18446744073709551615,"sources":["s"]}]}' >"$tmp/u64.json"
 expect_error "uint64 gpu_count" "gpu_count" --catalog "$tmp/u64.json" 'v=1'
 check "uint64 gpu_count: says what was written" grep -q "got 18446744073709551615" "$tmp/err"

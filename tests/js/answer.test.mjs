@@ -6,7 +6,7 @@
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { browserSuite, screenshotsDir, until, openCalculator, axeViolations } from './browser-lib.mjs';
+import { browserSuite, screenshotsDir, until, openCalculator, axeViolations, clickSettled } from './browser-lib.mjs';
 
 const shots = screenshotsDir();
 const suite = browserSuite({ before, after });
@@ -423,7 +423,7 @@ test('finding 12: the zh formula dialog is worded in Chinese from the core\'s fo
   for (let i = 0; i < count; i++) {
     const button = page.locator('button.fig').nth(i);
     if (!(await button.isVisible())) continue;
-    await button.click();
+    await clickSettled(page, button);
     await page.waitForSelector('dialog#formula[open]');
     const formula = await text(page, '#formula-text');
     const note = await page.locator('#formula-note').textContent();

@@ -82,6 +82,22 @@ export async function settle(timeoutMs = 15000) {
   }
 }
 
+/** Clicks `locator` once it has stopped moving. Sections below the fold render as they scroll
+ *  into view (content-visibility: auto), which moves what follows; on a loaded machine that move
+ *  can land between Playwright's own stability check and its click, and the click then hits the
+ *  section instead (seen opening a formula: 1 in 6 runs beside two busy loops). */
+export async function clickSettled(page, locator) {
+  await locator.scrollIntoViewIfNeeded();
+  let last = null;
+  for (let i = 0; i < 50; i++) {
+    const box = await locator.boundingBox();
+    if (box && last && box.x === last.x && box.y === last.y && box.height === last.height) break;
+    last = box;
+    await page.waitForTimeout(100);
+  }
+  await locator.click();
+}
+
 /** Polls `fn` in the page (page.waitForFunction would need eval, which the page's CSP forbids). */
 export async function until(page, fn, arg, timeout = 10000) {
   const end = Date.now() + timeout;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { launch, serve, outDir, repo, webRoot, fullScreenshot, until } from './browser-lib.mjs';
+import { launch, serve, outDir, repo, webRoot, fullScreenshot, until, clickSettled } from './browser-lib.mjs';
 import { CSP } from '../../scripts/serve.mjs';
 
 const seed002 = JSON.parse(fs.readFileSync(path.join(repo, 'tests/fixtures/seed002.json'), 'utf8'));
@@ -242,7 +242,7 @@ test('the built page: one bundle, English inlined, zh.json only for Chinese, for
   assert.ok(!paths.some((p) => p.includes('/i18n/formula/')));
   const labels = Object.values(JSON.parse(fs.readFileSync(path.join(repo, 'web/i18n/formula/en.json'), 'utf8')));
   await until(page, () => document.querySelectorAll('#memory-table button.fig').length > 0);
-  await page.locator('#memory-table button.fig').first().click();
+  await clickSettled(page, page.locator('#memory-table button.fig').first());
   await page.waitForSelector('dialog#formula[open]');
   assert.ok(paths.includes('/i18n/formula/en.json'), `formula labels fetched on opening: ${paths}`);
   const inputs = await page.locator('#formula-inputs').evaluate((el) => [...el.querySelectorAll('tbody th, tbody td:first-child')].map((c) => c.textContent));
@@ -259,7 +259,7 @@ test('the built page: one bundle, English inlined, zh.json only for Chinese, for
   const zhLabels = Object.values(JSON.parse(fs.readFileSync(path.join(repo, 'web/i18n/formula/zh.json'), 'utf8')));
   await zh.page.click('#lang-zh');
   await until(zh.page, () => document.documentElement.lang === 'zh-CN');
-  await zh.page.locator('#memory-table button.fig').first().click();
+  await clickSettled(zh.page, zh.page.locator('#memory-table button.fig').first());
   await zh.page.waitForSelector('dialog#formula[open]');
   const zhInputs = await zh.page.locator('#formula-inputs').evaluate((el) => [...el.querySelectorAll('tbody th, tbody td:first-child')].map((c) => c.textContent));
   assert.ok(zhInputs.length > 0 && zhInputs.every((x) => zhLabels.includes(x)), `zh labels: ${zhInputs}`);
@@ -315,7 +315,7 @@ test('formula reveal, CSV and JSON export, copy link', async () => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(calc.url).origin });
   const { page, problems } = await openPage(calc.url);
   await until(page, () => document.querySelectorAll('#memory-table button.fig').length > 0);
-  await page.locator('#memory-table button.fig').first().click();
+  await clickSettled(page, page.locator('#memory-table button.fig').first());
   await page.waitForSelector('dialog#formula[open]');
   assert.ok((await text(page, '#formula-text')).length > 5);
   await page.keyboard.press('Escape');

@@ -8,7 +8,7 @@ import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { browserSuite, screenshotsDir, until, webRoot, repo } from './browser-lib.mjs';
+import { browserSuite, screenshotsDir, until, webRoot, repo, clickSettled } from './browser-lib.mjs';
 
 const suite = browserSuite({ before, after });
 const shots = screenshotsDir();
@@ -57,7 +57,7 @@ test('each lazy view fetches its chunk when first opened and draws in words (en,
     const { context, page, paths, problems } = await open(`${suite.calc.url}?lang=${lang}`, { locale });
     // The formula dialog.
     await until(page, () => document.querySelectorAll('#memory-table button.fig').length > 0);
-    await page.locator('#memory-table button.fig').first().click();
+    await clickSettled(page, page.locator('#memory-table button.fig').first());
     await page.waitForSelector('dialog#formula[open]');
     assert.ok(paths.some((p) => chunk('formula-dialog').test(p)), `${lang}: the dialog's chunk`);
     assert.ok((await page.locator('#formula-text').textContent()).length > 5);

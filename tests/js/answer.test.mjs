@@ -123,7 +123,7 @@ test('finding 8: context is explained, and its chart stops at the model\'s maxim
   const { page } = await openPage(`${suite.calc.url}#v=1&model=llama-3.1-70b`);
   assert.match(await page.getAttribute('#in-context', 'aria-describedby'), /context-help/);
   assert.ok((await text(page, '#context-help')).length > 20);
-  await page.click('#sec-perf .chart-data summary');
+  await clickSettled(page, page.locator('#sec-perf .chart-data summary'));
   await until(page, () => document.querySelectorAll('#context-table tbody tr').length > 0, undefined, 30000);
   const rows = await page.locator('#context-table tbody tr').count();
   const max = (await evaluation(page)).model.max_context_tokens;

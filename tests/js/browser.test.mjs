@@ -100,7 +100,7 @@ test('default view: MI355X vs H200 with the seed figures, strict CSP, no console
   assert.ok(charts.length >= 3);
   for (const c of charts) { assert.ok(c.title.length > 5); assert.ok(c.desc.length > 10); }
   // The tables are drawn on the <details>' toggle event, after the click returns.
-  await page.click('#sec-perf .chart-data summary');
+  await clickSettled(page, page.locator('#sec-perf .chart-data summary'));
   await until(page, () => document.querySelectorAll('#batch-table tbody tr').length > 0, undefined, 30000);
   assert.ok((await page.$$('#batch-table tbody tr')).length >= 9);
   // Every control has a label.

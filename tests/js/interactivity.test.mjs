@@ -6,7 +6,7 @@ import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, serve, repo, until, openCalculator } from './browser-lib.mjs';
+import { launch, serve, repo, until, openCalculator, clickSettled } from './browser-lib.mjs';
 import * as gpucalc from '../../web/gpucalc.js';
 
 const shots = path.join(repo, 'build', 'screenshots');
@@ -75,7 +75,7 @@ test('the chart draws one front per compared offering, and the table holds the s
   chart.forEach((dots, i) => assert.equal(dots.length, rs[i].curve.length, `${rs[i].offering}: one point per curve entry`));
   assert.ok(chart.every((dots) => dots.length >= 3), 'each front has several points');
 
-  await page.click('#curve-data summary');
+  await clickSettled(page, page.locator('#curve-data summary'));
   await until(page, () => document.querySelectorAll('#curve-table tbody tr').length > 0);
   const rows = await page.evaluate(() => [...document.querySelectorAll('#curve-table tbody tr')].map((tr) =>
     [...tr.children].map((c) => (c.querySelector('.val') || c).textContent.trim())));
@@ -277,7 +277,7 @@ test('MLPerf Interactive limits on Llama 2 70B give a lower throughput than Offl
 
 test('"How accurate is this?" lists the core\'s validation tables per GPU', async () => {
   const { page } = en;
-  await page.click('#accuracy summary');
+  await clickSettled(page, page.locator('#accuracy summary'));
   await until(page, () => document.querySelectorAll('#accuracy-mlperf tbody tr').length > 0, null, 15000);
   const perGpu = await page.evaluate(() => [...document.querySelectorAll('#accuracy-table tbody tr')].map((tr) => [...tr.children].map((c) => c.textContent)));
   const one = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
@@ -338,7 +338,7 @@ test('Chinese: the serving section and the accuracy panel in zh, screenshots at 
   assert.doesNotMatch(zh, /Engine behind|Best within|Highest throughput|tokens\/s per GPU/, 'no English left in the section');
   assert.match(await content(page, '#verdict'), /在每用户 50 token\/秒时/);
   assert.ok(await page.locator('#serving-table .band').count() > 0);
-  await page.click('#accuracy summary');
+  await clickSettled(page, page.locator('#accuracy summary'));
   await until(page, () => document.querySelectorAll('#accuracy-table tbody tr').length > 0, null, 15000);
   assert.match(await content(page, '#accuracy-table'), /全部 GPU/);
   await page.screenshot({ path: path.join(shots, 'serving-zh-1280.png'), clip: await clip(page) });

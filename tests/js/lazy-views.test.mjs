@@ -69,7 +69,7 @@ test('each lazy view fetches its chunk when first opened and draws in words (en,
     assert.match(fs.readFileSync(await download.path(), 'utf8'), /^scenario,"v=1&/);
     assert.ok(paths.some((p) => chunk('export-files').test(p)), `${lang}: the export's chunk`);
     // The accuracy tables.
-    await page.click('#accuracy summary');
+    await clickSettled(page, page.locator('#accuracy summary'));
     await until(page, () => document.querySelectorAll('#accuracy-mlperf tbody tr').length > 0, null, 15000);
     assert.ok(paths.some((p) => chunk('accuracy').test(p)) && paths.includes(`/i18n/accuracy/${lang}.json`), `${lang}: accuracy's chunk and strings`);
     assert.deepEqual(await keysShown(page, '#accuracy', partKeys), []);

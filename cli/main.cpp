@@ -308,7 +308,7 @@ std::string warning_sentence(std::string_view code, const gpucalc::OfferingResul
         text.replace(at, key.size(), value);
       }
     }
-    return ": " + text;
+    return ": " + gpucalc::cli::printable(text);  // a catalog's GPU name may carry escape codes
   }
   return "";
 }

@@ -268,6 +268,14 @@ done
 "$bin" 'v=1&users=2000' >"$tmp/warn.txt"
 check "warning line: code and sentence" grep -qx 'warning: fullgpu-8x-h200: users_exceed_kv_slots: More users than the KV cache of NVIDIA H200 SXM holds at once: .*' "$tmp/warn.txt"
 check "every warning line has its sentence" test "$(grep -c '^warning: [^:]*: [a-z0-9_]*$' "$tmp/warn.txt")" -eq 0
+# A catalog GPU's name in a warning's sentence is escaped like every other name.
+python3 -c "
+import json; g = next(x for x in json.load(open('$src/data/gpus.json'))['gpus'] if x['id'] == 'mi355x')
+g = dict(g, id='evil', name='\x1b[2JPWN')
+json.dump({'gpus': [g], 'offerings': [{'id': 'e', 'name': 'e', 'gpu': 'evil', 'gpu_count': 8, 'sources': ['s']}]}, open('$tmp/evil.json', 'w'))"
+"$bin" --catalog "$tmp/evil.json" 'v=1&compare=e&users=2000' >"$tmp/evil.txt" 2>&1
+check "a warning's sentence names the GPU escaped" grep -qF 'More users than the KV cache of \x1b[2JPWN holds' "$tmp/evil.txt"
+check "no escape code reaches the terminal from a warning" bash -c "! grep -q \$'\\x1b' '$tmp/evil.txt'"
 
 echo "cli contract: $pass passed, $fails failed"
 [ "$fails" -eq 0 ]
